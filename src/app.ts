@@ -1,0 +1,31 @@
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import type { Deps } from "./context.ts";
+import { errorHandler } from "./http/errors.ts";
+import { controllers } from "./modules/index.ts";
+
+export const VERSION: string = "0.1.0";
+
+/** The HTTP API: one error handler, the OpenAPI document, and every module's controller. */
+export function createApp(deps: Deps) {
+  const app = new Elysia()
+    .use(errorHandler(deps.log, deps.config.maxBodyBytes))
+    .use(
+      openapi({
+        path: "/openapi",
+        documentation: {
+          info: { title: "Posthorn API", version: VERSION, description: "Self-hosted email: send, receive, webhooks, DNS checks." },
+          components: {
+            securitySchemes: {
+              teamToken: { type: "http", scheme: "bearer", description: "Team API token (ph_team_…)" },
+              projectToken: { type: "apiKey", in: "header", name: "x-service-token", description: "Project sending token (ph_…)" },
+            },
+          },
+        },
+      }),
+    );
+  for (const controller of controllers(deps)) app.use(controller);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,172 @@
+import { hostname as osHostname } from "node:os";
+import { resolve } from "node:path";
+import { Type, type Static } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+
+/** Raised at start when a POSTHORN_* variable is unusable; names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`${variable}: ${detail}`);
+    this.name = "ConfigError";
+  }
+}
+
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+
+export const ConfigSchema = Type.Object({
+  dataDir: Type.String({ minLength: 1 }),
+  httpHost: Type.String({ minLength: 1 }),
+  httpPort: Port,
+  publicUrl: Type.String({ pattern: "^https?://[^\\s]+$" }),
+  hostname: Type.String({ minLength: 1 }),
+  smtpHost: Type.String({ minLength: 1 }),
+  smtpPort: Port,
+  submissionPort: Port,
+  tlsCert: Type.Union([Type.String(), Type.Null()]),
+  tlsKey: Type.Union([Type.String(), Type.Null()]),
+  delivery: Type.Union([Type.Literal("direct"), Type.Literal("relay"), Type.Literal("sink")]),
+  relayUrl: Type.Union([Type.String({ pattern: "^smtps?://[^\\s]+$" }), Type.Null()]),
+  mxPort: Port,
+  /** null means the system resolver. Each entry is "ip" or "ip:port" ("[v6]:port"). */
+  dnsServers: Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()]),
+  inboundDomain: Type.String({ minLength: 1 }),
+  webhookAllowedNetworks: Type.Array(Type.String()),
+  logLevel: Type.Union([
+    Type.Literal("debug"),
+    Type.Literal("info"),
+    Type.Literal("warn"),
+    Type.Literal("error"),
+    Type.Literal("silent"),
+  ]),
+  /** How long outbound mail keeps retrying before it is failed. */
+  queueLifetimeSeconds: Type.Integer({ minimum: 1 }),
+  /** Refuse to send from a domain whose DKIM record is not verified. */
+  requireVerifiedDomain: Type.Boolean(),
+  rspamdUrl: Type.Union([Type.String({ pattern: "^https?://[^\\s]+$" }), Type.Null()]),
+  /** Largest HTTP request body accepted, in bytes. */
+  maxBodyBytes: Type.Integer({ minimum: 1024 }),
+  /** Largest message accepted by the SMTP listeners, in bytes. */
+  maxMessageBytes: Type.Integer({ minimum: 1024 }),
+  /** Concurrent outbound deliveries and webhook posts. */
+  deliveryConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
+  webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
+});
+export type Config = Static<typeof ConfigSchema>;
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === "" ? fallback : v;
+}
+
+function optional(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v === "" ? null : v;
+}
+
+function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  return Number(raw.trim());
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const v = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off"].includes(v)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function list(env: Env, name: string): string[] | null {
+  const raw = optional(env, name);
+  if (raw === null || raw.trim() === "system") return null;
+  return raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Which env variable each config key comes from, so a validation failure can name it. */
+const ENV_NAMES: Record<keyof Config, string> = {
+  dataDir: "POSTHORN_DATA_DIR",
+  httpHost: "POSTHORN_HTTP_HOST",
+  httpPort: "POSTHORN_HTTP_PORT",
+  publicUrl: "POSTHORN_PUBLIC_URL",
+  hostname: "POSTHORN_HOSTNAME",
+  smtpHost: "POSTHORN_SMTP_HOST",
+  smtpPort: "POSTHORN_SMTP_PORT",
+  submissionPort: "POSTHORN_SUBMISSION_PORT",
+  tlsCert: "POSTHORN_TLS_CERT",
+  tlsKey: "POSTHORN_TLS_KEY",
+  delivery: "POSTHORN_DELIVERY",
+  relayUrl: "POSTHORN_RELAY_URL",
+  mxPort: "POSTHORN_MX_PORT",
+  dnsServers: "POSTHORN_DNS_SERVERS",
+  inboundDomain: "POSTHORN_INBOUND_DOMAIN",
+  webhookAllowedNetworks: "POSTHORN_WEBHOOK_ALLOWED_NETWORKS",
+  logLevel: "POSTHORN_LOG_LEVEL",
+  queueLifetimeSeconds: "POSTHORN_QUEUE_LIFETIME",
+  requireVerifiedDomain: "POSTHORN_REQUIRE_VERIFIED_DOMAIN",
+  rspamdUrl: "POSTHORN_RSPAMD_URL",
+  maxBodyBytes: "POSTHORN_MAX_BODY_BYTES",
+  maxMessageBytes: "POSTHORN_MAX_MESSAGE_BYTES",
+  deliveryConcurrency: "POSTHORN_DELIVERY_CONCURRENCY",
+  webhookConcurrency: "POSTHORN_WEBHOOK_CONCURRENCY",
+};
+
+/** Reads and validates every POSTHORN_* setting once. Throws ConfigError naming the bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const host = str(env, "POSTHORN_HOSTNAME", osHostname() || "localhost").toLowerCase();
+  const config: Config = {
+    dataDir: resolve(str(env, "POSTHORN_DATA_DIR", "./data")),
+    httpHost: str(env, "POSTHORN_HTTP_HOST", "0.0.0.0"),
+    httpPort: int(env, "POSTHORN_HTTP_PORT", 8080),
+    publicUrl: str(env, "POSTHORN_PUBLIC_URL", "http://localhost:8080").replace(/\/+$/, ""),
+    hostname: host,
+    smtpHost: str(env, "POSTHORN_SMTP_HOST", "0.0.0.0"),
+    smtpPort: int(env, "POSTHORN_SMTP_PORT", 2525),
+    submissionPort: int(env, "POSTHORN_SUBMISSION_PORT", 1587),
+    tlsCert: optional(env, "POSTHORN_TLS_CERT"),
+    tlsKey: optional(env, "POSTHORN_TLS_KEY"),
+    delivery: str(env, "POSTHORN_DELIVERY", "direct") as Config["delivery"],
+    relayUrl: optional(env, "POSTHORN_RELAY_URL"),
+    mxPort: int(env, "POSTHORN_MX_PORT", 25),
+    dnsServers: list(env, "POSTHORN_DNS_SERVERS"),
+    inboundDomain: str(env, "POSTHORN_INBOUND_DOMAIN", `inbound.${host}`).toLowerCase(),
+    webhookAllowedNetworks: list(env, "POSTHORN_WEBHOOK_ALLOWED_NETWORKS") ?? [],
+    logLevel: str(env, "POSTHORN_LOG_LEVEL", "info") as Config["logLevel"],
+    queueLifetimeSeconds: int(env, "POSTHORN_QUEUE_LIFETIME", 5 * 24 * 3600),
+    requireVerifiedDomain: bool(env, "POSTHORN_REQUIRE_VERIFIED_DOMAIN", true),
+    rspamdUrl: optional(env, "POSTHORN_RSPAMD_URL"),
+    maxBodyBytes: int(env, "POSTHORN_MAX_BODY_BYTES", 50 * 1024 * 1024),
+    maxMessageBytes: int(env, "POSTHORN_MAX_MESSAGE_BYTES", 25 * 1024 * 1024),
+    deliveryConcurrency: int(env, "POSTHORN_DELIVERY_CONCURRENCY", 64),
+    webhookConcurrency: int(env, "POSTHORN_WEBHOOK_CONCURRENCY", 64),
+  };
+
+  const firstError = Value.Errors(ConfigSchema, config).First();
+  if (firstError) {
+    const key = firstError.path.split("/")[1] as keyof Config;
+    const value = (config as Record<string, unknown>)[key];
+    throw new ConfigError(ENV_NAMES[key] ?? key, `${firstError.message} (got ${JSON.stringify(value)})`);
+  }
+  if (config.delivery === "relay" && !config.relayUrl) {
+    throw new ConfigError("POSTHORN_RELAY_URL", "required when POSTHORN_DELIVERY=relay");
+  }
+  if ((config.tlsCert === null) !== (config.tlsKey === null)) {
+    throw new ConfigError(config.tlsCert ? "POSTHORN_TLS_KEY" : "POSTHORN_TLS_CERT", "set both POSTHORN_TLS_CERT and POSTHORN_TLS_KEY, or neither");
+  }
+  for (const cidr of config.webhookAllowedNetworks) {
+    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) {
+      throw new ConfigError("POSTHORN_WEBHOOK_ALLOWED_NETWORKS", `"${cidr}" is not a CIDR like 10.0.0.0/8`);
+    }
+  }
+  return config;
+}

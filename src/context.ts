@@ -1,0 +1,20 @@
+import type { Database } from "bun:sqlite";
+import type { Config } from "./config.ts";
+import type { Db } from "./db/connection.ts";
+import type { Writer } from "./db/writer.ts";
+import type { JobQueue } from "./jobs/queue.ts";
+import type { Logger } from "./log.ts";
+
+/**
+ * What services need, passed explicitly: no request context, no globals. Built once by
+ * server.ts (or a test) and handed to createApp and to the job handlers.
+ */
+export interface Deps {
+  config: Config;
+  sqlite: Database;
+  db: Db;
+  /** Group-commit writer: every write on a request or job path goes through it. */
+  writer: Writer;
+  queue: JobQueue;
+  log: Logger;
+}

@@ -1,0 +1,66 @@
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { migrations } from "./migrations/index.ts";
+import * as schema from "./schema.ts";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+export interface Storage {
+  sqlite: Database;
+  db: Db;
+  close(): void;
+}
+
+/** Opens (creating if needed) the database with the pragmas every connection must have. */
+export function openDatabase(path: string): Database {
+  if (path !== ":memory:") mkdirSync(join(path, ".."), { recursive: true });
+  const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  // A 202 or a 250 promises the message is on disk: every commit is fsynced (see db/writer.ts
+  // for how commits are grouped so that this stays cheap).
+  sqlite.exec("PRAGMA synchronous = FULL");
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA temp_store = MEMORY");
+  sqlite.exec("PRAGMA cache_size = -65536");
+  return sqlite;
+}
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, "posthorn.db");
+}
+
+/**
+ * Applies the embedded migrations that have not run yet, each in its own transaction.
+ * Returns the tags applied (empty when the database was already current).
+ */
+export function migrate(sqlite: Database): string[] {
+  sqlite.exec(
+    "CREATE TABLE IF NOT EXISTS __posthorn_migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)",
+  );
+  const done = new Set(
+    sqlite.query<{ tag: string }, []>("SELECT tag FROM __posthorn_migrations").all().map((r) => r.tag),
+  );
+  const applied: string[] = [];
+  for (const m of migrations) {
+    if (done.has(m.tag)) continue;
+    sqlite.transaction(() => {
+      for (const stmt of m.sql.split("--> statement-breakpoint")) {
+        if (stmt.trim()) sqlite.exec(stmt);
+      }
+      sqlite.query("INSERT INTO __posthorn_migrations (tag, applied_at) VALUES (?, ?)").run(m.tag, Date.now());
+    })();
+    applied.push(m.tag);
+  }
+  return applied;
+}
+
+/** Opens and migrates the database; `path` may be ":memory:" for tests. */
+export function openStorage(path: string): Storage {
+  const sqlite = openDatabase(path);
+  migrate(sqlite);
+  const db = drizzle({ client: sqlite, schema }) as Db;
+  return { sqlite, db, close: () => sqlite.close() };
+}

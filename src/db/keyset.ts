@@ -1,0 +1,98 @@
+import type { Database } from "bun:sqlite";
+import { ValidationError } from "../errors.ts";
+
+/** One ORDER BY key: a trusted SQL column expression and its direction. */
+export interface SortKey {
+  column: string;
+  desc: boolean;
+}
+
+export type CursorValue = string | number;
+export interface Cursor {
+  values: CursorValue[];
+  dir: "next" | "prev";
+}
+
+export const encodeCursor = (c: Cursor): string => Buffer.from(JSON.stringify([c.dir === "next" ? "n" : "p", ...c.values])).toString("base64url");
+
+/** Decodes an opaque cursor; a malformed one is the client's mistake (422 on page[cursor]). */
+export function decodeCursor(raw: string, expectedLength: number, field = "page[cursor]"): Cursor {
+  try {
+    const arr = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(arr) && arr.length === expectedLength + 1 && (arr[0] === "n" || arr[0] === "p")) {
+      const values = arr.slice(1);
+      if (values.every((v) => typeof v === "string" || typeof v === "number")) {
+        return { dir: arr[0] === "n" ? "next" : "prev", values: values as CursorValue[] };
+      }
+    }
+  } catch {
+    // fall through to the validation error
+  }
+  throw ValidationError.field(field, `The ${field} field is not a valid cursor.`);
+}
+
+/** `(a, b, id)` strictly after (or before) `values` under mixed directions, expanded for SQLite. */
+function keysetCondition(sort: SortKey[], values: CursorValue[], forward: boolean): { sql: string; params: CursorValue[] } {
+  const ors: string[] = [];
+  const params: CursorValue[] = [];
+  for (let i = 0; i < sort.length; i++) {
+    const ands: string[] = [];
+    for (let j = 0; j < i; j++) {
+      ands.push(`${sort[j]!.column} = ?`);
+      params.push(values[j]!);
+    }
+    const after = sort[i]!.desc !== forward ? ">" : "<";
+    ands.push(`${sort[i]!.column} ${after === ">" ? ">" : "<"} ?`);
+    params.push(values[i]!);
+    ors.push(`(${ands.join(" AND ")})`);
+  }
+  return { sql: `(${ors.join(" OR ")})`, params };
+}
+
+export interface KeysetPage<R> {
+  rows: R[];
+  nextCursor: string | null;
+  prevCursor: string | null;
+}
+
+/**
+ * Runs `SELECT … FROM … WHERE … ORDER BY sort LIMIT size+1` with keyset continuation from
+ * `cursor`. `sort` must end in a unique column (the id) so pages are stable while rows are added.
+ * `valuesOf` reads a row's sort values in `sort` order.
+ */
+export function keysetPage<R>(
+  sqlite: Database,
+  q: {
+    select: string;
+    where: string[];
+    params: (string | number | null)[];
+    sort: SortKey[];
+    size: number;
+    cursor: Cursor | null;
+    valuesOf: (row: R) => CursorValue[];
+  },
+): KeysetPage<R> {
+  const where = [...q.where];
+  const params: (string | number | null)[] = [...q.params];
+  const backward = q.cursor?.dir === "prev";
+  if (q.cursor) {
+    const cond = keysetCondition(q.sort, q.cursor.values, !backward);
+    where.push(cond.sql);
+    params.push(...cond.params);
+  }
+  const order = q.sort.map((k) => `${k.column} ${k.desc !== backward ? "DESC" : "ASC"}`).join(", ");
+  const sql = `${q.select}${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${order} LIMIT ?`;
+  const fetched = sqlite.query<R, (string | number | null)[]>(sql).all(...params, q.size + 1);
+  const more = fetched.length > q.size;
+  const rows = more ? fetched.slice(0, q.size) : fetched;
+  if (backward) rows.reverse();
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  const hasNext = backward ? q.cursor !== null : more;
+  const hasPrev = backward ? more : q.cursor !== null;
+  return {
+    rows,
+    nextCursor: hasNext && last ? encodeCursor({ dir: "next", values: q.valuesOf(last) }) : null,
+    prevCursor: hasPrev && first ? encodeCursor({ dir: "prev", values: q.valuesOf(first) }) : null,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * The one error hierarchy. Services throw these; src/http/errors.ts maps them to HTTP in one
+ * place. Nothing here knows about HTTP beyond the status each kind stands for.
+ */
+export abstract class AppError extends Error {
+  abstract readonly status: number;
+}
+
+/** 401: no valid credentials. */
+export class UnauthenticatedError extends AppError {
+  readonly status = 401;
+  constructor() {
+    super("Unauthenticated.");
+  }
+}
+
+/** 404: unknown, or belongs to another team. `resource` is e.g. "Route". */
+export class NotFoundError extends AppError {
+  readonly status = 404;
+  constructor(readonly resource: string) {
+    super(`${resource} not found.`);
+  }
+}
+
+/** 422: field-level validation failures. Keys are dotted field paths ("3.subject"). */
+export class ValidationError extends AppError {
+  readonly status = 422;
+  constructor(readonly errors: Record<string, string[]>) {
+    const first = Object.values(errors)[0]?.[0] ?? "The given data was invalid.";
+    super(first);
+  }
+
+  static field(path: string, message: string): ValidationError {
+    return new ValidationError({ [path]: [message] });
+  }
+}
+
+/** 409: conflicts with existing state (duplicate slug or domain, idempotency key in use). */
+export class ConflictError extends AppError {
+  readonly status = 409;
+}
+
+/** 413: request or message too large. */
+export class PayloadTooLargeError extends AppError {
+  readonly status = 413;
+  constructor(limitBytes: number) {
+    super(`The request body is larger than the limit of ${limitBytes} bytes.`);
+  }
+}
+
+/** 400: a body that cannot be parsed at all. */
+export class BadRequestError extends AppError {
+  readonly status = 400;
+}
+
+/** 429 with Retry-After seconds. */
+export class RateLimitedError extends AppError {
+  readonly status = 429;
+  constructor(readonly retryAfterSeconds: number) {
+    super("Too many requests.");
+  }
+}

@@ -1,0 +1,24 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+/** Time-ordered identifiers (UUIDv7), so primary keys also sort by creation. */
+export const newId = (): string => Bun.randomUUIDv7();
+
+export const sha256Hex = (value: string | Uint8Array): string => createHash("sha256").update(value).digest("hex");
+
+/** A random secret with a readable prefix: 32 bytes of entropy, base64url. */
+export const newToken = (prefix: string): string => prefix + randomBytes(32).toString("base64url");
+
+export const TOKEN_PREFIX = { team: "ph_team_", project: "ph_", webhookSecret: "whsec_" } as const;
+
+/** Constant-time equality of two hex digests of equal length. */
+export function digestsEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a, "hex");
+  const bb = Buffer.from(b, "hex");
+  return ab.length === bb.length && ab.length > 0 && timingSafeEqual(ab, bb);
+}
+
+export const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+export const isUuid = (v: string): boolean => new RegExp(UUID_PATTERN).test(v);
+
+export const iso = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();

@@ -1,0 +1,27 @@
+import type { Deps } from "../../context.ts";
+
+/** Prometheus text exposition of queue depths, message counts and writer batching. */
+export function metricsText(deps: Deps): string {
+  const lines: string[] = [];
+  const gauge = (name: string, help: string, samples: [Record<string, string>, number][]) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
+    for (const [labels, value] of samples) {
+      const l = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, "_")}"`).join(",");
+      lines.push(`${name}${l ? `{${l}}` : ""} ${value}`);
+    }
+  };
+  const queues = deps.sqlite
+    .query<{ queue: string; n: number; dead: number }, []>(
+      "SELECT queue, sum(dead_at IS NULL) AS n, sum(dead_at IS NOT NULL) AS dead FROM jobs GROUP BY queue",
+    )
+    .all();
+  gauge("posthorn_jobs_pending", "Jobs waiting or running, per queue", queues.map((q) => [{ queue: q.queue }, q.n]));
+  gauge("posthorn_jobs_dead", "Jobs that exhausted their attempts, per queue", queues.map((q) => [{ queue: q.queue }, q.dead]));
+  const statuses = deps.sqlite
+    .query<{ type: string; status: string; n: number }, []>("SELECT type, status, count(*) AS n FROM messages GROUP BY type, status")
+    .all();
+  gauge("posthorn_messages", "Messages by type and status", statuses.map((s) => [{ type: s.type, status: s.status }, s.n]));
+  gauge("posthorn_writer_commits", "Group commits since start", [[{}, deps.writer.stats.commits]]);
+  gauge("posthorn_writer_writes", "Writes carried by group commits since start", [[{}, deps.writer.stats.writes]]);
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,20 @@
+import type { Config } from "./config.ts";
+import type { Deps } from "./context.ts";
+import { databasePath, openStorage } from "./db/connection.ts";
+import { Writer } from "./db/writer.ts";
+import { JobQueue } from "./jobs/queue.ts";
+import { createLogger, type Logger } from "./log.ts";
+
+/** Opens storage and builds the shared dependencies. `dbPath` ":memory:" is for tests. */
+export function createDeps(config: Config, opts: { dbPath?: string; log?: Logger } = {}): Deps {
+  const storage = openStorage(opts.dbPath ?? databasePath(config.dataDir));
+  const log = opts.log ?? createLogger(config.logLevel);
+  return {
+    config,
+    sqlite: storage.sqlite,
+    db: storage.db,
+    writer: new Writer(storage.sqlite),
+    queue: new JobQueue(storage.sqlite),
+    log,
+  };
+}

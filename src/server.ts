@@ -1,0 +1,52 @@
+import { createApp } from "./app.ts";
+import { bootstrapIfEmpty, type BootstrapResult } from "./bootstrap.ts";
+import type { Config } from "./config.ts";
+import type { Deps } from "./context.ts";
+import { registerJobHandlers } from "./jobs/handlers.ts";
+import { JobRunner } from "./jobs/runner.ts";
+import { createDeps } from "./runtime.ts";
+
+export interface RunningServer {
+  deps: Deps;
+  httpPort: number;
+  bootstrap: BootstrapResult | null;
+  stop(): Promise<void>;
+}
+
+/** A piece that runs beside HTTP (SMTP listeners, periodic jobs); stopped in reverse order. */
+export interface Background {
+  name: string;
+  stop(): Promise<void> | void;
+}
+
+/** Starts HTTP, the job runner and the listeners; bootstraps a first team on an empty database. */
+export async function startServer(config: Config, opts: { dbPath?: string } = {}): Promise<RunningServer> {
+  const deps = createDeps(config, opts);
+  const bootstrap = bootstrapIfEmpty(deps.sqlite, { teamName: "My team", inboundDomain: config.inboundDomain });
+
+  const runner = new JobRunner(deps.queue, deps.writer, deps.log);
+  deps.queue.onEnqueue = (queue) => runner.wake(queue);
+  registerJobHandlers(runner, deps);
+  runner.start();
+
+  const app = createApp(deps).listen({
+    hostname: config.httpHost,
+    port: config.httpPort,
+    maxRequestBodySize: config.maxBodyBytes,
+  });
+  const httpPort = app.server?.port ?? config.httpPort;
+  const background: Background[] = [];
+  deps.log.info("posthorn started", { http: `${config.httpHost}:${httpPort}`, delivery: config.delivery });
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      deps.log.info("posthorn stopping");
+      await app.stop();
+      for (const b of background.reverse()) await b.stop();
+      await runner.stop();
+      deps.writer.stop();
+      deps.sqlite.close();
+    })());
+  return { deps, httpPort, bootstrap, stop };
+}

@@ -1,0 +1,97 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp } from "../src/app.ts";
+import { bootstrapTeam } from "../src/bootstrap.ts";
+import { loadConfig, type Config } from "../src/config.ts";
+import type { Deps } from "../src/context.ts";
+import { createProject } from "../src/modules/projects/service.ts";
+import { createTeam } from "../src/modules/team/service.ts";
+import { createDeps } from "../src/runtime.ts";
+
+export const tempDir = (prefix = "posthorn-test-") => mkdtempSync(join(tmpdir(), prefix));
+
+/** A config for tests: temp data dir, silent logs, listeners off unless a test turns them on. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    POSTHORN_DATA_DIR: tempDir(),
+    POSTHORN_LOG_LEVEL: "silent",
+    POSTHORN_HOSTNAME: "mx.posthorn.test",
+    POSTHORN_PUBLIC_URL: "http://localhost:8080",
+    POSTHORN_SMTP_PORT: "0",
+    POSTHORN_SUBMISSION_PORT: "0",
+    POSTHORN_DELIVERY: "sink",
+    POSTHORN_DNS_SERVERS: "127.0.0.1:1",
+    ...env,
+  });
+}
+
+export interface TestTeam {
+  teamId: string;
+  teamToken: string;
+  projectId: string;
+  projectToken: string;
+}
+
+/**
+ * An app over an in-memory (or file) database with one bootstrapped team, plus `request` for
+ * calling it through app.handle.
+ */
+export function createTestApp(opts: { env?: Record<string, string>; dbPath?: string } = {}) {
+  const config = testConfig(opts.env);
+  const deps = createDeps(config, { dbPath: opts.dbPath ?? ":memory:" });
+  const app = createApp(deps);
+  const boot = bootstrapTeam(deps.sqlite, { teamName: "Team A", inboundDomain: config.inboundDomain });
+  const team: TestTeam = { teamId: boot.team_id, teamToken: boot.team_token, projectId: boot.project_id, projectToken: boot.project_token };
+
+  async function request(
+    method: string,
+    path: string,
+    init: { token?: string | null; projectToken?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    const headers: Record<string, string> = { ...init.headers };
+    const token = init.token === undefined ? (init.projectToken ? null : team.teamToken) : init.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (init.projectToken) headers["x-service-token"] = init.projectToken;
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+      headers["content-type"] ??= "application/json";
+      // Real clients send it; the 413 guard reads it before the body is parsed.
+      headers["content-length"] = String(Buffer.byteLength(body));
+    }
+    const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const text = await res.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  }
+
+  /** A second, unrelated team for cross-team checks. */
+  function addTeam(name = "Team B"): TestTeam {
+    const t = createTeam(deps.sqlite, { name });
+    const p = createProject(deps.sqlite, { teamId: t.teamId, name: "B project", inboundDomain: config.inboundDomain });
+    return { teamId: t.teamId, teamToken: t.teamToken, projectId: p.projectId, projectToken: p.projectToken };
+  }
+
+  return { config, deps, app, team, request, addTeam };
+}
+
+export type TestApp = ReturnType<typeof createTestApp>;
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, stepMs = 20): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`waitFor: condition not met in ${timeoutMs} ms`);
+    await Bun.sleep(stepMs);
+  }
+}
+
+export type { Deps };

@@ -1,0 +1,65 @@
+import { describe, expect, test } from "bun:test";
+import { rotateProjectToken } from "../../src/modules/projects/service.ts";
+import { createTestApp, waitFor } from "../helpers.ts";
+
+describe("token auth on GET /v1/ping", () => {
+  const t = createTestApp();
+
+  test("valid team token → 200 with the team", async () => {
+    const res = await t.request("GET", "/v1/ping");
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ token_type: "team", team_id: t.team.teamId, project_id: null });
+  });
+
+  test("valid project token → 200 with the project", async () => {
+    const res = await t.request("GET", "/v1/ping", { projectToken: t.team.projectToken });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ token_type: "project", team_id: t.team.teamId, project_id: t.team.projectId });
+  });
+
+  const unauthenticated: [string, Record<string, string>][] = [
+    ["missing", {}],
+    ["malformed scheme", { authorization: `Basic ${btoa("a:b")}` }],
+    ["bearer without token", { authorization: "Bearer " }],
+    ["wrong team token", { authorization: "Bearer ph_team_notarealtokennotarealtokennotarealtoken1" }],
+    ["project token as bearer", { authorization: "Bearer PROJECT" }],
+    ["team token as x-service-token", { "x-service-token": "TEAM" }],
+    ["wrong project token", { "x-service-token": "ph_notarealtokennotarealtokennotarealtoken12" }],
+    ["oversized token", { authorization: `Bearer ph_team_${"a".repeat(5000)}` }],
+  ];
+  for (const [name, headers] of unauthenticated) {
+    test(`${name} → 401 JSON`, async () => {
+      const h = Object.fromEntries(
+        Object.entries(headers).map(([k, v]) => [k, v.replace("PROJECT", t.team.projectToken).replace("TEAM", t.team.teamToken)]),
+      );
+      const res = await t.request("GET", "/v1/ping", { token: null, headers: h });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      expect(res.json).toEqual({ message: "Unauthenticated." });
+    });
+  }
+
+  test("a rotated project token → 401, the new one → 200", async () => {
+    const t2 = createTestApp();
+    const fresh = rotateProjectToken(t2.deps.sqlite, t2.team.projectId);
+    expect((await t2.request("GET", "/v1/ping", { projectToken: t2.team.projectToken })).status).toBe(401);
+    expect((await t2.request("GET", "/v1/ping", { projectToken: fresh })).status).toBe(200);
+  });
+
+  test("tokens are stored only as SHA-256 digests", () => {
+    const rows = t.deps.sqlite.query<{ token_hash: string }, []>("SELECT token_hash FROM teams UNION ALL SELECT token_hash FROM projects").all();
+    for (const r of rows) {
+      expect(r.token_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(r.token_hash).not.toContain(t.team.teamToken);
+    }
+  });
+
+  test("last use of a project token is recorded", async () => {
+    await t.request("GET", "/v1/ping", { projectToken: t.team.projectToken });
+    const row = await waitFor(() =>
+      t.deps.sqlite.query<{ token_last_used_at: number | null }, [string]>("SELECT token_last_used_at FROM projects WHERE id = ?").get(t.team.projectId)
+        ?.token_last_used_at,
+    );
+    expect(row).toBeGreaterThan(Date.now() - 60_000);
+  });
+});
