@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/connection.ts";
 import type { Writer } from "./db/writer.ts";
+import type { DnsResolver } from "./dns/resolver.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import type { Logger } from "./log.ts";
 
@@ -17,4 +18,6 @@ export interface Deps {
   writer: Writer;
   queue: JobQueue;
   log: Logger;
+  /** Every DNS lookup goes through this (POSTHORN_DNS_SERVERS). */
+  dns: DnsResolver;
 }

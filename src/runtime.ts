@@ -2,6 +2,7 @@ import type { Config } from "./config.ts";
 import type { Deps } from "./context.ts";
 import { databasePath, openStorage } from "./db/connection.ts";
 import { Writer } from "./db/writer.ts";
+import { DnsResolver } from "./dns/resolver.ts";
 import { JobQueue } from "./jobs/queue.ts";
 import { createLogger, type Logger } from "./log.ts";
 
@@ -16,5 +17,6 @@ export function createDeps(config: Config, opts: { dbPath?: string; log?: Logger
     writer: new Writer(storage.sqlite),
     queue: new JobQueue(storage.sqlite),
     log,
+    dns: new DnsResolver(config.dnsServers),
   };
 }

@@ -95,3 +95,27 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, 
 }
 
 export type { Deps };
+
+/**
+ * Inserts a sending domain for `teamId`, attached to `projectId`, with a real DKIM key pair.
+ * `status: "active"` stands for a domain whose DNS was verified. Returns the ids and the key.
+ */
+export function insertTestDomain(
+  deps: Deps,
+  opts: { teamId: string; projectId?: string; domain: string; status?: "active" | "pending"; selector?: string },
+) {
+  const { generateDkimKeyPair } = require("../src/dns/dkim-key.ts") as typeof import("../src/dns/dkim-key.ts");
+  const { newId } = require("../src/ids.ts") as typeof import("../src/ids.ts");
+  const key = generateDkimKeyPair();
+  const id = newId();
+  const now = Date.now();
+  const selector = opts.selector ?? "ph1";
+  deps.sqlite
+    .query(
+      `INSERT INTO domains (id, team_id, domain, status, status_changed_at, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ph-bounces', ?, ?)`,
+    )
+    .run(id, opts.teamId, opts.domain, opts.status ?? "active", now, selector, key.privateKeyPem, key.publicKeyBase64, now, now);
+  if (opts.projectId) deps.sqlite.query("INSERT INTO project_domains (project_id, domain_id, created_at) VALUES (?, ?, ?)").run(opts.projectId, id, now);
+  return { domainId: id, selector, ...key };
+}
