@@ -8,6 +8,8 @@ import type { Deps } from "../src/context.ts";
 import { createProject } from "../src/modules/projects/service.ts";
 import { createTeam } from "../src/modules/team/service.ts";
 import { createDeps } from "../src/runtime.ts";
+import { generateDkimKeyPair } from "../src/dns/dkim-key.ts";
+import { newId } from "../src/ids.ts";
 
 export const tempDir = (prefix = "posthorn-test-") => mkdtempSync(join(tmpdir(), prefix));
 
@@ -104,8 +106,6 @@ export function insertTestDomain(
   deps: Deps,
   opts: { teamId: string; projectId?: string; domain: string; status?: "active" | "pending"; selector?: string },
 ) {
-  const { generateDkimKeyPair } = require("../src/dns/dkim-key.ts") as typeof import("../src/dns/dkim-key.ts");
-  const { newId } = require("../src/ids.ts") as typeof import("../src/ids.ts");
   const key = generateDkimKeyPair();
   const id = newId();
   const now = Date.now();
