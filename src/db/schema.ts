@@ -310,3 +310,10 @@ export const jobs = sqliteTable("jobs", {
   deadAt: integer("dead_at"),
   createdAt: integer("created_at").notNull(),
 }, (t) => [index("jobs_claim").on(t.queue, t.runAt).where(sql`dead_at IS NULL`)]);
+
+/** Server-wide values created on first start, e.g. the HMAC secret for VERP and signed links. */
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
