@@ -22,7 +22,15 @@ export interface QueueOptions {
   pollMs?: number;
 }
 
-type Lane = { name: string; handler: JobHandler; opts: Required<QueueOptions>; inflight: number; timer: Timer | null; pumping: boolean };
+type Lane = {
+  name: string;
+  handler: JobHandler;
+  opts: Required<QueueOptions>;
+  inflight: number;
+  timer: Timer | null;
+  pumping: boolean;
+  again: boolean;
+};
 
 /** Runs handlers for queued jobs with bounded concurrency per queue. */
 export class JobRunner {
@@ -44,19 +52,20 @@ export class JobRunner {
       inflight: 0,
       timer: null,
       pumping: false,
+      again: false,
     });
     return this;
   }
 
   start(): void {
     this.running = true;
-    for (const lane of this.lanes.values()) this.pump(lane);
+    for (const lane of this.lanes.values()) void this.pump(lane);
   }
 
   /** Tells the runner that `queue` has new due work (called after an enqueue commits). */
   wake(queue?: string): void {
     if (!this.running) return;
-    for (const lane of this.lanes.values()) if (!queue || lane.name === queue) this.pump(lane);
+    for (const lane of this.lanes.values()) if (!queue || lane.name === queue) void this.pump(lane);
   }
 
   /** Stops claiming and waits (up to `timeoutMs`) for running jobs to finish. */
@@ -78,31 +87,40 @@ export class JobRunner {
     return n;
   }
 
-  private pump(lane: Lane): void {
-    if (!this.running || lane.pumping) return;
+  /**
+   * Claims due jobs into free slots. Claims go through the group-commit writer so that they share
+   * a commit (one fsync) with the completions of the same turn. Re-entrant calls while a claim is
+   * in flight set `again`, so a slot freed meanwhile is filled by the running pump.
+   */
+  private async pump(lane: Lane): Promise<void> {
+    if (!this.running) return;
+    if (lane.pumping) {
+      lane.again = true;
+      return;
+    }
     lane.pumping = true;
     try {
       if (lane.timer) {
         clearTimeout(lane.timer);
         lane.timer = null;
       }
-      while (this.running && lane.inflight < lane.opts.concurrency) {
-        const want = Math.min(lane.opts.batch, lane.opts.concurrency - lane.inflight);
-        let jobs: Job[];
-        try {
-          jobs = this.queue.claim(lane.name, want, lane.opts.leaseMs);
-        } catch (err) {
-          this.log.error("job claim failed", { queue: lane.name, error: String(err) });
-          break;
+      do {
+        lane.again = false;
+        while (this.running && lane.inflight < lane.opts.concurrency) {
+          const want = Math.min(lane.opts.batch, lane.opts.concurrency - lane.inflight);
+          const jobs = await this.writer.write(() => this.queue.claim(lane.name, want, lane.opts.leaseMs));
+          for (const job of jobs) this.run(lane, job);
+          if (jobs.length < want) break;
         }
-        for (const job of jobs) this.run(lane, job);
-        if (jobs.length < want) break;
-      }
+      } while (lane.again && this.running && lane.inflight < lane.opts.concurrency);
       if (this.running && lane.inflight < lane.opts.concurrency) {
         const next = this.queue.nextDue(lane.name);
         const wait = next === null ? lane.opts.pollMs : Math.max(5, Math.min(lane.opts.pollMs, next - Date.now()));
-        lane.timer = setTimeout(() => this.pump(lane), wait);
+        lane.timer = setTimeout(() => void this.pump(lane), wait);
       }
+    } catch (err) {
+      this.log.error("job claim failed", { queue: lane.name, error: String(err) });
+      if (this.running) lane.timer = setTimeout(() => void this.pump(lane), lane.opts.pollMs);
     } finally {
       lane.pumping = false;
     }
@@ -117,23 +135,31 @@ export class JobRunner {
         if (outcome.type === "retry") return this.queue.fail(job, outcome.error, { delayMs: outcome.delayMs });
         return this.queue.fail(job, outcome.error, { permanent: true });
       });
+    // The slot is freed as soon as the handler settles: the job stays leased until its outcome
+    // commits, so it cannot be claimed twice, and the next claim shares that commit.
+    const release = () => {
+      lane.inflight--;
+      for (const r of this.idle) r();
+      this.idle.clear();
+      void this.pump(lane);
+    };
 
     lane
       .handler(job)
       .then(
-        (outcome) => finish(outcome ?? { type: "done" }),
+        (outcome) => {
+          const done = finish(outcome ?? { type: "done" });
+          release();
+          return done;
+        },
         (err: unknown) => {
           const message = err instanceof Error ? err.message : String(err);
           this.log.warn("job failed", { queue: lane.name, job: job.id, attempt: job.attempt, error: message });
-          return this.writer.write(() => this.queue.fail(job, message));
+          const done = this.writer.write(() => this.queue.fail(job, message));
+          release();
+          return done;
         },
       )
-      .catch((err: unknown) => this.log.error("job bookkeeping failed", { queue: lane.name, job: job.id, error: String(err) }))
-      .finally(() => {
-        lane.inflight--;
-        for (const r of this.idle) r();
-        this.idle.clear();
-        this.pump(lane);
-      });
+      .catch((err: unknown) => this.log.error("job bookkeeping failed", { queue: lane.name, job: job.id, error: String(err) }));
   }
 }
