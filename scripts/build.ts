@@ -7,7 +7,8 @@ mkdirSync(join(root, "dist"), { recursive: true });
 const result = await Bun.build({
   entrypoints: [join(root, "src", "main.ts")],
   compile: { outfile: join(root, "dist", "posthorn") },
-  minify: true,
+  // Identifiers stay unminified: Elysia reads handler source to decide which request parts to parse.
+  minify: { whitespace: true, syntax: true, identifiers: false },
   sourcemap: "none",
   target: "bun",
 });
