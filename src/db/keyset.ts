@@ -41,8 +41,8 @@ function keysetCondition(sort: SortKey[], values: CursorValue[], forward: boolea
       ands.push(`${sort[j]!.column} = ?`);
       params.push(values[j]!);
     }
-    const after = sort[i]!.desc !== forward ? ">" : "<";
-    ands.push(`${sort[i]!.column} ${after === ">" ? ">" : "<"} ?`);
+    // Ascending and moving forward means "greater than"; each flip (desc, or backward) inverts it.
+    ands.push(`${sort[i]!.column} ${sort[i]!.desc !== forward ? ">" : "<"} ?`);
     params.push(values[i]!);
     ors.push(`(${ands.join(" AND ")})`);
   }
