@@ -20,7 +20,8 @@ export class DnsError extends Error {
   }
 }
 
-const DNS_FAILURE_TEXT: Record<DnsFailure, string> = {
+/** Each failure in words, for reasons shown to users. */
+export const DNS_FAILURE_TEXT: Record<DnsFailure, string> = {
   NXDOMAIN: "the name does not exist",
   NODATA: "no record of that type",
   TIMEOUT: "the DNS server did not answer in time",
@@ -55,9 +56,21 @@ function classify(code: string): DnsFailure {
 export class DnsResolver {
   private readonly resolver: Resolver;
 
-  constructor(servers: string[] | null, opts: { timeoutMs?: number; tries?: number } = {}) {
+  constructor(
+    private readonly servers: string[] | null,
+    private readonly opts: { timeoutMs?: number; tries?: number } = {},
+  ) {
     this.resolver = new Resolver({ timeout: opts.timeoutMs ?? 2000, tries: opts.tries ?? 2 });
     if (servers && servers.length > 0) this.resolver.setServers(servers);
+  }
+
+  /**
+   * The same servers and timeouts with an empty answer cache. Bun caches answers per resolver
+   * (for their TTL), so a check that must see a record the user just published or removed uses
+   * a fresh one.
+   */
+  fresh(): DnsResolver {
+    return new DnsResolver(this.servers, this.opts);
   }
 
   private async run<T>(rrtype: string, hostname: string, fn: () => Promise<T>): Promise<T> {

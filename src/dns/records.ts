@@ -1,0 +1,89 @@
+import { isIP } from "node:net";
+import { randomBytes } from "node:crypto";
+import { domainToASCII } from "node:url";
+import { dkimRecordContent } from "./dkim-key.ts";
+
+/** What a record is for; also the order records are listed in. */
+export const RECORD_PURPOSES = ["dkim", "spf", "return_path", "dmarc"] as const;
+export type RecordPurpose = (typeof RECORD_PURPOSES)[number];
+
+export type RecordType = "TXT" | "MX";
+
+/** A DNS record the user must publish: `hostname` is relative to the domain, `fqdn` absolute. */
+export interface RecordSpec {
+  purpose: RecordPurpose;
+  type: RecordType;
+  hostname: string;
+  fqdn: string;
+  content: string;
+}
+
+/** Host under the sending domain used as envelope sender (VERP bounce domain). */
+export const RETURN_PATH_HOST = "ph-bounces";
+
+/** What we recommend at _dmarc: monitoring only, relaxed alignment (DKIM aligns with the From domain). */
+export const DMARC_RECOMMENDATION = "v=DMARC1; p=none; adkim=r; aspf=r";
+
+/** The SPF policy of the return-path host: the server named POSTHORN_HOSTNAME sends for it. */
+export const spfRecordContent = (hostname: string): string => `v=spf1 a:${hostname} ~all`;
+
+/** Longest textual DNS name (RFC 1035: 255 octets on the wire = 253 characters without the root dot). */
+const MAX_DNS_NAME = 253;
+/** Room the longest generated record name needs before the domain: "<selector>._domainkey.". */
+const LONGEST_PREFIX = "ph20000101abcd._domainkey.".length;
+export const MAX_DOMAIN_LENGTH = MAX_DNS_NAME - LONGEST_PREFIX;
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export type NormalizedName = { ok: true; domain: string } | { ok: false; message: string };
+
+/**
+ * Turns what a user typed into the name we store and look up: trimmed, lower case, IDN as
+ * punycode, no trailing dot. Refuses what cannot be a sending domain: IP addresses, single
+ * labels, bad characters, labels over 63 characters, names too long for their DKIM record.
+ */
+export function normalizeDomainName(input: string): NormalizedName {
+  let name = input.trim().toLowerCase();
+  if (name.endsWith(".")) name = name.slice(0, -1);
+  if (name === "") return { ok: false, message: "The domain field is required." };
+  const bare = name.replace(/^\[|\]$/g, "");
+  if (isIP(bare) !== 0) return { ok: false, message: "The domain must be a domain name, not an IP address." };
+  // Checked before domainToASCII, which reads a numeric last label as an IPv4 address and fails.
+  if (/(^|\.)[0-9]+$/.test(name)) return { ok: false, message: "The domain's top-level label must not be numeric." };
+  const ascii = domainToASCII(name);
+  if (ascii === "") return { ok: false, message: "The domain contains characters that are not allowed in a domain name." };
+  const labels = ascii.split(".");
+  if (labels.length < 2) return { ok: false, message: "The domain must be a full domain name such as example.com." };
+  for (const label of labels) {
+    if (label === "") return { ok: false, message: "The domain must not contain empty labels (two dots in a row)." };
+    if (label.length > 63) return { ok: false, message: `The domain label "${label.slice(0, 20)}…" is longer than 63 characters.` };
+    if (!LABEL.test(label)) {
+      return { ok: false, message: `The domain label "${label}" may contain only letters, digits and hyphens, and must not start or end with a hyphen.` };
+    }
+  }
+  if (ascii.length > MAX_DOMAIN_LENGTH) {
+    return { ok: false, message: `The domain is longer than ${MAX_DOMAIN_LENGTH} characters, too long for its DKIM record name to fit in DNS.` };
+  }
+  return { ok: true, domain: ascii };
+}
+
+/** A fresh DKIM selector: "ph" + the date + 4 hex, so a later key rotation gets a distinct name. */
+export function newDkimSelector(now = new Date()): string {
+  const date = now.toISOString().slice(0, 10).replace(/-/g, "");
+  return `ph${date}${randomBytes(2).toString("hex")}`;
+}
+
+/** The four records a sending domain publishes for Posthorn (README "DNS records"). */
+export function buildRecordSpecs(d: { domain: string; selector: string; publicKeyBase64: string; returnPathHost: string; hostname: string }): RecordSpec[] {
+  const at = (host: string): RecordSpec["fqdn"] => `${host}.${d.domain}`;
+  const dkimHost = `${d.selector}._domainkey`;
+  return [
+    { purpose: "dkim", type: "TXT", hostname: dkimHost, fqdn: at(dkimHost), content: dkimRecordContent(d.publicKeyBase64) },
+    { purpose: "spf", type: "TXT", hostname: d.returnPathHost, fqdn: at(d.returnPathHost), content: spfRecordContent(d.hostname) },
+    { purpose: "return_path", type: "MX", hostname: d.returnPathHost, fqdn: at(d.returnPathHost), content: d.hostname },
+    { purpose: "dmarc", type: "TXT", hostname: "_dmarc", fqdn: at("_dmarc"), content: DMARC_RECOMMENDATION },
+  ];
+}
+
+/** Lower case, no trailing dot: how DNS names are compared. */
+export const canonicalName = (name: string): string => name.trim().toLowerCase().replace(/\.$/, "");
