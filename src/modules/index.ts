@@ -1,7 +1,17 @@
 import type { Deps } from "../context.ts";
 import { healthController } from "./health/index.ts";
+import { teamController } from "./team/index.ts";
+import { projectsController } from "./projects/index.ts";
+import { routesController } from "./routes/index.ts";
+import { messagesController } from "./messages/index.ts";
+import { suppressionsController } from "./suppressions/index.ts";
 
 /** Every controller the app mounts, in order. Add a module's controller here. */
 export const controllers = (deps: Deps) => [
   healthController(deps),
+  teamController(deps),
+  projectsController(deps),
+  routesController(deps),
+  messagesController(deps),
+  suppressionsController(deps),
 ];

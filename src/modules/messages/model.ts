@@ -1,0 +1,126 @@
+import { t, type Static } from "elysia";
+import type { Address } from "../../db/schema.ts";
+import { MESSAGE_STATUSES } from "../../events/message-status.ts";
+import { PageQuery } from "../../http/pagination.ts";
+import { iso, UUID_PATTERN } from "../../ids.ts";
+import { Nullable } from "../team/common.ts";
+
+const AddressData = t.Object({ email: t.String(), name: t.String() });
+const StatusSchema = t.String({ description: `Message status: ${MESSAGE_STATUSES.join(", ")}` });
+const MessageType = t.Union([t.Literal("inbound"), t.Literal("outbound")]);
+
+export const MessageListData = t.Object({
+  id: t.String(),
+  type: MessageType,
+  status: StatusSchema,
+  from_email: t.String(),
+  from_name: t.String(),
+  subject: t.String(),
+  to: t.Array(AddressData),
+  cc: t.Array(AddressData),
+  bcc: t.Array(AddressData),
+  reply_to: t.Array(t.String()),
+  tag: Nullable(t.String()),
+  created_at: t.String({ format: "date-time" }),
+});
+export type MessageListData = Static<typeof MessageListData>;
+
+export const SpamSymbol = t.Object({ name: t.String(), score: t.Number(), options: t.Array(t.String()), description: t.String() });
+
+export const MessageData = t.Object({
+  id: t.String(),
+  type: MessageType,
+  status: StatusSchema,
+  status_changed_at: t.String({ format: "date-time" }),
+  tag: Nullable(t.String()),
+  from_email: t.String(),
+  from_name: t.String(),
+  reply_to: t.Array(t.String()),
+  subject: t.String(),
+  to: t.Array(AddressData),
+  cc: t.Array(AddressData),
+  bcc: t.Array(AddressData),
+  attachments: t.Array(t.Object({ size: t.Integer(), filename: t.String(), content_id: Nullable(t.String()), content_type: t.String() })),
+  metadata: t.Record(t.String(), t.String()),
+  route_id: Nullable(t.String({ description: "null once the route was deleted" })),
+  created_at: t.String({ format: "date-time" }),
+  spam_score: Nullable(t.Number({ description: "Inbound messages; null for outbound" })),
+  spam_symbols: t.Array(SpamSymbol),
+});
+export type MessageData = Static<typeof MessageData>;
+
+export const MessageEventData = t.Object({
+  id: t.String(),
+  event: t.String({ description: "Event kind, e.g. message.delivered" }),
+  status: Nullable(t.String()),
+  recipient: Nullable(t.String({ description: "The recipient this event is about, when it concerns one" })),
+  data: t.Record(t.String(), t.Unknown()),
+  created_at: t.String({ format: "date-time" }),
+});
+
+export const MESSAGE_FILTERS = ["type", "status", "route_id", "domain_id", "tag", "from_email", "subject", "from_date", "to_date"] as const;
+export const MESSAGE_SORT_KEYS = ["type", "status", "from_email", "subject", "created_at", "status_changed_at"] as const;
+
+const uuidFilter = (name: string, what: string) =>
+  t.Optional(t.String({ pattern: UUID_PATTERN, error: `The filter[${name}] field must be a valid UUID.`, description: what }));
+const searchFilter = (name: string, what: string) =>
+  t.Optional(
+    t.String({ minLength: 1, maxLength: 255, error: `The filter[${name}] field must be 1 to 255 characters.`, description: `Partial, case-insensitive match on ${what}` }),
+  );
+const dateFilter = (name: string, what: string) =>
+  t.Optional(
+    t.String({ maxLength: 40, description: `${what}: ISO 8601 date (2024-05-01) or date-time with zone`, error: `The filter[${name}] field must be an ISO 8601 date or date-time.` }),
+  );
+
+export const MessageListQuery = t.Object({
+  ...PageQuery,
+  sort: t.Optional(t.String({ maxLength: 200, description: `Comma list of ${MESSAGE_SORT_KEYS.join(", ")}; - for descending; default -created_at` })),
+  "filter[type]": t.Optional(t.Union([t.Literal("inbound"), t.Literal("outbound")], { error: "The filter[type] field must be inbound or outbound." })),
+  "filter[status]": t.Optional(
+    t.Union(
+      MESSAGE_STATUSES.map((s) => t.Literal(s)),
+      { error: `The filter[status] field must be one of: ${MESSAGE_STATUSES.join(", ")}.` },
+    ),
+  ),
+  "filter[route_id]": uuidFilter("route_id", "Route ID"),
+  "filter[domain_id]": uuidFilter("domain_id", "Sending domain ID"),
+  "filter[tag]": t.Optional(t.String({ minLength: 1, maxLength: 33, error: "The filter[tag] field must be 1 to 33 characters.", description: "Exact tag" })),
+  "filter[from_email]": searchFilter("from_email", "the sender email"),
+  "filter[subject]": searchFilter("subject", "the subject"),
+  "filter[from_date]": dateFilter("from_date", "Created at or after"),
+  "filter[to_date]": dateFilter("to_date", "Created at or before (a bare date includes that whole day)"),
+});
+export type MessageListQuery = Static<typeof MessageListQuery>;
+
+export type MessageRow = {
+  id: string;
+  type: "inbound" | "outbound";
+  status: string;
+  status_changed_at: number;
+  tag: string | null;
+  from_email: string;
+  from_name: string;
+  subject: string;
+  to: string;
+  cc: string;
+  bcc: string;
+  reply_to: string;
+  created_at: number;
+};
+
+export const LIST_COLUMNS = `id, type, status, status_changed_at, tag, from_email, from_name, subject, "to", cc, bcc, reply_to, created_at`;
+
+export const serializeListItem = (r: MessageRow): MessageListData => ({
+  id: r.id,
+  type: r.type,
+  status: r.status,
+  from_email: r.from_email,
+  from_name: r.from_name,
+  subject: r.subject,
+  to: JSON.parse(r.to) as Address[],
+  cc: JSON.parse(r.cc) as Address[],
+  bcc: JSON.parse(r.bcc) as Address[],
+  reply_to: JSON.parse(r.reply_to) as string[],
+  tag: r.tag,
+  created_at: iso(r.created_at)!,
+});

@@ -1,0 +1,121 @@
+import { Elysia, t } from "elysia";
+import type { Deps } from "../../context.ts";
+import { authPlugin } from "../../http/auth.ts";
+import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
+import { Envelope, errorResponses, IdParams, MessageBody } from "../team/common.ts";
+import { CreatedProject, CreateProjectBody, ProjectData, ProjectMembersBody, RotatedToken, UpdateProjectBody } from "./model.ts";
+import {
+  createTeamProject,
+  deleteProject,
+  getProjectData,
+  listProjects,
+  rotateTeamProjectToken,
+  setProjectMembers,
+  updateProject,
+} from "./service.ts";
+
+const security = [{ teamToken: [] }];
+const params = IdParams("projectId", "Project");
+
+/** Projects of the caller's team. Their routes are under the routes controller. */
+export const projectsController = (deps: Deps) =>
+  new Elysia({ tags: ["Projects"] })
+    .use(authPlugin(deps))
+    .get(
+      "/v1/projects",
+      ({ team, query }) => {
+        const { page, data, size } = listProjects(deps.sqlite, team.teamId, { sort: query.sort, query });
+        return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/projects", query, size });
+      },
+      {
+        team: true,
+        query: t.Object({ ...PageQuery, sort: t.Optional(t.String({ maxLength: 200, description: "created_at, name; - for descending; default -created_at" })) }),
+        detail: { summary: "List projects", security },
+        response: { 200: Paginated(ProjectData), ...errorResponses(401, 422) },
+      },
+    )
+    .post(
+      "/v1/projects",
+      async ({ team, body, set }) => {
+        const { data, token } = await createTeamProject(deps, team.teamId, body);
+        set.status = 201;
+        return { data, token, message: "Project created successfully. Save the project token now: it will not be shown again." };
+      },
+      {
+        team: true,
+        body: CreateProjectBody,
+        detail: { summary: "Create a project (with one default route of each type); returns its sending token once", security },
+        response: { 201: CreatedProject, ...errorResponses(401, 422) },
+      },
+    )
+    .get("/v1/projects/:projectId", ({ team, params }) => getProjectData(deps.sqlite, team.teamId, params.projectId), {
+      team: true,
+      params,
+      detail: { summary: "Get a project", security },
+      response: { 200: ProjectData, ...errorResponses(401, 404) },
+    })
+    .put(
+      "/v1/projects/:projectId",
+      async ({ team, params, body }) => ({
+        data: await updateProject(deps, team.teamId, params.projectId, body),
+        message: "Project updated successfully.",
+      }),
+      {
+        team: true,
+        params,
+        body: UpdateProjectBody,
+        detail: { summary: "Update a project (name, smtp_enabled)", security },
+        response: { 200: Envelope(ProjectData), ...errorResponses(401, 404, 422) },
+      },
+    )
+    .put(
+      "/v1/projects/:projectId/members",
+      async ({ team, params, body }) => ({
+        data: await setProjectMembers(deps, team.teamId, params.projectId, body.team_member_ids),
+        message: "Project members updated successfully.",
+      }),
+      {
+        team: true,
+        params,
+        body: ProjectMembersBody,
+        detail: { summary: "Replace the project's members with the given team members", security },
+        response: { 200: Envelope(ProjectData), ...errorResponses(401, 404, 422) },
+      },
+    )
+    .post(
+      "/v1/projects/:projectId/rotate-token",
+      async ({ team, params, authenticator }) => {
+        const { data, token } = await rotateTeamProjectToken(deps, team.teamId, params.projectId);
+        // The last-used throttle is per project; reset it so the new token's first use is stamped.
+        authenticator.forget(params.projectId);
+        return {
+          data,
+          new_token: token,
+          message: "Project token rotated successfully. Update your integrations with the new token: the old token no longer works.",
+        };
+      },
+      {
+        team: true,
+        params,
+        detail: { summary: "Rotate the project sending token (the old one stops working at once)", security },
+        response: { 200: RotatedToken, ...errorResponses(401, 404) },
+      },
+    )
+    .delete(
+      "/v1/projects/:projectId",
+      async ({ team, params }) => {
+        await deleteProject(deps, team.teamId, params.projectId);
+        return { message: "Project deleted successfully." };
+      },
+      {
+        team: true,
+        params,
+        detail: {
+          summary: "Delete a project",
+          description:
+            "Deletes its routes, their webhooks and deliveries, project- and route-scoped suppressions, domain attachments, members and idempotency keys. Messages stay, with project_id and route_id set to null; mail already accepted is still delivered.",
+          security,
+        },
+        response: { 200: MessageBody, ...errorResponses(401, 404) },
+      },
+    );

@@ -1,0 +1,84 @@
+import { t, type Static } from "elysia";
+import { MESSAGE_STATUSES } from "../../events/message-status.ts";
+import { ProjectData } from "../projects/model.ts";
+import { Nullable, nullableString } from "../team/common.ts";
+import { RouteFields } from "./base.ts";
+
+export const ROUTE_NAME_MAX = 255;
+export const ROUTE_SLUG_MAX = 64;
+export const SLUG_PATTERN = "^[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$";
+export const ROUTE_INCLUDES = ["project", "projectCount", "projectExists", "statistics"] as const;
+export type RouteInclude = (typeof ROUTE_INCLUDES)[number];
+
+export const RouteStatistics = t.Object(
+  {
+    period_days: t.Integer({ description: "Window of these figures, in days (28)" }),
+    messages_total: t.Integer({ description: "Messages on this route in the window" }),
+    messages_by_status: t.Object(Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, t.Integer()])) as Record<(typeof MESSAGE_STATUSES)[number], ReturnType<typeof t.Integer>>, {
+      description: "Messages in the window by current status (every status, 0 when none)",
+    }),
+    deliverability: t.Number({ description: "Percent (0–100) of outbound messages with a final outcome that were delivered; 0 when none" }),
+  },
+  { description: "Only with include=statistics" },
+);
+export type RouteStatistics = Static<typeof RouteStatistics>;
+
+export const RouteData = t.Object({
+  ...RouteFields,
+  project: t.Optional(Nullable(ProjectData)),
+  project_count: t.Optional(t.Integer({ description: "Only with include=projectCount" })),
+  project_exists: t.Optional(t.Boolean({ description: "Only with include=projectExists" })),
+  statistics: t.Optional(RouteStatistics),
+});
+export type RouteData = Static<typeof RouteData>;
+
+export const CreateRouteBody = t.Object({
+  name: t.String({ minLength: 1, maxLength: ROUTE_NAME_MAX, error: `The name field is required and must be a string of 1 to ${ROUTE_NAME_MAX} characters.` }),
+  route_type: t.Union([t.Literal("transactional"), t.Literal("broadcast"), t.Literal("inbound")], {
+    error: "The route_type field is required and must be one of: transactional, broadcast, inbound.",
+  }),
+  slug: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: ROUTE_SLUG_MAX,
+      pattern: SLUG_PATTERN,
+      error: `The slug field must be 1 to ${ROUTE_SLUG_MAX} lower-case letters, digits, hyphens or underscores, starting and ending with a letter or digit.`,
+      description: "Unique in the project; derived from the name when absent",
+    }),
+  ),
+});
+
+export const INBOUND_DOMAIN_MAX = 253;
+export const SPAM_THRESHOLD_MAX = 100;
+
+export const InboundSettings = t.Object({
+  inbound_domain: t.Optional(
+    t.Union([t.String({ minLength: 1, maxLength: INBOUND_DOMAIN_MAX }), t.Null()], {
+      error: `The inbound_settings.inbound_domain field must be a domain name of at most ${INBOUND_DOMAIN_MAX} characters, or null to remove it.`,
+      description: "Custom inbound domain; changing it clears inbound_domain_verified_at; null removes it",
+    }),
+  ),
+  inbound_spam_threshold: t.Optional(
+    t.Union([t.Number({ minimum: 0, maximum: SPAM_THRESHOLD_MAX }), t.Null()], {
+      error: `The inbound_settings.inbound_spam_threshold field must be a number from 0 to ${SPAM_THRESHOLD_MAX}.`,
+    }),
+  ),
+  attachment_delivery: t.Optional(
+    t.Union([t.Literal("inline"), t.Literal("url"), t.Null()], { error: "The inbound_settings.attachment_delivery field must be inline or url." }),
+  ),
+});
+
+const nullableBool = (field: string) => t.Optional(t.Union([t.Boolean(), t.Null()], { error: `The ${field} field must be true, false or null.` }));
+
+export const UpdateRouteBody = t.Object({
+  name: t.Optional(nullableString("name", { maxLength: ROUTE_NAME_MAX, description: "null or absent leaves it unchanged" })),
+  // null is accepted too (nullsToAbsent transform), kept out of the schema so that a bad inner
+  // field is reported under its own path rather than as a failed union.
+  inbound_settings: t.Optional(
+    t.Object(InboundSettings.properties, { error: "The inbound_settings field must be an object or null.", description: "Inbound routes only; null or absent leaves them unchanged" }),
+  ),
+  track_opens: nullableBool("track_opens"),
+  track_clicks: nullableBool("track_clicks"),
+});
+export type UpdateRouteBody = Static<typeof UpdateRouteBody>;
+

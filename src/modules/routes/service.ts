@@ -1,0 +1,212 @@
+import type { Database } from "bun:sqlite";
+import type { Deps } from "../../context.ts";
+import { keysetPage } from "../../db/keyset.ts";
+import { ConflictError, NotFoundError, ValidationError } from "../../errors.ts";
+import { MESSAGE_STATUSES } from "../../events/message-status.ts";
+import { parsePage, parseSort } from "../../http/pagination.ts";
+import { assertProject, getProjectData, insertRoute } from "../projects/service.ts";
+import {
+  deliverability,
+  dropWebhookJobs,
+  ROUTE_COLUMNS,
+  serializeRoutes,
+  STATISTICS_WINDOW_DAYS,
+  windowStart,
+  type RouteRow,
+  type RouteType,
+} from "./base.ts";
+import { ROUTE_SLUG_MAX, type RouteData, type RouteInclude, type RouteStatistics, type UpdateRouteBody } from "./model.ts";
+
+/** The route's row if it belongs to `teamId`; otherwise a 404, whoever owns it. */
+function routeRow(sqlite: Database, teamId: string, routeId: string): RouteRow {
+  const row = sqlite.query<RouteRow, [string, string]>(`SELECT ${ROUTE_COLUMNS} FROM routes WHERE id = ? AND team_id = ?`).get(routeId, teamId);
+  if (!row) throw new NotFoundError("Route");
+  return row;
+}
+
+/** Counts of the last 28 days on this route, by status (index messages_route_created). */
+export function routeStatistics(sqlite: Database, routeId: string, now = Date.now()): RouteStatistics {
+  const rows = sqlite
+    .query<{ type: string; status: string; n: number }, [string, number]>(
+      "SELECT type, status, count(*) AS n FROM messages WHERE route_id = ? AND created_at >= ? GROUP BY type, status",
+    )
+    .all(routeId, windowStart(now));
+  const byStatus = Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, 0])) as RouteStatistics["messages_by_status"];
+  let total = 0;
+  for (const r of rows) {
+    total += r.n;
+    if (r.status in byStatus) byStatus[r.status as keyof typeof byStatus] += r.n;
+  }
+  return {
+    period_days: STATISTICS_WINDOW_DAYS,
+    messages_total: total,
+    messages_by_status: byStatus,
+    deliverability: deliverability(rows.filter((r) => r.type === "outbound")),
+  };
+}
+
+function routeData(sqlite: Database, row: RouteRow, include: ReadonlySet<RouteInclude>): RouteData {
+  const data: RouteData = serializeRoutes(sqlite, [row])[0]!;
+  if (include.has("project")) data.project = getProjectData(sqlite, row.team_id, row.project_id);
+  // A route always belongs to a project (the foreign key is NOT NULL and cascades).
+  if (include.has("projectCount")) data.project_count = 1;
+  if (include.has("projectExists")) data.project_exists = true;
+  if (include.has("statistics")) data.statistics = routeStatistics(sqlite, row.id);
+  return data;
+}
+
+export function getRouteData(sqlite: Database, teamId: string, routeId: string, include: ReadonlySet<RouteInclude> = new Set()): RouteData {
+  return routeData(sqlite, routeRow(sqlite, teamId, routeId), include);
+}
+
+const ROUTE_SORT = { created_at: "created_at", name: "name", slug: "slug" };
+
+/** One page of a project's routes (404 when the project is not the team's). */
+export function listProjectRoutes(sqlite: Database, teamId: string, projectId: string, q: { sort?: string; query: Record<string, unknown> }) {
+  assertProject(sqlite, teamId, projectId);
+  const sort = parseSort(q.sort, ROUTE_SORT, "-created_at");
+  const page = parsePage(q.query, sort.length);
+  const result = keysetPage<RouteRow>(sqlite, {
+    select: `SELECT ${ROUTE_COLUMNS} FROM routes`,
+    where: ["project_id = ?", "team_id = ?"],
+    params: [projectId, teamId],
+    sort,
+    size: page.size,
+    cursor: page.cursor,
+    valuesOf: (row) => sort.map((k) => row[k.column as keyof RouteRow] as string | number),
+  });
+  return { page: result, data: serializeRoutes(sqlite, result.rows), size: page.size };
+}
+
+/** "Order Receipts!" → "order-receipts"; "" when nothing usable is left. */
+export function slugify(name: string): string {
+  return name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, ROUTE_SLUG_MAX)
+    .replace(/-+$/, "");
+}
+
+/**
+ * Creates a route in the team's project. An explicit slug that is taken is a 409; a slug derived
+ * from the name gets a numeric suffix instead. Inbound routes get a generated inbound address and
+ * the default spam threshold (5).
+ */
+export async function createRoute(
+  deps: Pick<Deps, "sqlite" | "writer" | "config">,
+  teamId: string,
+  projectId: string,
+  input: { name: string; route_type: RouteType; slug?: string },
+): Promise<RouteData> {
+  const name = input.name.trim();
+  if (!name) throw ValidationError.field("name", "The name field must not be blank.");
+  const id = await deps.writer.write(() => {
+    assertProject(deps.sqlite, teamId, projectId);
+    const taken = deps.sqlite.query<{ one: number }, [string, string]>("SELECT 1 AS one FROM routes WHERE project_id = ? AND slug = ?");
+    let slug: string;
+    if (input.slug !== undefined) {
+      slug = input.slug;
+      if (taken.get(projectId, slug)) throw new ConflictError(`A route with the slug "${slug}" already exists in this project.`);
+    } else {
+      const base = slugify(name) || input.route_type;
+      slug = base;
+      for (let n = 2; taken.get(projectId, slug); n++) slug = `${base.slice(0, ROUTE_SLUG_MAX - String(n).length - 1)}-${n}`;
+    }
+    return insertRoute(deps.sqlite, { teamId, projectId, name, slug, routeType: input.route_type, isDefault: false, inboundDomain: deps.config.inboundDomain });
+  });
+  return getRouteData(deps.sqlite, teamId, id, new Set(["project"]));
+}
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** Lower-cases and checks a custom inbound domain; 422 on inbound_settings.inbound_domain. */
+function normalizeInboundDomain(raw: string, serviceDomain: string): string {
+  const domain = raw.trim().toLowerCase().replace(/\.$/, "");
+  const labels = domain.split(".");
+  const field = "inbound_settings.inbound_domain";
+  if (labels.length < 2 || !labels.every((l) => LABEL.test(l)) || /^[0-9]+$/.test(labels[labels.length - 1]!)) {
+    throw ValidationError.field(field, `The ${field} field must be a domain name such as inbound.example.com.`);
+  }
+  if (domain === serviceDomain) {
+    throw ValidationError.field(field, `The ${field} field cannot be the service's own inbound domain (${serviceDomain}); every route already has an address there.`);
+  }
+  return domain;
+}
+
+/**
+ * Updates name, inbound settings (inbound routes only) and tracking (outbound routes only).
+ * A new inbound_domain clears inbound_domain_verified_at; a domain already claimed by another
+ * route is a 409, so no route can take over another's mail.
+ */
+export async function updateRoute(
+  deps: Pick<Deps, "sqlite" | "writer" | "config">,
+  teamId: string,
+  routeId: string,
+  input: UpdateRouteBody,
+): Promise<RouteData> {
+  const name = input.name === undefined || input.name === null ? null : input.name.trim();
+  if (name === "") throw ValidationError.field("name", "The name field must not be blank.");
+  await deps.writer.write(() => {
+    const row = routeRow(deps.sqlite, teamId, routeId);
+    const sets: string[] = [];
+    const params: (string | number | null)[] = [];
+    if (name !== null) {
+      sets.push("name = ?");
+      params.push(name);
+    }
+    const inbound = input.inbound_settings;
+    if (inbound) {
+      if (row.route_type !== "inbound") {
+        throw ValidationError.field("inbound_settings", `The inbound_settings field applies to inbound routes only; this is a ${row.route_type} route.`);
+      }
+      if (inbound.inbound_domain !== undefined) {
+        const domain = inbound.inbound_domain === null ? null : normalizeInboundDomain(inbound.inbound_domain, deps.config.inboundDomain);
+        if (domain !== row.inbound_domain) {
+          if (domain !== null) {
+            const other = deps.sqlite.query<{ id: string }, [string, string]>("SELECT id FROM routes WHERE inbound_domain = ? AND id <> ?").get(domain, routeId);
+            if (other) throw new ConflictError(`The inbound domain ${domain} is already used by another route.`);
+          }
+          sets.push("inbound_domain = ?", "inbound_domain_verified_at = NULL");
+          params.push(domain);
+        }
+      }
+      if (inbound.inbound_spam_threshold !== undefined && inbound.inbound_spam_threshold !== null) {
+        sets.push("inbound_spam_threshold = ?");
+        params.push(inbound.inbound_spam_threshold);
+      }
+      if (inbound.attachment_delivery !== undefined && inbound.attachment_delivery !== null) {
+        sets.push("attachment_delivery = ?");
+        params.push(inbound.attachment_delivery);
+      }
+    }
+    for (const key of ["track_opens", "track_clicks"] as const) {
+      const v = input[key];
+      if (v === undefined || v === null) continue;
+      if (row.route_type === "inbound") throw ValidationError.field(key, `The ${key} field applies to outbound (transactional or broadcast) routes only.`);
+      sets.push(`${key} = ?`);
+      params.push(v ? 1 : 0);
+    }
+    if (sets.length === 0) return;
+    sets.push("updated_at = ?");
+    params.push(Date.now(), routeId);
+    deps.sqlite.query(`UPDATE routes SET ${sets.join(", ")} WHERE id = ?`).run(...params);
+  });
+  return getRouteData(deps.sqlite, teamId, routeId);
+}
+
+/**
+ * Deletes a route with its webhooks (their recorded and queued deliveries too) and its
+ * route-scoped suppressions. Its messages stay, with route_id set to null. A project's default
+ * routes cannot be deleted (409): sends that name no route rely on them.
+ */
+export async function deleteRoute(deps: Pick<Deps, "sqlite" | "writer">, teamId: string, routeId: string): Promise<void> {
+  await deps.writer.write(() => {
+    const row = routeRow(deps.sqlite, teamId, routeId);
+    if (row.is_default === 1) throw new ConflictError(`The default ${row.route_type} route of a project cannot be deleted.`);
+    dropWebhookJobs(deps.sqlite, "r.id = ?", routeId);
+    deps.sqlite.query("DELETE FROM routes WHERE id = ?").run(routeId);
+  });
+}

@@ -1,0 +1,95 @@
+import { t, type Static } from "elysia";
+import { iso, UUID_PATTERN } from "../../ids.ts";
+import { PageQuery } from "../../http/pagination.ts";
+import { Nullable } from "../team/common.ts";
+
+export const SUPPRESSION_REASONS = ["spam_complaint", "hard_bounce", "unsubscribe", "manual"] as const;
+export const SUPPRESSION_SCOPES = ["team", "project", "route"] as const;
+export const SUPPRESSION_EMAIL_MAX = 255;
+export const SUPPRESSION_EMAILS_MAX = 1000;
+
+const reason = t.Union([t.Literal("spam_complaint"), t.Literal("hard_bounce"), t.Literal("unsubscribe"), t.Literal("manual")], {
+  error: `The reason field is required and must be one of: ${SUPPRESSION_REASONS.join(", ")}.`,
+});
+const scope = t.Union([t.Literal("team"), t.Literal("project"), t.Literal("route")], {
+  error: `The scope field is required and must be one of: ${SUPPRESSION_SCOPES.join(", ")}.`,
+});
+const email = (error: string) => t.String({ format: "email", minLength: 3, maxLength: SUPPRESSION_EMAIL_MAX, error });
+const uuid = (field: string, description: string) => t.String({ pattern: UUID_PATTERN, error: `The ${field} field must be a valid UUID.`, description });
+
+/** null is accepted for email, emails, route_id and project_id (nullsToAbsent transform). */
+export const CreateSuppressionsBody = t.Object({
+  reason,
+  scope,
+  email: t.Optional(email(`The email field must be a valid email address of at most ${SUPPRESSION_EMAIL_MAX} characters.`)),
+  emails: t.Optional(
+    t.Array(email(`Every emails item must be a valid email address of at most ${SUPPRESSION_EMAIL_MAX} characters.`), {
+      minItems: 1,
+      maxItems: SUPPRESSION_EMAILS_MAX,
+      error: `The emails field must be an array of 1 to ${SUPPRESSION_EMAILS_MAX} email addresses.`,
+    }),
+  ),
+  route_id: t.Optional(uuid("route_id", "Required when scope is route; a route of this team")),
+  project_id: t.Optional(uuid("project_id", "Required when scope is project; a project of this team")),
+});
+export type CreateSuppressionsBody = Static<typeof CreateSuppressionsBody>;
+
+export const SuppressionData = t.Object({
+  id: t.String(),
+  email: t.String(),
+  scope: t.String({ description: "team, project or route" }),
+  reason: t.String({ description: SUPPRESSION_REASONS.join(", ") }),
+  project_id: Nullable(t.String()),
+  route_id: Nullable(t.String()),
+  created_at: t.String({ format: "date-time" }),
+});
+export type SuppressionData = Static<typeof SuppressionData>;
+
+export const SkippedSuppression = t.Object({
+  email: t.String(),
+  reason: t.Union([t.Literal("already_suppressed"), t.Literal("duplicate")], {
+    description: "already_suppressed: a suppression for this address and scope exists; duplicate: listed twice in this request",
+  }),
+});
+
+export const CreateSuppressionsResult = t.Object({
+  message: t.String(),
+  data: t.Object({ created: t.Array(SuppressionData), skipped: t.Array(SkippedSuppression) }),
+});
+
+export const SUPPRESSION_FILTERS = ["email", "scope", "reason", "project_id", "route_id"] as const;
+
+export const SuppressionListQuery = t.Object({
+  ...PageQuery,
+  sort: t.Optional(t.String({ maxLength: 100, description: "created_at, email; - for descending; default -created_at" })),
+  "filter[email]": t.Optional(t.String({ minLength: 1, maxLength: SUPPRESSION_EMAIL_MAX, error: "The filter[email] field must be 1 to 255 characters.", description: "Exact address (case-insensitive)" })),
+  "filter[scope]": t.Optional(t.Union([t.Literal("team"), t.Literal("project"), t.Literal("route")], { error: `The filter[scope] field must be one of: ${SUPPRESSION_SCOPES.join(", ")}.` })),
+  "filter[reason]": t.Optional(
+    t.Union([t.Literal("spam_complaint"), t.Literal("hard_bounce"), t.Literal("unsubscribe"), t.Literal("manual")], {
+      error: `The filter[reason] field must be one of: ${SUPPRESSION_REASONS.join(", ")}.`,
+    }),
+  ),
+  "filter[project_id]": t.Optional(uuid("filter[project_id]", "Project-scoped suppressions of this project")),
+  "filter[route_id]": t.Optional(uuid("filter[route_id]", "Route-scoped suppressions of this route")),
+});
+export type SuppressionListQuery = Static<typeof SuppressionListQuery>;
+
+export type SuppressionRow = {
+  id: string;
+  email: string;
+  scope: string;
+  reason: string;
+  project_id: string | null;
+  route_id: string | null;
+  created_at: number;
+};
+
+export const serializeSuppression = (r: SuppressionRow): SuppressionData => ({
+  id: r.id,
+  email: r.email,
+  scope: r.scope,
+  reason: r.reason,
+  project_id: r.project_id,
+  route_id: r.route_id,
+  created_at: iso(r.created_at)!,
+});
