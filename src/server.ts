@@ -4,6 +4,8 @@ import type { Config } from "./config.ts";
 import type { Deps } from "./context.ts";
 import { registerJobHandlers } from "./jobs/handlers.ts";
 import { JobRunner } from "./jobs/runner.ts";
+import { closeOutbound } from "./mail/jobs.ts";
+import { ensureDomainRecheckScheduled } from "./modules/domains/recheck.ts";
 import { createDeps } from "./runtime.ts";
 
 export interface RunningServer {
@@ -27,6 +29,8 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   const runner = new JobRunner(deps.queue, deps.writer, deps.log);
   deps.queue.onEnqueue = (queue) => runner.wake(queue);
   registerJobHandlers(runner, deps);
+  // The periodic DNS re-check is a job that re-enqueues itself; this queues the first one.
+  await ensureDomainRecheckScheduled(deps);
   runner.start();
 
   const app = createApp(deps).listen({
@@ -36,6 +40,7 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   });
   const httpPort = app.server?.port ?? config.httpPort;
   const background: Background[] = [];
+  background.push({ name: "outbound smtp pools", stop: () => closeOutbound(deps) });
   deps.log.info("posthorn started", { http: `${config.httpHost}:${httpPort}`, delivery: config.delivery });
 
   let stopping: Promise<void> | null = null;

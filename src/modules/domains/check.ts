@@ -1,0 +1,116 @@
+import type { Database } from "bun:sqlite";
+import type { Deps } from "../../context.ts";
+import { checkRecord, type RecordCheck, type VerifyContext } from "../../dns/verify.ts";
+import { publishEvent } from "../../events/publish.ts";
+import type { JobQueue } from "../../jobs/queue.ts";
+import type { DnsRecordRow, DomainRow } from "./model.ts";
+
+/** What one check of a domain changed. */
+export interface DomainCheckSummary {
+  domainId: string;
+  status: string;
+  statusChanged: boolean;
+  records: { id: string; purpose: string; type: string; fqdn: string; status: string; check: RecordCheck }[];
+  /** Records that were active and are now failed (an event was published for each). */
+  broken: string[];
+}
+
+const RECORD_ORDER = "CASE purpose WHEN 'dkim' THEN 0 WHEN 'spf' THEN 1 WHEN 'return_path' THEN 2 WHEN 'dmarc' THEN 3 ELSE 4 END, id";
+
+export const recordsOf = (sqlite: Database, domainId: string): DnsRecordRow[] =>
+  sqlite.query<DnsRecordRow, [string]>(`SELECT * FROM dns_records WHERE domain_id = ? ORDER BY ${RECORD_ORDER}`).all(domainId);
+
+/**
+ * A record's next status. A DNS server failure tells nothing, so the status stays; a missing
+ * record is "pending" until it has once been verified, and "failed" when it disappears after.
+ */
+export function nextRecordStatus(current: Pick<DnsRecordRow, "status" | "verified_at">, check: RecordCheck): string {
+  switch (check.outcome) {
+    case "pass":
+      return "active";
+    case "mismatch":
+      return "failed";
+    case "missing":
+      return current.verified_at !== null ? "failed" : "pending";
+    case "dns_error":
+      return current.status;
+  }
+}
+
+/**
+ * Checks every record of a domain against DNS (in parallel, through ctx.lookup, which may bound
+ * the queries), then records the results in one write. Null when the domain no longer exists.
+ */
+export async function checkDomain(deps: Deps, ctx: VerifyContext, domainId: string): Promise<DomainCheckSummary | null> {
+  const rows = recordsOf(deps.sqlite, domainId);
+  const checks = new Map<string, RecordCheck>();
+  await Promise.all(rows.map(async (r) => checks.set(r.id, await checkRecord(ctx, r))));
+  return deps.writer.write(() => applyDomainCheck(deps.sqlite, deps.queue, domainId, checks, Date.now()));
+}
+
+/**
+ * Writes check results: each record's status, reason, verified_at and last_checked_at; the
+ * domain's status (that of its DKIM record: sending needs it) with status_changed_at moved only
+ * on a change; and a domain.dns_record_failed event, per route of every project the domain is
+ * attached to, for each record that was active and now failed. Synchronous: run it in a write.
+ */
+export function applyDomainCheck(
+  sqlite: Database,
+  queue: JobQueue,
+  domainId: string,
+  checks: Map<string, RecordCheck>,
+  now: number,
+): DomainCheckSummary | null {
+  const domain = sqlite.query<DomainRow, [string]>("SELECT * FROM domains WHERE id = ?").get(domainId);
+  if (!domain) return null;
+  const update = sqlite.query(
+    "UPDATE dns_records SET status = ?, status_reason = ?, verified_at = ?, last_checked_at = ? WHERE id = ?",
+  );
+  const summary: DomainCheckSummary = { domainId, status: domain.status, statusChanged: false, records: [], broken: [] };
+  const brokenRecords: { row: DnsRecordRow; reason: string }[] = [];
+  let dkimStatus: string | null = null;
+  for (const row of recordsOf(sqlite, domainId)) {
+    const check = checks.get(row.id);
+    let status = row.status;
+    if (check) {
+      status = nextRecordStatus(row, check);
+      const verifiedAt = status === "active" ? (row.status === "active" && row.verified_at !== null ? row.verified_at : now) : row.verified_at;
+      update.run(status, check.reason, verifiedAt, now, row.id);
+      if (row.status === "active" && status === "failed") brokenRecords.push({ row, reason: check.reason ?? "The record no longer matches." });
+      summary.records.push({ id: row.id, purpose: row.purpose, type: row.type, fqdn: row.fqdn, status, check });
+    }
+    if (row.purpose === "dkim") dkimStatus = status;
+  }
+  // A domain without a DKIM record row (inserted by hand or by a fixture) keeps its status.
+  const status = dkimStatus ?? domain.status;
+  summary.status = status;
+  summary.statusChanged = status !== domain.status;
+  if (summary.statusChanged) {
+    sqlite.query("UPDATE domains SET status = ?, status_changed_at = ?, last_checked_at = ?, updated_at = ? WHERE id = ?").run(status, now, now, now, domainId);
+  } else {
+    sqlite.query("UPDATE domains SET last_checked_at = ? WHERE id = ?").run(now, domainId);
+  }
+
+  if (brokenRecords.length > 0) {
+    const routeIds = sqlite
+      .query<{ id: string }, [string]>(
+        "SELECT r.id FROM routes r JOIN project_domains pd ON pd.project_id = r.project_id WHERE pd.domain_id = ? ORDER BY r.id",
+      )
+      .all(domainId)
+      .map((r) => r.id);
+    for (const { row, reason } of brokenRecords) {
+      const data = {
+        domain_id: domain.id,
+        domain: domain.domain,
+        record: { id: row.id, purpose: row.purpose, type: row.type, fqdn: row.fqdn },
+        reason,
+      };
+      // Events are route-scoped; a domain attached to no project still gets its event recorded.
+      for (const routeId of routeIds.length > 0 ? routeIds : [null]) {
+        publishEvent(sqlite, queue, { teamId: domain.team_id, routeId, kind: "domain.dns_record_failed", data }, now);
+      }
+      summary.broken.push(row.id);
+    }
+  }
+  return summary;
+}

@@ -1,0 +1,92 @@
+import { Elysia, t } from "elysia";
+import type { Deps } from "../../context.ts";
+import { authPlugin } from "../../http/auth.ts";
+import { Paginated, PageQuery } from "../../http/pagination.ts";
+import {
+  CreateDomainBody,
+  DomainProjectsBody,
+  DomainSchema,
+  Envelope,
+  DomainParams,
+  InboundVerifyResponse,
+  MessageOnly,
+  RouteParams,
+  VerifyResponse,
+} from "./model.ts";
+import { createDomain, deleteDomain, getDomain, listDomains, setDomainProjects, verifyDomain, verifyInboundDomain } from "./service.ts";
+
+const security = [{ teamToken: [] }];
+
+/** Sending domains: registration, DNS records to publish, verification, project attachment. */
+export const domainsController = (deps: Deps) =>
+  new Elysia({ tags: ["Domains"] })
+    .use(authPlugin(deps))
+    .post(
+      "/v1/domains",
+      async ({ team, body, set }) => {
+        const domain = await createDomain(deps, team.teamId, body);
+        set.status = 201;
+        return domain;
+      },
+      {
+        team: true,
+        body: CreateDomainBody,
+        response: { 201: DomainSchema },
+        detail: { summary: "Add a sending domain; answers the DNS records to publish", security },
+      },
+    )
+    .get("/v1/domains", ({ team, query }) => listDomains(deps, team.teamId, query), {
+      team: true,
+      query: t.Object({ ...PageQuery, sort: t.Optional(t.String({ maxLength: 200 })), "filter[status]": t.Optional(t.String({ maxLength: 20 })) }),
+      response: Paginated(DomainSchema),
+      detail: { summary: "List the team's domains (sort: created_at, domain, status, status_changed_at)", security },
+    })
+    .get("/v1/domains/:domainId", ({ team, params }) => getDomain(deps, team.teamId, params.domainId), {
+      team: true,
+      params: DomainParams,
+      response: DomainSchema,
+      detail: { summary: "A domain with its DNS records and projects", security },
+    })
+    .delete(
+      "/v1/domains/:domainId",
+      async ({ team, params }) => {
+        await deleteDomain(deps, team.teamId, params.domainId);
+        return { message: "Domain deleted successfully." };
+      },
+      { team: true, params: DomainParams, response: MessageOnly, detail: { summary: "Delete a domain and its DKIM key", security } },
+    )
+    .put(
+      "/v1/domains/:domainId/projects",
+      async ({ team, params, body }) => ({
+        data: await setDomainProjects(deps, team.teamId, params.domainId, body.project_ids),
+        message: "Domain projects updated successfully.",
+      }),
+      {
+        team: true,
+        params: DomainParams,
+        body: DomainProjectsBody,
+        response: Envelope(DomainSchema),
+        detail: { summary: "Replace the projects that may send from the domain", security },
+      },
+    )
+    .post("/v1/domains/:domainId/dns-records/verify", ({ team, params }) => verifyDomain(deps, team.teamId, params.domainId), {
+      team: true,
+      params: DomainParams,
+      response: VerifyResponse,
+      detail: { summary: "Check every DNS record now; answers which failed and why", security },
+    });
+
+/** The route inbound-domain check lives with the DNS code; the routes module owns the rest of /v1/routes. */
+export const inboundDomainController = (deps: Deps) =>
+  new Elysia({ tags: ["Routes"] })
+    .use(authPlugin(deps))
+    .post(
+      "/v1/routes/:routeId/verify-inbound-domain",
+      async ({ team, params }) => ({ data: await verifyInboundDomain(deps, team.teamId, params.routeId) }),
+      {
+        team: true,
+        params: RouteParams,
+        response: InboundVerifyResponse,
+        detail: { summary: "Check that the route's inbound_domain has its MX pointing to this server", security },
+      },
+    );

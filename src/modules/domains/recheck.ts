@@ -1,0 +1,97 @@
+import type { Deps } from "../../context.ts";
+import { BoundedLookup, type DnsLookup } from "../../dns/bounded.ts";
+import { verifyContext } from "../../dns/verify.ts";
+import type { JobHandler, JobRunner } from "../../jobs/runner.ts";
+import { checkDomain } from "./check.ts";
+
+/** One job in this queue at a time: it re-checks the domains that are due, then re-enqueues itself. */
+export const DOMAIN_RECHECK_QUEUE = "domain-recheck";
+
+export interface RecheckOptions {
+  /** Most DNS queries outstanding at once, over all domains of a sweep. */
+  dnsConcurrency: number;
+  /** Domains with a record not yet verified (DMARC aside) are checked this often. */
+  unverifiedIntervalMs: number;
+  /** Fully verified domains are checked this often, so a broken record is noticed. */
+  verifiedIntervalMs: number;
+  /** How often the sweep runs. */
+  sweepIntervalMs: number;
+  /** Most domains checked by one sweep; when full, the next sweep follows at once. */
+  batch: number;
+}
+
+export const DEFAULT_RECHECK: RecheckOptions = {
+  dnsConcurrency: 8,
+  unverifiedIntervalMs: 10 * 60_000,
+  verifiedIntervalMs: 24 * 3600_000,
+  sweepIntervalMs: 60_000,
+  batch: 200,
+};
+
+/** Ids of the domains due for a re-check at `now`, least recently checked first. */
+export function dueDomainIds(deps: Deps, opts: Pick<RecheckOptions, "unverifiedIntervalMs" | "verifiedIntervalMs" | "batch">, now = Date.now()): string[] {
+  return deps.sqlite
+    .query<{ id: string }, [number, number, number, number]>(
+      `SELECT d.id FROM domains d
+       WHERE d.last_checked_at IS NULL
+          OR d.last_checked_at <= ?1 - CASE
+               WHEN d.status = 'active' AND NOT EXISTS (
+                 SELECT 1 FROM dns_records r WHERE r.domain_id = d.id AND r.purpose != 'dmarc' AND r.status != 'active')
+               THEN ?2 ELSE ?3 END
+       ORDER BY coalesce(d.last_checked_at, 0), d.id
+       LIMIT ?4`,
+    )
+    .all(now, opts.verifiedIntervalMs, opts.unverifiedIntervalMs, opts.batch)
+    .map((r) => r.id);
+}
+
+/**
+ * Checks the given domains, all at once, with at most `dnsConcurrency` DNS queries outstanding.
+ * Each domain's results are written as soon as its own checks finish. The lookups go through a
+ * fresh resolver: answers are shared within the sweep (our own host, common include targets)
+ * but not kept from the previous one.
+ */
+export async function recheckDomains(deps: Deps, ids: string[], dnsConcurrency: number, inner: DnsLookup = deps.dns.fresh()) {
+  const lookup = new BoundedLookup(inner, dnsConcurrency);
+  const ctx = verifyContext(lookup, deps.config.hostname);
+  const results = await Promise.all(
+    ids.map((id) =>
+      checkDomain(deps, ctx, id).catch((err: unknown) => {
+        deps.log.error("domain re-check failed", { domain_id: id, error: String(err) });
+        return null;
+      }),
+    ),
+  );
+  return { checked: results.filter((r) => r !== null).length, broken: results.reduce((n, r) => n + (r?.broken.length ?? 0), 0), dns: lookup.stats };
+}
+
+/** The sweep: checks what is due and schedules the next sweep in the same commit as its own end. */
+export function domainRecheckHandler(deps: Deps, opts: RecheckOptions = DEFAULT_RECHECK): JobHandler {
+  return async () => {
+    let full = false;
+    try {
+      const ids = dueDomainIds(deps, opts);
+      full = ids.length >= opts.batch;
+      if (ids.length > 0) {
+        const r = await recheckDomains(deps, ids, opts.dnsConcurrency);
+        deps.log.info("domains re-checked", { checked: r.checked, broken: r.broken, dns_queries: r.dns.queries, dns_inflight_max: r.dns.inflightMax });
+      }
+    } catch (err) {
+      deps.log.error("domain re-check sweep failed", { error: String(err) });
+    }
+    const runAt = Date.now() + (full ? 1000 : opts.sweepIntervalMs);
+    return { type: "done", write: () => void deps.queue.enqueue(DOMAIN_RECHECK_QUEUE, {}, { runAt, maxAttempts: 100 }) };
+  };
+}
+
+export function registerDomainRecheck(runner: JobRunner, deps: Deps, opts: RecheckOptions = DEFAULT_RECHECK): void {
+  // One sweep at a time; the lease covers a full batch even when every lookup times out.
+  runner.register(DOMAIN_RECHECK_QUEUE, domainRecheckHandler(deps, opts), { concurrency: 1, leaseMs: 15 * 60_000 });
+}
+
+/** Makes sure one sweep job is queued (first start, or after it died); call once at start. */
+export async function ensureDomainRecheckScheduled(deps: Deps): Promise<void> {
+  await deps.writer.write(() => {
+    if (deps.queue.depth(DOMAIN_RECHECK_QUEUE) === 0) deps.queue.enqueue(DOMAIN_RECHECK_QUEUE, {}, { maxAttempts: 100 });
+  });
+}

@@ -1,0 +1,329 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DnsResolver } from "../../../src/dns/resolver.ts";
+import { generateDkimKeyPair } from "../../../src/dns/dkim-key.ts";
+import { createTestApp, type TestApp } from "../../helpers.ts";
+import { startDnsServer, type TestDnsServer } from "../../support/dns-server.ts";
+
+let dns: TestDnsServer;
+let t: TestApp;
+let n = 0;
+const uniq = (prefix = "api") => `${prefix}${++n}-${Date.now().toString(36)}.example.test`;
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  t = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
+  // A short timeout so the TIMEOUT case takes a fraction of a second.
+  t.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
+});
+afterAll(() => dns.close());
+
+type Rec = { id: string; purpose: string; type: string; hostname: string; fqdn: string; content: string; status: string; status_reason: string | null; verified_at: string | null };
+const recordOf = (domain: { dns_records: Rec[] }, purpose: string) => domain.dns_records.find((r) => r.purpose === purpose)!;
+
+/** Publishes every record exactly as Posthorn asked. */
+function publish(domain: { dns_records: Rec[] }) {
+  for (const r of domain.dns_records) {
+    if (r.type === "MX") dns.set(r.fqdn, "MX", [{ exchange: r.content, priority: 10 }]);
+    else dns.set(r.fqdn, "TXT", [r.content]);
+  }
+}
+
+async function create(name = uniq(), token?: string) {
+  const res = await t.request("POST", "/v1/domains", { body: { domain: name }, token });
+  expect(res.status).toBe(201);
+  return res.json;
+}
+
+describe("POST /v1/domains", () => {
+  test("201 with the domain directly, its four records to publish and no private key", async () => {
+    const res = await t.request("POST", "/v1/domains", { body: { domain: "  Mail.Example-Shop.TEST. " } });
+    expect(res.status).toBe(201);
+    const d = res.json;
+    expect(d.data).toBeUndefined();
+    expect(d).toMatchObject({ domain: "mail.example-shop.test", status: "pending", status_changed_at: null, last_checked_at: null, projects: [] });
+    expect(d.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(d.return_path_domain).toBe("ph-bounces.mail.example-shop.test");
+    expect(d.dkim_selector).toMatch(/^ph\d{8}[0-9a-f]{4}$/);
+    expect(d.dns_records.map((r: Rec) => [r.purpose, r.type, r.fqdn])).toEqual([
+      ["dkim", "TXT", `${d.dkim_selector}._domainkey.mail.example-shop.test`],
+      ["spf", "TXT", "ph-bounces.mail.example-shop.test"],
+      ["return_path", "MX", "ph-bounces.mail.example-shop.test"],
+      ["dmarc", "TXT", "_dmarc.mail.example-shop.test"],
+    ]);
+    for (const r of d.dns_records) {
+      expect(Object.keys(r).sort()).toEqual(["content", "fqdn", "hostname", "id", "last_checked_at", "purpose", "status", "status_reason", "type", "verified_at"]);
+      expect(r.status).toBe("pending");
+    }
+    expect(recordOf(d, "dkim").hostname).toBe(`${d.dkim_selector}._domainkey`);
+    expect(recordOf(d, "spf").content).toBe("v=spf1 a:mx.posthorn.test ~all");
+    expect(recordOf(d, "return_path").content).toBe("mx.posthorn.test");
+    const stored = t.deps.sqlite.query<{ dkim_private_key: string; dkim_public_key: string }, [string]>("SELECT dkim_private_key, dkim_public_key FROM domains WHERE id = ?").get(d.id)!;
+    expect(stored.dkim_private_key).toContain("BEGIN PRIVATE KEY");
+    expect(recordOf(d, "dkim").content).toBe(`v=DKIM1; k=rsa; p=${stored.dkim_public_key}`);
+    // The public key is an RSA-2048 SPKI: 294 bytes DER.
+    expect(Buffer.from(stored.dkim_public_key, "base64").length).toBe(294);
+    expect(res.text).not.toContain("PRIVATE");
+    expect(res.text).not.toContain(stored.dkim_private_key.split("\n")[1]!);
+  });
+
+  test("an IDN is stored as punycode", async () => {
+    const res = await t.request("POST", "/v1/domains", { body: { domain: "Bücher.Example" } });
+    expect(res.status).toBe(201);
+    expect(res.json.domain).toBe("xn--bcher-kva.example");
+  });
+
+  const invalid: [string, unknown, RegExp][] = [
+    ["an IPv4 address", { domain: "192.0.2.1" }, /not an IP address/],
+    ["an IPv6 address", { domain: "2001:db8::1" }, /not an IP address/],
+    ["no dot", { domain: "localhost" }, /full domain name/],
+    ["bad characters", { domain: "ex_ample!.com" }, /not allowed|letters, digits and hyphens/],
+    ["a space", { domain: "exa mple.com" }, /not allowed/],
+    ["a label over 63", { domain: `${"a".repeat(64)}.com` }, /longer than 63/],
+    ["over 255 characters", { domain: `${"a".repeat(60)}.`.repeat(5) + "com" }, /at most 255/],
+    ["too long for its DKIM name", { domain: `${"abcdefghij.".repeat(22)}com` }, /too long for its DKIM record/],
+    ["empty", { domain: "" }, /required/],
+    ["missing", {}, /required/],
+    ["not a string", { domain: 42 }, /required and must be a string/],
+  ];
+  for (const [name, body, message] of invalid) {
+    test(`${name} → 422`, async () => {
+      const res = await t.request("POST", "/v1/domains", { body });
+      expect(res.status).toBe(422);
+      expect(res.json.message).toMatch(message);
+      expect(res.json.errors.domain[0]).toMatch(message);
+    });
+  }
+
+  test("the same name twice in a team → 409, also when written differently; another team may add it", async () => {
+    const name = uniq("dup");
+    await create(name);
+    const again = await t.request("POST", "/v1/domains", { body: { domain: `${name.toUpperCase()}.` } });
+    expect(again.status).toBe(409);
+    expect(again.json).toEqual({ message: `The domain ${name} has already been added to this team.` });
+    const b = t.addTeam();
+    const other = await t.request("POST", "/v1/domains", { body: { domain: name }, token: b.teamToken });
+    expect(other.status).toBe(201);
+  });
+
+  test("two concurrent requests for one name: one 201, one 409", async () => {
+    const name = uniq("race");
+    const [a, b] = await Promise.all([0, 1].map(() => t.request("POST", "/v1/domains", { body: { domain: name } })));
+    expect([a!.status, b!.status].sort()).toEqual([201, 409]);
+  });
+});
+
+describe("GET /v1/domains", () => {
+  test("paginates the team's own domains, newest first, with records and projects", async () => {
+    const app = createTestApp();
+    const names = ["one.example.test", "two.example.test", "three.example.test"];
+    for (const d of names) expect((await app.request("POST", "/v1/domains", { body: { domain: d } })).status).toBe(201);
+    const b = app.addTeam();
+    await app.request("POST", "/v1/domains", { body: { domain: "other-team.example.test" }, token: b.teamToken });
+
+    const first = await app.request("GET", "/v1/domains?page[size]=2");
+    expect(first.status).toBe(200);
+    expect(first.json.data.map((d: { domain: string }) => d.domain)).toEqual(["three.example.test", "two.example.test"]);
+    expect(first.json).toMatchObject({ path: "http://localhost:8080/v1/domains", per_page: 2, prev_cursor: null });
+    expect(first.json.data[0].dns_records).toHaveLength(4);
+    expect(first.json.next_page_url).toContain("page%5Bcursor%5D=");
+    const second = await app.request("GET", `/v1/domains?page[size]=2&page[cursor]=${first.json.next_cursor}`);
+    expect(second.json.data.map((d: { domain: string }) => d.domain)).toEqual(["one.example.test"]);
+    expect(second.json.next_cursor).toBeNull();
+
+    const sorted = await app.request("GET", "/v1/domains?sort=domain");
+    expect(sorted.json.data.map((d: { domain: string }) => d.domain)).toEqual(["one.example.test", "three.example.test", "two.example.test"]);
+    expect((await app.request("GET", "/v1/domains?filter[status]=active")).json.data).toEqual([]);
+    expect((await app.request("GET", "/v1/domains?filter[status]=bogus")).status).toBe(422);
+    expect((await app.request("GET", "/v1/domains?sort=secret")).status).toBe(422);
+    expect((await app.request("GET", "/v1/domains?page[size]=1000")).status).toBe(422);
+    expect((await app.request("GET", "/v1/domains?page[cursor]=garbage")).status).toBe(422);
+  });
+});
+
+describe("GET, DELETE /v1/domains/{id}", () => {
+  test("GET answers the domain with records and projects; DELETE removes it and its records", async () => {
+    const d = await create();
+    const got = await t.request("GET", `/v1/domains/${d.id}`);
+    expect(got.status).toBe(200);
+    expect(got.json).toEqual(d);
+    const del = await t.request("DELETE", `/v1/domains/${d.id}`);
+    expect(del.status).toBe(200);
+    expect(del.json).toEqual({ message: "Domain deleted successfully." });
+    expect((await t.request("GET", `/v1/domains/${d.id}`)).status).toBe(404);
+    expect(t.deps.sqlite.query("SELECT id FROM dns_records WHERE domain_id = ?").all(d.id)).toEqual([]);
+    expect((await t.request("DELETE", `/v1/domains/${d.id}`)).status).toBe(404);
+  });
+});
+
+describe("PUT /v1/domains/{id}/projects", () => {
+  test("replaces the attached projects and answers the envelope", async () => {
+    const d = await create();
+    const project = t.deps.sqlite.query<{ id: string; name: string }, [string]>("SELECT id, name FROM projects WHERE id = ?").get(t.team.projectId)!;
+    const res = await t.request("PUT", `/v1/domains/${d.id}/projects`, { body: { project_ids: [project.id, project.id.toUpperCase()] } });
+    expect(res.status).toBe(200);
+    expect(res.json.message).toBe("Domain projects updated successfully.");
+    expect(res.json.data.projects).toEqual([{ id: project.id, name: project.name }]);
+    expect((await t.request("GET", `/v1/domains/${d.id}`)).json.projects).toEqual([{ id: project.id, name: project.name }]);
+    const cleared = await t.request("PUT", `/v1/domains/${d.id}/projects`, { body: { project_ids: [] } });
+    expect(cleared.json.data.projects).toEqual([]);
+  });
+
+  test("another team's or an unknown project → 422 naming the item; nothing changes", async () => {
+    const d = await create();
+    await t.request("PUT", `/v1/domains/${d.id}/projects`, { body: { project_ids: [t.team.projectId] } });
+    const b = t.addTeam();
+    const res = await t.request("PUT", `/v1/domains/${d.id}/projects`, { body: { project_ids: [t.team.projectId, b.projectId, "0190a0b0-0000-7000-8000-000000000000"] } });
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.json.errors)).toEqual(["project_ids.1", "project_ids.2"]);
+    expect(res.json.message).toBe(`The project ${b.projectId} does not exist.`);
+    expect((await t.request("GET", `/v1/domains/${d.id}`)).json.projects.map((p: { id: string }) => p.id)).toEqual([t.team.projectId]);
+  });
+
+  test("malformed bodies → 422", async () => {
+    const d = await create();
+    for (const body of [{ project_ids: ["not-a-uuid"] }, { project_ids: "x" }, {}, { project_ids: [1] }]) {
+      const res = await t.request("PUT", `/v1/domains/${d.id}/projects`, { body });
+      expect(res.status).toBe(422);
+      expect(res.json.errors).toBeDefined();
+    }
+  });
+});
+
+describe("POST /v1/domains/{id}/dns-records/verify", () => {
+  test("nothing published → pending, each record with its reason", async () => {
+    const d = await create();
+    const res = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
+    expect(res.status).toBe(200);
+    expect(res.json.verified).toBe(false);
+    expect(res.json.data.status).toBe("pending");
+    expect(res.json.data.status_changed_at).toBeNull();
+    expect(res.json.data.last_checked_at).not.toBeNull();
+    expect(res.json.failed.map((f: { purpose: string }) => f.purpose)).toEqual(["dkim", "spf", "return_path", "dmarc"]);
+    const dkim = recordOf(d, "dkim");
+    expect(res.json.failed[0]).toEqual({ id: dkim.id, purpose: "dkim", type: "TXT", fqdn: dkim.fqdn, status: "pending", reason: `No TXT record found at ${dkim.fqdn}.`, found: null });
+    expect(res.json.failed[2].reason).toBe(`No MX record found at ${d.return_path_domain}.`);
+    for (const r of res.json.data.dns_records) {
+      expect(r.status).toBe("pending");
+      expect(r.status_reason).toMatch(/^No (TXT|MX) record found at /);
+      expect(r.last_checked_at).not.toBeNull();
+      expect(r.verified_at).toBeNull();
+    }
+  });
+
+  test("published correctly → active; status_changed_at moves only when the status changes", async () => {
+    const d = await create();
+    publish(d);
+    const res = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
+    expect(res.json).toMatchObject({ verified: true, failed: [], message: "All DNS records are verified." });
+    expect(res.json.data.status).toBe("active");
+    for (const r of res.json.data.dns_records) expect(r).toMatchObject({ status: "active", status_reason: null });
+    const changedAt = res.json.data.status_changed_at;
+    expect(changedAt).not.toBeNull();
+    const verifiedAt = recordOf(res.json.data, "dkim").verified_at;
+
+    await Bun.sleep(5);
+    const again = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
+    expect(again.json.data.status_changed_at).toBe(changedAt);
+    expect(recordOf(again.json.data, "dkim").verified_at).toBe(verifiedAt);
+    expect(again.json.data.last_checked_at > res.json.data.last_checked_at).toBe(true);
+  });
+
+  test("a wrong DKIM key → failed with the value seen; the domain cannot send", async () => {
+    const d = await create();
+    publish(d);
+    const other = `v=DKIM1; k=rsa; p=${generateDkimKeyPair().publicKeyBase64}`;
+    dns.set(recordOf(d, "dkim").fqdn, "TXT", [other]);
+    const res = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
+    expect(res.json.verified).toBe(false);
+    expect(res.json.data.status).toBe("failed");
+    expect(res.json.data.status_changed_at).not.toBeNull();
+    expect(res.json.failed).toHaveLength(1);
+    expect(res.json.failed[0]).toMatchObject({ purpose: "dkim", status: "failed", found: [other] });
+    expect(res.json.failed[0].reason).toContain("not the key Posthorn generated");
+    expect(t.deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM domains WHERE id = ?").get(d.id)!.status).toBe("failed");
+  });
+
+  test("DNS server failures: 200 with the reason, statuses kept, no crash", async () => {
+    const d = await create();
+    publish(d);
+    expect((await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`)).json.data.status).toBe("active");
+    dns.fail(recordOf(d, "dkim").fqdn, "SERVFAIL");
+    dns.fail(d.return_path_domain, "TIMEOUT");
+    const res = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
+    expect(res.status).toBe(200);
+    expect(res.json.data.status).toBe("active");
+    const byPurpose = Object.fromEntries(res.json.failed.map((f: { purpose: string; reason: string; status: string }) => [f.purpose, f]));
+    expect(byPurpose.dkim.reason).toContain("SERVFAIL");
+    expect(byPurpose.dkim.status).toBe("active");
+    expect(byPurpose.spf.reason).toContain("did not answer in time");
+    expect(byPurpose.return_path.reason).toContain("did not answer in time");
+    expect(res.json.message).toContain("The domain can send");
+    dns.fail(recordOf(d, "dkim").fqdn, null);
+    dns.fail(d.return_path_domain, null);
+  });
+
+  test("NXDOMAIN after a record was verified → failed (it broke), not pending", async () => {
+    const d = await create();
+    publish(d);
+    await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
+    dns.remove(recordOf(d, "dmarc").fqdn);
+    const res = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
+    expect(res.json.failed).toEqual([expect.objectContaining({ purpose: "dmarc", status: "failed", reason: `No TXT record found at _dmarc.${d.domain}.` })]);
+    // DMARC is a recommendation: the domain stays active.
+    expect(res.json.data.status).toBe("active");
+    expect(res.json.verified).toBe(true);
+  });
+});
+
+describe("auth and cross-team isolation", () => {
+  test("every endpoint without a token → 401", async () => {
+    const d = await create();
+    const calls: [string, string, unknown?][] = [
+      ["POST", "/v1/domains", { domain: uniq() }],
+      ["GET", "/v1/domains"],
+      ["GET", `/v1/domains/${d.id}`],
+      ["DELETE", `/v1/domains/${d.id}`],
+      ["PUT", `/v1/domains/${d.id}/projects`, { project_ids: [] }],
+      ["POST", `/v1/domains/${d.id}/dns-records/verify`],
+      ["POST", `/v1/routes/${d.id}/verify-inbound-domain`],
+    ];
+    for (const [method, path, body] of calls) {
+      const res = await t.request(method, path, { token: null, body });
+      expect([method, path, res.status]).toEqual([method, path, 401]);
+      expect(res.json).toEqual({ message: "Unauthenticated." });
+    }
+    // A project token is not a team token.
+    expect((await t.request("GET", "/v1/domains", { projectToken: t.team.projectToken })).status).toBe(401);
+  });
+
+  test("another team's domain is a 404 on every endpoint and stays untouched", async () => {
+    const d = await create();
+    const b = t.addTeam();
+    const ids = [d.id, "0190a0b0-0000-7000-8000-000000000000", "not-a-uuid"];
+    for (const id of ids) {
+      const calls: [string, string, unknown?][] = [
+        ["GET", `/v1/domains/${id}`],
+        ["DELETE", `/v1/domains/${id}`],
+        ["PUT", `/v1/domains/${id}/projects`, { project_ids: [b.projectId] }],
+        ["POST", `/v1/domains/${id}/dns-records/verify`],
+      ];
+      for (const [method, path, body] of calls) {
+        const res = await t.request(method, path, { token: b.teamToken, body });
+        expect([method, path, res.status]).toEqual([method, path, 404]);
+        expect(res.json).toEqual({ message: "Domain not found." });
+      }
+    }
+    const list = await t.request("GET", "/v1/domains?page[size]=100", { token: b.teamToken });
+    expect(list.json.data.map((x: { id: string }) => x.id)).not.toContain(d.id);
+    const still = await t.request("GET", `/v1/domains/${d.id}`);
+    expect(still.json).toMatchObject({ id: d.id, projects: [], last_checked_at: null });
+  });
+});
+
+test("the endpoints are documented in /openapi/json", async () => {
+  const res = await t.request("GET", "/openapi/json", { token: null });
+  const paths = Object.keys(res.json.paths);
+  for (const p of ["/v1/domains", "/v1/domains/{domainId}", "/v1/domains/{domainId}/projects", "/v1/domains/{domainId}/dns-records/verify", "/v1/routes/{routeId}/verify-inbound-domain"]) {
+    expect(paths).toContain(p);
+  }
+});
