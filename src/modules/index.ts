@@ -1,4 +1,5 @@
 import type { Deps } from "../context.ts";
+import { domainsController, inboundDomainController } from "./domains/index.ts";
 import { healthController } from "./health/index.ts";
 import { teamController } from "./team/index.ts";
 import { projectsController } from "./projects/index.ts";
@@ -9,6 +10,8 @@ import { suppressionsController } from "./suppressions/index.ts";
 /** Every controller the app mounts, in order. Add a module's controller here. */
 export const controllers = (deps: Deps) => [
   healthController(deps),
+  domainsController(deps),
+  inboundDomainController(deps),
   teamController(deps),
   projectsController(deps),
   routesController(deps),
