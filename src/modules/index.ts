@@ -6,6 +6,7 @@ import { projectsController } from "./projects/index.ts";
 import { routesController } from "./routes/index.ts";
 import { messagesController } from "./messages/index.ts";
 import { suppressionsController } from "./suppressions/index.ts";
+import { webhooksController } from "./webhooks/index.ts";
 
 /** Every controller the app mounts, in order. Add a module's controller here. */
 export const controllers = (deps: Deps) => [
@@ -17,4 +18,5 @@ export const controllers = (deps: Deps) => [
   routesController(deps),
   messagesController(deps),
   suppressionsController(deps),
+  webhooksController(deps),
 ];

@@ -1,0 +1,138 @@
+import { Elysia, t } from "elysia";
+import type { Deps } from "../../context.ts";
+import { authPlugin } from "../../http/auth.ts";
+import { pageBody, Paginated } from "../../http/pagination.ts";
+import { Envelope, errorResponses, IdParams, MessageBody, rejectUnknownFilters } from "../team/common.ts";
+import {
+  CreateWebhookBody,
+  DeliveryData,
+  ListDeliveriesQuery,
+  ListWebhooksQuery,
+  TestResultData,
+  UpdateWebhookBody,
+  WebhookData,
+  WebhookWithSecret,
+} from "./model.ts";
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  regenerateSecret,
+  testWebhook,
+  updateWebhook,
+} from "./service.ts";
+
+const security = [{ teamToken: [] }];
+const params = IdParams("id", "Webhook");
+
+/** Webhooks of the team's routes: CRUD, secret regeneration, a test send and the attempt log. */
+export const webhooksController = (deps: Deps) =>
+  new Elysia({ tags: ["Webhooks"] })
+    .use(authPlugin(deps))
+    .post(
+      "/v1/webhooks",
+      async ({ team, body, set }) => {
+        const data = await createWebhook(deps, team.teamId, body);
+        set.status = 201;
+        return { data, message: "Webhook created successfully. Please save the secret now; it will not be shown again." };
+      },
+      {
+        team: true,
+        body: CreateWebhookBody,
+        detail: { summary: "Create a webhook (the response carries its secret, shown once)", security },
+        response: { 201: Envelope(WebhookWithSecret), ...errorResponses(401, 422) },
+      },
+    )
+    .get(
+      "/v1/webhooks",
+      ({ team, query, request }) => {
+        rejectUnknownFilters(request.url, ["route_id", "enabled"]);
+        const { page, data, size } = listWebhooks(deps.sqlite, team.teamId, query);
+        return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/webhooks", query, size });
+      },
+      {
+        team: true,
+        query: ListWebhooksQuery,
+        detail: { summary: "List webhooks (filter[route_id], filter[enabled])", security },
+        response: { 200: Paginated(WebhookData), ...errorResponses(401, 422) },
+      },
+    )
+    .get("/v1/webhooks/:id", ({ team, params }) => getWebhook(deps.sqlite, team.teamId, params.id), {
+      team: true,
+      params,
+      detail: { summary: "Get a webhook (without its secret)", security },
+      response: { 200: WebhookData, ...errorResponses(401, 404) },
+    })
+    .put(
+      "/v1/webhooks/:id",
+      async ({ team, params, body }) => ({
+        data: await updateWebhook(deps, team.teamId, params.id, body),
+        message: "Webhook updated successfully.",
+      }),
+      {
+        team: true,
+        params,
+        body: UpdateWebhookBody,
+        detail: { summary: "Update a webhook (the secret is kept; enabling clears disabled_reason)", security },
+        response: { 200: Envelope(WebhookData), ...errorResponses(401, 404, 422) },
+      },
+    )
+    .delete(
+      "/v1/webhooks/:id",
+      async ({ team, params }) => {
+        await deleteWebhook(deps, team.teamId, params.id);
+        return { message: "Webhook deleted successfully." };
+      },
+      {
+        team: true,
+        params,
+        detail: { summary: "Delete a webhook (queued deliveries are dropped)", security },
+        response: { 200: MessageBody, ...errorResponses(401, 404) },
+      },
+    )
+    .post(
+      "/v1/webhooks/:id/regenerate-secret",
+      async ({ team, params }) => ({
+        data: await regenerateSecret(deps, team.teamId, params.id),
+        message: "Webhook secret regenerated successfully. Please save the new secret now; it will not be shown again. The old secret no longer signs deliveries.",
+      }),
+      {
+        team: true,
+        params,
+        detail: { summary: "Regenerate the signing secret (the old one stops signing at once)", security },
+        response: { 200: Envelope(WebhookWithSecret), ...errorResponses(401, 404) },
+      },
+    )
+    .post(
+      "/v1/webhooks/:id/test",
+      async ({ team, params }) => {
+        const data = await testWebhook(deps, team.teamId, params.id);
+        return {
+          data,
+          message: data.success ? "Test event delivered successfully." : `Test event delivery failed: ${data.error ?? "unknown error"}`,
+        };
+      },
+      {
+        team: true,
+        params,
+        detail: { summary: "Send a signed webhook.test event now and report the attempt", security },
+        response: { 200: t.Object({ data: TestResultData, message: t.String() }), ...errorResponses(401, 404) },
+      },
+    )
+    .get(
+      "/v1/webhooks/:id/deliveries",
+      ({ team, params, query, request }) => {
+        rejectUnknownFilters(request.url, ["event", "outcome", "event_id"]);
+        const { page, data, size } = listDeliveries(deps.sqlite, team.teamId, params.id, query);
+        return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: `/v1/webhooks/${params.id}/deliveries`, query, size });
+      },
+      {
+        team: true,
+        params,
+        query: ListDeliveriesQuery,
+        detail: { summary: "List delivery attempts, newest first (filter[event], filter[outcome], filter[event_id])", security },
+        response: { 200: Paginated(DeliveryData), ...errorResponses(401, 404, 422) },
+      },
+    );

@@ -1,0 +1,174 @@
+import { t, type Static } from "elysia";
+import { EVENT_KINDS } from "../../events/publish.ts";
+import { iso } from "../../ids.ts";
+import { PageQuery } from "../../http/pagination.ts";
+import { Nullable } from "../team/common.ts";
+
+export const WEBHOOK_NAME_MAX = 255;
+export const WEBHOOK_URL_MAX = 500;
+
+const DateTime = t.String({ format: "date-time" });
+
+const webhookFields = {
+  id: t.String(),
+  route_id: t.String(),
+  name: t.String(),
+  url: t.String({ format: "uri" }),
+  events: t.Array(t.String(), { description: "Subscribed event kinds" }),
+  enabled: t.Boolean(),
+  disabled_reason: Nullable(t.String({ description: "Why the service disabled the webhook (e.g. the receiver answered 410)" })),
+  last_called_at: Nullable(DateTime),
+  created_at: DateTime,
+  updated_at: DateTime,
+};
+
+/** A webhook as read back: never with its secret. */
+export const WebhookData = t.Object(webhookFields);
+export type WebhookData = Static<typeof WebhookData>;
+
+/** At creation and secret regeneration only. */
+export const WebhookWithSecret = t.Object({
+  ...webhookFields,
+  secret: t.String({ description: "Signing secret (whsec_…), shown once: store it now" }),
+});
+export type WebhookWithSecret = Static<typeof WebhookWithSecret>;
+
+const eventKind = t.Union(
+  EVENT_KINDS.map((k) => t.Literal(k)),
+  { error: `Each entry of the events field must be one of: ${EVENT_KINDS.join(", ")}.` },
+);
+
+const nameField = t.String({
+  minLength: 1,
+  maxLength: WEBHOOK_NAME_MAX,
+  error: `The name field is required and must be a string of 1 to ${WEBHOOK_NAME_MAX} characters.`,
+});
+const urlField = t.String({
+  minLength: 1,
+  maxLength: WEBHOOK_URL_MAX,
+  description: "https:// URL that receives the signed POSTs",
+  error: `The url field is required and must be an https:// URL of at most ${WEBHOOK_URL_MAX} characters.`,
+});
+const eventsField = t.Array(eventKind, {
+  minItems: 1,
+  maxItems: EVENT_KINDS.length * 2,
+  error: "The events field must be an array of at least one event kind.",
+});
+
+export const CreateWebhookBody = t.Object({
+  route_id: t.String({ minLength: 1, maxLength: 100, error: "The route_id field is required and must be the ID of a route of this team." }),
+  name: nameField,
+  url: urlField,
+  events: eventsField,
+  enabled: t.Optional(Nullable(t.Boolean({ error: "The enabled field must be true, false or null." }))),
+});
+export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
+
+export const UpdateWebhookBody = t.Object({
+  name: t.Optional(nameField),
+  url: t.Optional(urlField),
+  events: t.Optional(eventsField),
+  enabled: t.Optional(Nullable(t.Boolean({ error: "The enabled field must be true, false or null." }))),
+});
+export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
+
+export const ListWebhooksQuery = t.Object({
+  ...PageQuery,
+  sort: t.Optional(t.String({ maxLength: 200, description: "created_at, updated_at, name; - for descending; default -created_at" })),
+  "filter[route_id]": t.Optional(t.String({ maxLength: 100 })),
+  "filter[enabled]": t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { error: "The filter[enabled] field must be true or false." })),
+});
+
+export const DeliveryData = t.Object({
+  id: t.String(),
+  webhook_id: t.String(),
+  event_id: t.String(),
+  event: t.String(),
+  attempt: t.Integer({ minimum: 1 }),
+  outcome: t.Union([t.Literal("succeeded"), t.Literal("failed")]),
+  status_code: Nullable(t.Integer()),
+  duration_ms: t.Integer({ minimum: 0 }),
+  error: Nullable(t.String()),
+  response_excerpt: Nullable(t.String({ description: "Start of the receiver's answer (up to 2 KB)" })),
+  next_attempt_at: Nullable(DateTime),
+  created_at: DateTime,
+});
+export type DeliveryData = Static<typeof DeliveryData>;
+
+export const ListDeliveriesQuery = t.Object({
+  ...PageQuery,
+  "filter[event]": t.Optional(t.String({ maxLength: 100, description: "Event kind, e.g. message.delivered" })),
+  "filter[outcome]": t.Optional(t.Union([t.Literal("succeeded"), t.Literal("failed")], { error: "The filter[outcome] field must be succeeded or failed." })),
+  "filter[event_id]": t.Optional(t.String({ maxLength: 100 })),
+});
+
+export const TestResultData = t.Object({
+  success: t.Boolean(),
+  status_code: Nullable(t.Integer()),
+  duration_ms: t.Integer({ minimum: 0 }),
+  error: Nullable(t.String()),
+  response_excerpt: Nullable(t.String()),
+  event_id: t.String(),
+  delivery_id: Nullable(t.String()),
+});
+export type TestResultData = Static<typeof TestResultData>;
+
+export type WebhookRow = {
+  id: string;
+  team_id: string;
+  route_id: string;
+  name: string;
+  url: string;
+  events: string;
+  enabled: number;
+  secret: string;
+  disabled_reason: string | null;
+  last_called_at: number | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export const serializeWebhook = (r: WebhookRow): WebhookData => ({
+  id: r.id,
+  route_id: r.route_id,
+  name: r.name,
+  url: r.url,
+  events: JSON.parse(r.events) as string[],
+  enabled: r.enabled === 1,
+  disabled_reason: r.disabled_reason,
+  last_called_at: iso(r.last_called_at),
+  created_at: iso(r.created_at)!,
+  updated_at: iso(r.updated_at)!,
+});
+
+export const serializeWebhookWithSecret = (r: WebhookRow): WebhookWithSecret => ({ ...serializeWebhook(r), secret: r.secret });
+
+export type DeliveryRow = {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event: string;
+  attempt: number;
+  outcome: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+  next_attempt_at: number | null;
+  created_at: number;
+};
+
+export const serializeDelivery = (r: DeliveryRow): DeliveryData => ({
+  id: r.id,
+  webhook_id: r.webhook_id,
+  event_id: r.event_id,
+  event: r.event,
+  attempt: r.attempt,
+  outcome: r.outcome === "succeeded" ? "succeeded" : "failed",
+  status_code: r.status_code,
+  duration_ms: r.duration_ms,
+  error: r.error,
+  response_excerpt: r.response_excerpt,
+  next_attempt_at: iso(r.next_attempt_at),
+  created_at: iso(r.created_at)!,
+});

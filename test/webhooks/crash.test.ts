@@ -1,0 +1,82 @@
+import { afterAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { publishEvent } from "../../src/events/publish.ts";
+import { createTestApp, tempDir, waitFor } from "../helpers.ts";
+import { startDnsServer } from "../support/dns-server.ts";
+import { makeTestCert, startReceiver } from "./support.ts";
+
+const cleanups: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+test("deliveries pending at SIGKILL are made after a restart", async () => {
+  const dns = await startDnsServer();
+  dns.set("hooks.example.test", "A", ["127.0.0.1"]);
+  const cert = makeTestCert(["hooks.example.test"]);
+  let slow = true;
+  const receiver = startReceiver(cert, {
+    respond: async () => {
+      if (slow) await Bun.sleep(250);
+      return new Response("ok");
+    },
+  });
+  cleanups.push(() => receiver.stop(), () => dns.close());
+
+  const dir = tempDir();
+  const dbPath = join(dir, "posthorn.db");
+  const env = {
+    POSTHORN_DATA_DIR: dir,
+    POSTHORN_DNS_SERVERS: dns.server,
+    POSTHORN_WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
+  };
+  const t = createTestApp({ env, dbPath });
+  const routeId = t.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'transactional'").get(t.team.projectId)!.id;
+  const created = await t.request("POST", "/v1/webhooks", { body: { route_id: routeId, name: "crash", url: receiver.url(), events: ["message.delivered"] } });
+  receiver.secret = created.json.data.secret;
+
+  const N = 40;
+  const eventIds = await t.deps.writer.write(() =>
+    Array.from({ length: N }, (_, i) =>
+      publishEvent(t.deps.sqlite, t.deps.queue, { teamId: t.team.teamId, routeId, kind: "message.delivered", data: { message_id: `m-${i}` } }),
+    ),
+  );
+
+  const spawnWorker = async () => {
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures", "webhook-worker.ts"), dbPath], {
+      env: { ...process.env, ...env, NODE_EXTRA_CA_CERTS: cert.caPath },
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    cleanups.push(() => proc.kill("SIGKILL"));
+    const reader = proc.stdout.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("ready");
+    return proc;
+  };
+
+  const first = await spawnWorker();
+  await waitFor(() => receiver.deliveries.length >= 6, 10_000);
+  first.kill("SIGKILL");
+  await first.exited;
+  expect(first.signalCode).toBe("SIGKILL");
+
+  const pending = t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND dead_at IS NULL").get()!.n;
+  const inFlight = t.deps.sqlite.query<{ n: number }, [number]>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND attempts > 0 AND run_at > ?").get(Date.now())!.n;
+  expect(pending).toBeGreaterThan(N / 2); // most deliveries had not been made
+  expect(inFlight).toBeGreaterThan(0); // and some were in the middle of an attempt
+
+  slow = false;
+  const second = await spawnWorker();
+  await waitFor(() => {
+    const done = new Set(receiver.deliveries.filter((d) => d.verified && d.status === 200).map((d) => d.json!.id));
+    return eventIds.every((id) => done.has(id));
+  }, 15_000);
+  await waitFor(() => t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook'").get()!.n === 0, 5000);
+  second.kill("SIGKILL");
+
+  expect(receiver.deliveries.every((d) => d.verified)).toBe(true);
+  const succeeded = t.deps.sqlite.query<{ event_id: string }, []>("SELECT DISTINCT event_id FROM webhook_deliveries WHERE outcome = 'succeeded'").all();
+  expect(new Set(succeeded.map((r) => r.event_id))).toEqual(new Set(eventIds));
+  // An attempt cut off by the kill is made again with the next attempt number.
+  expect(Math.max(...receiver.deliveries.map((d) => d.attempt))).toBeGreaterThanOrEqual(2);
+}, 40_000);
