@@ -4,6 +4,7 @@ import type { Config } from "./config.ts";
 import type { Deps } from "./context.ts";
 import { registerJobHandlers } from "./jobs/handlers.ts";
 import { JobRunner } from "./jobs/runner.ts";
+import { closeOutbound } from "./mail/jobs.ts";
 import { ensureDomainRecheckScheduled } from "./modules/domains/recheck.ts";
 import { createDeps } from "./runtime.ts";
 
@@ -39,6 +40,7 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   });
   const httpPort = app.server?.port ?? config.httpPort;
   const background: Background[] = [];
+  background.push({ name: "outbound smtp pools", stop: () => closeOutbound(deps) });
   deps.log.info("posthorn started", { http: `${config.httpHost}:${httpPort}`, delivery: config.delivery });
 
   let stopping: Promise<void> | null = null;

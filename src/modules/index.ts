@@ -1,6 +1,7 @@
 import type { Deps } from "../context.ts";
 import { domainsController, inboundDomainController } from "./domains/index.ts";
 import { healthController } from "./health/index.ts";
+import { sendController } from "./send/index.ts";
 import { teamController } from "./team/index.ts";
 import { projectsController } from "./projects/index.ts";
 import { routesController } from "./routes/index.ts";
@@ -11,6 +12,7 @@ import { webhooksController } from "./webhooks/index.ts";
 /** Every controller the app mounts, in order. Add a module's controller here. */
 export const controllers = (deps: Deps) => [
   healthController(deps),
+  sendController(deps),
   domainsController(deps),
   inboundDomainController(deps),
   teamController(deps),

@@ -1,0 +1,66 @@
+import MailComposer from "nodemailer/lib/mail-composer";
+import type { Address } from "../db/schema.ts";
+import { formatAddress } from "./address.ts";
+
+export interface ComposeAttachment {
+  filename: string;
+  contentType: string;
+  /** Set for inline parts referenced from the HTML as cid:<contentId>. */
+  contentId: string | null;
+  content: Buffer;
+}
+
+export interface ComposeInput {
+  /** Message-ID header value without angle brackets. */
+  messageId: string;
+  date: Date;
+  from: Address;
+  to: Address[];
+  cc: Address[];
+  replyTo: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  /** Custom headers, already validated (no CR/LF, no reserved names). */
+  headers: Record<string, string>;
+  attachments: ComposeAttachment[];
+  /** Broadcast mail: RFC 8058 one-click unsubscribe URL. */
+  listUnsubscribeUrl?: string | null;
+}
+
+/**
+ * Builds the RFC 5322 message with nodemailer's MIME composer: multipart/alternative for html +
+ * text, multipart/related for inline images (attachments with a content id), multipart/mixed
+ * for the rest. Bcc never appears in the headers. File and URL access are disabled so that no
+ * input can make the composer read a local file or fetch a URL.
+ */
+export function composeMessage(input: ComposeInput): Promise<Buffer> {
+  const headers: Record<string, string> = { ...input.headers };
+  if (input.listUnsubscribeUrl) {
+    headers["List-Unsubscribe"] = `<${input.listUnsubscribeUrl}>`;
+    headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click";
+  }
+  const composer = new MailComposer({
+    from: formatAddress(input.from),
+    to: input.to.map(formatAddress),
+    cc: input.cc.length ? input.cc.map(formatAddress) : undefined,
+    replyTo: input.replyTo.length ? input.replyTo : undefined,
+    subject: input.subject,
+    html: input.html ?? undefined,
+    text: input.text ?? undefined,
+    headers,
+    messageId: `<${input.messageId}>`,
+    date: input.date,
+    attachments: input.attachments.map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      contentType: a.contentType,
+      ...(a.contentId ? { cid: a.contentId, contentDisposition: "inline" as const } : {}),
+    })),
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  return new Promise((resolve, reject) => {
+    composer.compile().build((err, message) => (err ? reject(err) : resolve(message)));
+  });
+}

@@ -1,0 +1,285 @@
+/**
+ * The outbound pipeline's two job queues:
+ *   compose  (one per accepted message): build the MIME, DKIM-sign it, store it as the message's
+ *            raw source, mark recipients queued, and queue one delivery per destination domain;
+ *   delivery (one per message and destination domain, carrying its recipients): deliver over
+ *            SMTP (direct to MX, through the relay, or to the sink) and record each recipient's
+ *            outcome; soft failures retry on DELIVERY_SCHEDULE_MS until the queue lifetime.
+ * Every status change goes through changeRecipientStatus and commits together with the job's fate.
+ */
+import type { Database } from "bun:sqlite";
+import type { Deps } from "../context.ts";
+import type { Address } from "../db/schema.ts";
+import { changeRecipientStatus, FINAL_RECIPIENT_STATUSES, type RemoteReply } from "../events/message-status.ts";
+import { iso } from "../ids.ts";
+import { DELIVERY_SCHEDULE_MS, scheduledBackoff } from "../jobs/backoff.ts";
+import type { Job } from "../jobs/queue.ts";
+import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
+import { serverSecret, signValue } from "../secrets.ts";
+import { composeMessage } from "./compose.ts";
+import { dkimSign } from "./dkim.ts";
+import { Deliverer, type RecipientOutcome } from "./deliver.ts";
+import { requestedRetryMs } from "./reply.ts";
+import { SmtpPools, type SmtpPoolOptions } from "./smtp-pool.ts";
+import { bounceDomainOf, verpAddress } from "./verp.ts";
+
+export const COMPOSE_QUEUE = "compose";
+export const DELIVERY_QUEUE = "delivery";
+
+export interface ComposeJob {
+  messageId: string;
+}
+export interface DeliveryJob {
+  messageId: string;
+  /** Destination domain (lower-case ASCII). */
+  domain: string;
+  recipientIds: string[];
+}
+
+export interface OutboundOptions {
+  /** Delays between delivery attempts; default DESIGN.md §5 (tests shorten them). */
+  retryScheduleMs?: readonly number[];
+  /** How long a claimed job is held; renewed while it runs, so a crash frees it this soon. */
+  leaseMs?: number;
+  composeConcurrency?: number;
+  deliveryConcurrency?: number;
+  pool?: Partial<Omit<SmtpPoolOptions, "log" | "heloName">>;
+  /** How long MX answers are reused; 0 looks up every time. */
+  mxCacheMs?: number;
+}
+
+/** The unsubscribe token of a broadcast message: its id and a keyed signature. */
+export const unsubscribeToken = (secret: string, messageId: string): string => `${messageId}.${signValue(secret, "unsubscribe", messageId, 20)}`;
+
+const MAX_ATTEMPTS = 100_000;
+
+type ComposeRow = {
+  id: string;
+  from_email: string;
+  from_name: string;
+  subject: string;
+  to: string;
+  cc: string;
+  reply_to: string;
+  message_id_header: string | null;
+  created_at: number;
+  html: string | null;
+  text: string | null;
+  headers: string;
+  route_type: string | null;
+  domain: string | null;
+  dkim_selector: string | null;
+  dkim_private_key: string | null;
+};
+
+type RecipientRow = { id: string; email: string; status: string };
+
+function pendingRecipients(sqlite: Database, messageId: string): RecipientRow[] {
+  return sqlite
+    .query<RecipientRow, [string]>("SELECT id, email, status FROM recipients WHERE message_id = ? AND status = 'pending' ORDER BY id")
+    .all(messageId);
+}
+
+const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
+
+/** Builds and signs one message. Exposed for tests and the benchmark. */
+export async function composeAndSign(deps: Deps, row: ComposeRow): Promise<Buffer> {
+  const attachments = deps.sqlite
+    .query<{ filename: string; content_type: string; content_id: string | null; content: Uint8Array }, [string]>(
+      "SELECT filename, content_type, content_id, content FROM attachments WHERE message_id = ? ORDER BY id",
+    )
+    .all(row.id)
+    .map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: Buffer.from(a.content) }));
+  const raw = await composeMessage({
+    messageId: row.message_id_header ?? `${row.id}@${row.domain}`,
+    date: new Date(row.created_at),
+    from: { email: row.from_email, name: row.from_name },
+    to: JSON.parse(row.to) as Address[],
+    cc: JSON.parse(row.cc) as Address[],
+    replyTo: JSON.parse(row.reply_to) as string[],
+    subject: row.subject,
+    html: row.html,
+    text: row.text,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    attachments,
+    listUnsubscribeUrl:
+      row.route_type === "broadcast" ? `${deps.config.publicUrl}/v1/unsubscribe/${unsubscribeToken(serverSecret(deps.sqlite), row.id)}` : null,
+  });
+  return dkimSign(raw, { domain: row.domain!, selector: row.dkim_selector!, privateKeyPem: row.dkim_private_key! });
+}
+
+/** Outbound SMTP connections per Deps, closed at shutdown by closeOutbound. */
+const poolsByDeps = new WeakMap<Deps, SmtpPools>();
+
+/** Closes the outbound connection pools (server shutdown). */
+export function closeOutbound(deps: Deps): void {
+  poolsByDeps.get(deps)?.close();
+  poolsByDeps.delete(deps);
+}
+
+/** Registers the compose and delivery queues. Returns the pools (tests read their stats). */
+export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: OutboundOptions = {}): SmtpPools {
+  const { sqlite, queue, config, log } = deps;
+  const leaseMs = opts.leaseMs ?? 10_000;
+  const schedule = opts.retryScheduleMs ?? DELIVERY_SCHEDULE_MS;
+  const pools = new SmtpPools({ heloName: config.hostname, log, ...opts.pool });
+  poolsByDeps.get(deps)?.close();
+  poolsByDeps.set(deps, pools);
+  const deliverer = new Deliverer(deps, pools, { mxCacheMs: opts.mxCacheMs ?? 60_000 });
+  let secret: string | null = null;
+  const verpSecret = () => (secret ??= serverSecret(sqlite));
+
+  /** Keeps a running job leased, so that a short lease is safe for slow SMTP servers. */
+  const leased =
+    <P>(handler: (job: Job<P>) => Promise<JobOutcome>) =>
+    async (job: Job<P>): Promise<JobOutcome> => {
+      const timer = setInterval(() => {
+        deps.writer.write(() => queue.extend(job, leaseMs)).catch(() => {});
+      }, leaseMs / 3);
+      try {
+        return await handler(job);
+      } finally {
+        clearInterval(timer);
+      }
+    };
+
+  const failAll = (ids: string[], reason: string): JobOutcome => ({
+    type: "done",
+    write: () => {
+      const now = Date.now();
+      for (const id of ids) {
+        changeRecipientStatus(sqlite, queue, { recipientId: id, status: "failed", response: null, details: { reason } }, now);
+      }
+    },
+  });
+
+  const compose = async (job: Job<ComposeJob>): Promise<JobOutcome> => {
+    const { messageId } = job.payload;
+    const row = sqlite
+      .query<ComposeRow, [string]>(
+        `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
+                c.html, c.text, c.headers, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key
+         FROM messages m JOIN message_contents c ON c.message_id = m.id
+         LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
+         WHERE m.id = ?`,
+      )
+      .get(messageId);
+    if (!row) return { type: "done" };
+    const recipients = pendingRecipients(sqlite, messageId);
+    if (recipients.length === 0) return { type: "done" };
+    if (!row.domain || !row.dkim_private_key) {
+      return failAll(recipients.map((r) => r.id), "The sending domain was removed before the message was sent.");
+    }
+    let raw: Buffer;
+    try {
+      raw = await composeAndSign(deps, row);
+    } catch (err) {
+      log.error("compose failed", { message: messageId, error: err instanceof Error ? err.message : String(err) });
+      return failAll(recipients.map((r) => r.id), `The message could not be composed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return {
+      type: "done",
+      write: () => {
+        const now = Date.now();
+        sqlite.query("UPDATE message_contents SET raw = ? WHERE message_id = ?").run(raw, messageId);
+        const byDomain = new Map<string, string[]>();
+        for (const r of recipients) {
+          changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "queued" }, now);
+          const d = domainOf(r.email);
+          const list = byDomain.get(d) ?? [];
+          list.push(r.id);
+          byDomain.set(d, list);
+        }
+        for (const [domain, recipientIds] of byDomain) {
+          queue.enqueue(DELIVERY_QUEUE, { messageId, domain, recipientIds } satisfies DeliveryJob, { maxAttempts: MAX_ATTEMPTS });
+        }
+      },
+    };
+  };
+
+  const deliver = async (job: Job<DeliveryJob>): Promise<JobOutcome> => {
+    const { messageId, domain, recipientIds } = job.payload;
+    const msg = sqlite
+      .query<{ created_at: number; raw: Uint8Array | null; domain: string | null; return_path_host: string | null }, [string]>(
+        `SELECT m.created_at, c.raw, d.domain, d.return_path_host FROM messages m JOIN message_contents c ON c.message_id = m.id
+         LEFT JOIN domains d ON d.id = m.domain_id WHERE m.id = ?`,
+      )
+      .get(messageId);
+    if (!msg) return { type: "done" };
+    const placeholders = recipientIds.map(() => "?").join(",");
+    const due = sqlite
+      .query<RecipientRow, string[]>(`SELECT id, email, status FROM recipients WHERE message_id = ? AND id IN (${placeholders})`)
+      .all(messageId, ...recipientIds)
+      .filter((r) => !FINAL_RECIPIENT_STATUSES.has(r.status));
+    if (due.length === 0) return { type: "done" };
+    if (!msg.raw || !msg.domain || !msg.return_path_host) {
+      return failAll(due.map((r) => r.id), "The message source or its sending domain is missing.");
+    }
+    const raw = Buffer.from(msg.raw);
+    const deadline = msg.created_at + config.queueLifetimeSeconds * 1000;
+
+    if (config.delivery === "sink") {
+      const reply: RemoteReply = { code: 250, enhanced_code: "2.0.0", message: "Accepted by the sink (POSTHORN_DELIVERY=sink); not sent" };
+      return {
+        type: "done",
+        write: () => {
+          const now = Date.now();
+          for (const r of due) {
+            changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "processed", attempted: true }, now);
+            changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "delivered", response: reply }, now);
+          }
+        },
+      };
+    }
+
+    // The attempt is on record before the first byte goes out: after a crash these recipients
+    // are attempted again (at-least-once), never forgotten.
+    await deps.writer.write(() => {
+      const now = Date.now();
+      for (const r of due) changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "processed", attempted: true }, now);
+    });
+
+    const bounceDomain = bounceDomainOf({ domain: msg.domain, returnPathHost: msg.return_path_host });
+    const outcomes = await deliverer.deliver(
+      domain,
+      due.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret(), r.id, bounceDomain) })),
+      raw,
+    );
+    return outcomeOf(job, outcomes, deadline);
+  };
+
+  /** Records each recipient's result; schedules another attempt for the soft failures. */
+  const outcomeOf = (job: Job<DeliveryJob>, outcomes: RecipientOutcome[], deadline: number): JobOutcome => {
+    const now = Date.now();
+    const soft = outcomes.filter((o) => o.verdict === "soft");
+    const requested = Math.max(0, ...soft.map((o) => requestedRetryMs(o.reply.message) ?? 0));
+    const delayMs = scheduledBackoff(job.attempt, schedule, { requestedMs: requested || null });
+    const expired = now + delayMs > deadline;
+    const write = () => {
+      const at = Date.now();
+      for (const o of outcomes) {
+        const base = { recipientId: o.recipientId, response: o.reply, details: { mx: o.host ?? null } };
+        if (o.verdict === "delivered") changeRecipientStatus(sqlite, queue, { ...base, status: "delivered" }, at);
+        else if (o.verdict === "hard") {
+          changeRecipientStatus(sqlite, queue, { ...base, status: "hard_bounced", suppress: o.suppress ? "hard_bounce" : null }, at);
+        } else if (expired) {
+          changeRecipientStatus(
+            sqlite,
+            queue,
+            { ...base, status: "failed", details: { ...base.details, reason: `Not delivered within the queue lifetime of ${config.queueLifetimeSeconds} s.` } },
+            at,
+          );
+        } else {
+          changeRecipientStatus(sqlite, queue, { ...base, status: "soft_bounced", details: { ...base.details, next_attempt_at: iso(at + delayMs) } }, at);
+        }
+      }
+    };
+    if (soft.length === 0 || expired) return { type: "done", write };
+    const summary = soft.map((o) => `${o.email}: ${o.reply.code ?? ""} ${o.reply.message}`.trim()).join("; ");
+    return { type: "retry", delayMs, error: summary.slice(0, 1000), write };
+  };
+
+  runner.register<ComposeJob>(COMPOSE_QUEUE, leased(compose), { concurrency: opts.composeConcurrency ?? 32, leaseMs });
+  runner.register<DeliveryJob>(DELIVERY_QUEUE, leased(deliver), { concurrency: opts.deliveryConcurrency ?? config.deliveryConcurrency, leaseMs });
+  return pools;
+}

@@ -1,0 +1,84 @@
+import { t, type Static } from "elysia";
+import { MESSAGE_STATUSES } from "../../events/message-status.ts";
+import { LIMITS } from "./limits.ts";
+
+const addressList = (field: string, minItems = 0) =>
+  t.Array(t.String({ maxLength: 512 }), {
+    minItems,
+    maxItems: LIMITS.recipients,
+    error: `The ${field} field must be an array of ${minItems ? "1 to " : "at most "}${LIMITS.recipients} email addresses.`,
+  });
+
+const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, error: string, description?: string) =>
+  t.Optional(t.Union([schema, t.Null()], { error, description }));
+
+export const SendAttachment = t.Object({
+  filename: t.String({ minLength: 1, maxLength: 255, error: "The attachment filename must be a string of 1 to 255 characters." }),
+  content: t.String({ description: "Base64-encoded file content", error: "The attachment content must be a base64 string." }),
+  content_id: nullable(
+    t.String({ minLength: 1, maxLength: 255 }),
+    "The attachment content_id must be a string of 1 to 255 characters, or null.",
+    "Makes the attachment an inline part that the HTML references as cid:<content_id> (inline images)",
+  ),
+  content_type: nullable(
+    t.String({ minLength: 3, maxLength: 255 }),
+    "The attachment content_type must be a MIME type such as image/png, or null.",
+    "MIME type; guessed from the filename when absent",
+  ),
+});
+
+export const SendEmail = t.Object(
+  {
+    from: t.String({
+      minLength: 1,
+      maxLength: 512,
+      error: 'The from field is required and must be an email address, optionally with a name: "Name <user@example.com>".',
+      description: 'Sender, "user@example.com" or "Name <user@example.com>", on a domain attached to the project',
+    }),
+    subject: t.String({ maxLength: LIMITS.subject, error: `The subject field is required and must be a string of at most ${LIMITS.subject} characters.` }),
+    to: addressList("to", 1),
+    route: nullable(t.String({ minLength: 1, maxLength: 255 }), "The route field must be a route slug or id.", "Route slug (or id); default: the project's transactional route"),
+    tag: nullable(
+      t.String({ maxLength: LIMITS.tag, pattern: "^[A-Za-z0-9_ -]*$" }),
+      `The tag field may contain letters, digits, underscores, hyphens and spaces, at most ${LIMITS.tag} characters.`,
+    ),
+    html: nullable(t.String({ minLength: LIMITS.bodyMin }), `The html field must be at least ${LIMITS.bodyMin} characters, or null.`),
+    text: nullable(t.String({ minLength: LIMITS.bodyMin }), `The text field must be at least ${LIMITS.bodyMin} characters, or null.`),
+    cc: nullable(addressList("cc"), "The cc field must be an array of email addresses, or null."),
+    bcc: nullable(addressList("bcc"), "The bcc field must be an array of email addresses, or null."),
+    reply_to: nullable(addressList("reply_to"), "The reply_to field must be an array of email addresses, or null."),
+    headers: nullable(t.Record(t.String(), t.String()), "The headers field must be an object of string values, or null.", "Custom headers added to the email"),
+    metadata: nullable(
+      t.Record(t.String(), t.String()),
+      "The metadata field must be an object of string values, or null.",
+      "Tracked with the email and returned in events; never added as a header",
+    ),
+    attachments: nullable(t.Array(SendAttachment, { maxItems: LIMITS.attachments }), `The attachments field must be an array of at most ${LIMITS.attachments} attachments, or null.`),
+  },
+  { description: "One email" },
+);
+export type SendEmail = Static<typeof SendEmail>;
+
+export const SendBatch = t.Array(SendEmail, {
+  minItems: 1,
+  maxItems: LIMITS.batch,
+  error: `The batch must be an array of 1 to ${LIMITS.batch} emails.`,
+});
+
+export const SendResult = t.Object({
+  message_id: t.String(),
+  status: t.Union(MESSAGE_STATUSES.map((s) => t.Literal(s)), { description: "pending on acceptance; suppressed when every recipient is suppressed" }),
+});
+export type SendResult = Static<typeof SendResult>;
+
+/**
+ * The Idempotency-Key header, documented as a parameter: a `headers` schema would make Elysia
+ * strip the other headers (x-service-token) before authentication reads them.
+ */
+export const IdempotencyKeyParameter = {
+  in: "header" as const,
+  name: "Idempotency-Key",
+  required: false,
+  description: "1 to 255 characters. The same key and body within 24 h return the first response and send nothing again; another body → 409.",
+  schema: { type: "string" as const, minLength: 1, maxLength: 255 },
+};
