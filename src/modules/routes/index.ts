@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
-import { Envelope, errorResponses, IdParams, MessageBody, nullsToAbsent, parseInclude } from "../team/common.ts";
+import { Envelope, errorResponses, IdParams, MessageBody, nullsToAbsent, parseInclude, requireObjects } from "../team/common.ts";
 import { CreateRouteBody, ROUTE_INCLUDES, RouteData, UpdateRouteBody } from "./model.ts";
 import { createRoute, deleteRoute, getRouteData, listProjectRoutes, updateRoute } from "./service.ts";
 
@@ -65,7 +65,7 @@ export const routesController = (deps: Deps) =>
       {
         team: true,
         params: routeParams,
-        transform: nullsToAbsent("inbound_settings"),
+        transform: [requireObjects("inbound_settings"), nullsToAbsent("inbound_settings")],
         body: UpdateRouteBody,
         detail: { summary: "Update a route (name, inbound settings, tracking)", security },
         response: { 200: Envelope(RouteData), ...errorResponses(401, 404, 409, 422) },

@@ -111,3 +111,21 @@ export const nullsToAbsent =
     const b = body as Record<string, unknown>;
     for (const k of keys) if (b[k] === null) delete b[k];
   };
+
+/**
+ * Transform hook factory: each named body field, when present and not null, must be a JSON
+ * object. (Elysia's coercion turns a string or number given for an optional nested object into
+ * `{}`, which would pass as "no change"; a wrong type must be a 422.)
+ */
+export const requireObjects =
+  (...keys: string[]) =>
+  ({ body }: { body: unknown }): void => {
+    if (!body || typeof body !== "object" || Array.isArray(body)) return;
+    const b = body as Record<string, unknown>;
+    for (const k of keys) {
+      const v = b[k];
+      if (v !== undefined && v !== null && (typeof v !== "object" || Array.isArray(v))) {
+        throw ValidationError.field(k, `The ${k} field must be an object or null.`);
+      }
+    }
+  };

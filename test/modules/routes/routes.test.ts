@@ -1,0 +1,318 @@
+import { describe, expect, test } from "bun:test";
+import { addSuppression } from "../../../src/events/message-status.ts";
+import { newId } from "../../../src/ids.ts";
+import { createTestApp } from "../../helpers.ts";
+import { DAY, insertMessage, insertWebhook, routeIdOf } from "../messages/fixtures.ts";
+
+const ROUTE_KEYS = [
+  "id", "project_id", "slug", "name", "route_type", "is_default", "created_at", "updated_at", "inbound_address", "inbound_domain",
+  "inbound_domain_verified_at", "inbound_spam_threshold", "attachment_delivery", "track_opens", "track_clicks", "webhooks_count",
+  "suppressed_recipients_count",
+].sort();
+
+describe("POST /v1/projects/{id}/routes", () => {
+  const t = createTestApp();
+  const path = `/v1/projects/${t.team.projectId}/routes`;
+
+  test("201, envelope with the spec's message, route with nested project", async () => {
+    const res = await t.request("POST", path, { body: { name: "Receipts", route_type: "transactional", slug: "receipts" } });
+    expect(res.status).toBe(201);
+    expect(res.json.message).toBe("Route created successfully.");
+    const r = res.json.data;
+    expect(Object.keys(r).sort()).toEqual([...ROUTE_KEYS, "project"].sort());
+    expect(r).toMatchObject({
+      project_id: t.team.projectId,
+      slug: "receipts",
+      name: "Receipts",
+      route_type: "transactional",
+      is_default: false,
+      inbound_address: null,
+      inbound_spam_threshold: null,
+      webhooks_count: 0,
+      suppressed_recipients_count: 0,
+    });
+    expect(r.project.id).toBe(t.team.projectId);
+    expect(r.project.routes_count).toBe(4);
+    for (const nested of r.project.routes) expect(nested.project).toBeNull();
+  });
+
+  test("inbound routes get a generated address on the inbound domain and the default spam threshold", async () => {
+    const res = await t.request("POST", path, { body: { name: "Support inbox", route_type: "inbound" } });
+    expect(res.status).toBe(201);
+    expect(res.json.data.inbound_address).toMatch(new RegExp(`^[0-9a-f]{32}@${t.config.inboundDomain.replace(/\./g, "\\.")}$`));
+    expect(res.json.data.inbound_spam_threshold).toBe(5);
+    expect(res.json.data.attachment_delivery).toBe("inline");
+  });
+
+  test("slug is derived from the name when absent, with a suffix when taken", async () => {
+    const a = await t.request("POST", path, { body: { name: "Newsletter — Été 2024!", route_type: "broadcast" } });
+    expect(a.json.data.slug).toBe("newsletter-ete-2024");
+    const b = await t.request("POST", path, { body: { name: "Newsletter: Été 2024", route_type: "broadcast" } });
+    expect(b.json.data.slug).toBe("newsletter-ete-2024-2");
+    const c = await t.request("POST", path, { body: { name: "!!!", route_type: "inbound" } });
+    expect(c.json.data.slug).toBe("inbound-2");
+  });
+
+  test("an explicit slug already used in the project → 409; the same slug in another project is fine", async () => {
+    const dup = await t.request("POST", path, { body: { name: "Again", route_type: "transactional", slug: "transactional" } });
+    expect(dup.status).toBe(409);
+    expect(dup.json.message).toContain('"transactional"');
+    const other = (await t.request("POST", "/v1/projects", { body: { name: "Other" } })).json.data.id;
+    const ok = await t.request("POST", `/v1/projects/${other}/routes`, { body: { name: "R", route_type: "transactional", slug: "receipts" } });
+    expect(ok.status).toBe(201);
+  });
+
+  test("422 naming the field: required fields, name length, route_type, slug rules", async () => {
+    const cases: [unknown, string][] = [
+      [{ route_type: "transactional" }, "name"],
+      [{ name: "x".repeat(256), route_type: "transactional" }, "name"],
+      [{ name: "", route_type: "transactional" }, "name"],
+      [{ name: "   ", route_type: "transactional" }, "name"],
+      [{ name: "x" }, "route_type"],
+      [{ name: "x", route_type: "marketing" }, "route_type"],
+      [{ name: "x", route_type: "broadcast", slug: "Has Spaces" }, "slug"],
+      [{ name: "x", route_type: "broadcast", slug: "-dash" }, "slug"],
+      [{ name: "x", route_type: "broadcast", slug: "" }, "slug"],
+      [{ name: "x", route_type: "broadcast", slug: "a".repeat(65) }, "slug"],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.request("POST", path, { body });
+      expect(res.status).toBe(422);
+      expect(Object.keys(res.json.errors)).toContain(field);
+    }
+    expect((await t.request("POST", path, { body: { name: "n".repeat(255), route_type: "broadcast", slug: "a".repeat(64) } })).status).toBe(201);
+  });
+
+  test("401 and 404", async () => {
+    expect((await t.request("POST", path, { token: null, body: { name: "x", route_type: "inbound" } })).status).toBe(401);
+    const res = await t.request("POST", `/v1/projects/${newId()}/routes`, { body: { name: "x", route_type: "inbound" } });
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ message: "Project not found." });
+  });
+});
+
+describe("GET /v1/routes/{id} and GET /v1/projects/{id}/routes", () => {
+  const t = createTestApp();
+  const { teamId, projectId } = t.team;
+  const tx = routeIdOf(t.deps, projectId, "transactional");
+  const now = Date.now();
+  for (const status of ["delivered", "delivered", "delivered", "hard_bounced", "queued"]) insertMessage(t.deps, { teamId, projectId, routeId: tx, status, createdAt: now - DAY });
+  insertMessage(t.deps, { teamId, projectId, routeId: tx, status: "delivered", createdAt: now - 40 * DAY });
+  insertWebhook(t.deps, teamId, tx);
+  insertWebhook(t.deps, teamId, tx);
+  addSuppression(t.deps.sqlite, { teamId, scope: "team", email: "a@example.net", reason: "hard_bounce" });
+  addSuppression(t.deps.sqlite, { teamId, scope: "project", projectId, email: "a@example.net", reason: "manual" });
+  addSuppression(t.deps.sqlite, { teamId, scope: "route", routeId: tx, email: "b@example.net", reason: "unsubscribe" });
+  addSuppression(t.deps.sqlite, { teamId, scope: "route", routeId: routeIdOf(t.deps, projectId, "broadcast"), email: "c@example.net", reason: "unsubscribe" });
+
+  test("route directly (no envelope) with counts; no optional parts unless included", async () => {
+    const res = await t.request("GET", `/v1/routes/${tx}`);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.json).sort()).toEqual(ROUTE_KEYS);
+    expect(res.json.webhooks_count).toBe(2);
+    // a@ (team and project scopes, counted once) and b@ (this route); c@ is another route's.
+    expect(res.json.suppressed_recipients_count).toBe(2);
+  });
+
+  test("include=project,projectCount,projectExists,statistics", async () => {
+    const res = await t.request("GET", `/v1/routes/${tx}?include=project,projectCount,projectExists,statistics`);
+    expect(res.status).toBe(200);
+    expect(res.json.project.id).toBe(projectId);
+    expect(res.json.project.routes.every((r: { project: null }) => r.project === null)).toBe(true);
+    expect(res.json.project_count).toBe(1);
+    expect(res.json.project_exists).toBe(true);
+    const s = res.json.statistics;
+    expect(s.period_days).toBe(28);
+    expect(s.messages_total).toBe(5);
+    expect(s.messages_by_status).toMatchObject({ delivered: 3, hard_bounced: 1, queued: 1, pending: 0 });
+    expect(Object.keys(s.messages_by_status)).toHaveLength(14);
+    expect(s.deliverability).toBe(75);
+    const only = await t.request("GET", `/v1/routes/${tx}?include=statistics`);
+    expect(only.json.project).toBeUndefined();
+    expect(only.json.statistics.messages_total).toBe(5);
+  });
+
+  test("unknown include value → 422 on include", async () => {
+    for (const q of ["include=projects", "include=project,owner", "include=Statistics"]) {
+      const res = await t.request("GET", `/v1/routes/${tx}?${q}`);
+      expect(res.status).toBe(422);
+      expect(Object.keys(res.json.errors)).toEqual(["include"]);
+    }
+  });
+
+  test("project routes: paginated RouteData", async () => {
+    const res = await t.request("GET", `/v1/projects/${projectId}/routes?sort=slug`);
+    expect(res.status).toBe(200);
+    expect(res.json.data.map((r: { slug: string }) => r.slug)).toEqual(["broadcast", "inbound", "transactional"]);
+    expect(res.json.per_page).toBe(30);
+    const paged = await t.request("GET", `/v1/projects/${projectId}/routes?page[size]=2`);
+    expect(paged.json.data).toHaveLength(2);
+    const rest = await t.request("GET", paged.json.next_page_url.replace("http://localhost:8080", ""));
+    expect(rest.json.data).toHaveLength(1);
+    expect((await t.request("GET", `/v1/projects/${projectId}/routes?sort=type`)).status).toBe(422);
+    expect((await t.request("GET", `/v1/projects/${projectId}/routes?page[size]=101`)).status).toBe(422);
+  });
+
+  test("401 and 404", async () => {
+    expect((await t.request("GET", `/v1/routes/${tx}`, { token: null })).status).toBe(401);
+    expect((await t.request("GET", `/v1/projects/${projectId}/routes`, { token: null })).status).toBe(401);
+    for (const id of [newId(), "nope"]) {
+      const res = await t.request("GET", `/v1/routes/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.json).toEqual({ message: "Route not found." });
+    }
+    expect((await t.request("GET", `/v1/projects/${newId()}/routes`)).status).toBe(404);
+  });
+});
+
+describe("PUT /v1/routes/{id}", () => {
+  const t = createTestApp();
+  const inbound = routeIdOf(t.deps, t.team.projectId, "inbound");
+  const tx = routeIdOf(t.deps, t.team.projectId, "transactional");
+
+  test("updates the name; envelope with the spec's message", async () => {
+    const res = await t.request("PUT", `/v1/routes/${tx}`, { body: { name: "Receipts" } });
+    expect(res.status).toBe(200);
+    expect(res.json.message).toBe("Route updated successfully.");
+    expect(res.json.data).toMatchObject({ id: tx, name: "Receipts", slug: "transactional" });
+    const nulls = await t.request("PUT", `/v1/routes/${tx}`, { body: { name: null, inbound_settings: null } });
+    expect(nulls.json.data.name).toBe("Receipts");
+  });
+
+  test("inbound settings: domain (lower-cased), threshold, attachment delivery", async () => {
+    const res = await t.request("PUT", `/v1/routes/${inbound}`, {
+      body: { inbound_settings: { inbound_domain: "Replies.Example.COM.", inbound_spam_threshold: 7.5, attachment_delivery: "url" } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ inbound_domain: "replies.example.com", inbound_spam_threshold: 7.5, attachment_delivery: "url", inbound_domain_verified_at: null });
+  });
+
+  test("changing inbound_domain clears inbound_domain_verified_at; re-sending the same value keeps it", async () => {
+    await t.request("PUT", `/v1/routes/${inbound}`, { body: { inbound_settings: { inbound_domain: "in.example.org" } } });
+    t.deps.sqlite.query("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), inbound);
+    const same = await t.request("PUT", `/v1/routes/${inbound}`, { body: { inbound_settings: { inbound_domain: "IN.example.org", inbound_spam_threshold: 9 } } });
+    expect(same.json.data.inbound_domain_verified_at).toBeString();
+    const changed = await t.request("PUT", `/v1/routes/${inbound}`, { body: { inbound_settings: { inbound_domain: "mx2.example.org" } } });
+    expect(changed.json.data.inbound_domain).toBe("mx2.example.org");
+    expect(changed.json.data.inbound_domain_verified_at).toBeNull();
+    t.deps.sqlite.query("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), inbound);
+    const removed = await t.request("PUT", `/v1/routes/${inbound}`, { body: { inbound_settings: { inbound_domain: null } } });
+    expect(removed.json.data.inbound_domain).toBeNull();
+    expect(removed.json.data.inbound_domain_verified_at).toBeNull();
+    expect(removed.json.data.inbound_spam_threshold).toBe(9);
+  });
+
+  test("an inbound domain claimed by another route (any team) → 409", async () => {
+    await t.request("PUT", `/v1/routes/${inbound}`, { body: { inbound_settings: { inbound_domain: "claimed.example.org" } } });
+    const b = t.addTeam();
+    const bInbound = routeIdOf(t.deps, b.projectId, "inbound");
+    const res = await t.request("PUT", `/v1/routes/${bInbound}`, { token: b.teamToken, body: { inbound_settings: { inbound_domain: "claimed.example.org" } } });
+    expect(res.status).toBe(409);
+    expect(res.json.message).toContain("claimed.example.org");
+  });
+
+  test("inbound_settings on an outbound route, tracking on an inbound route → 422", async () => {
+    const a = await t.request("PUT", `/v1/routes/${tx}`, { body: { inbound_settings: { inbound_spam_threshold: 3 } } });
+    expect(a.status).toBe(422);
+    expect(Object.keys(a.json.errors)).toEqual(["inbound_settings"]);
+    const b = await t.request("PUT", `/v1/routes/${inbound}`, { body: { track_opens: true } });
+    expect(b.status).toBe(422);
+    expect(Object.keys(b.json.errors)).toEqual(["track_opens"]);
+    const ok = await t.request("PUT", `/v1/routes/${tx}`, { body: { track_opens: true, track_clicks: true } });
+    expect(ok.json.data).toMatchObject({ track_opens: true, track_clicks: true });
+  });
+
+  test("422 naming the field on each limit", async () => {
+    const cases: [string, unknown, string][] = [
+      [tx, { name: "x".repeat(256) }, "name"],
+      [tx, { name: "" }, "name"],
+      [tx, { name: "  " }, "name"],
+      [inbound, { inbound_settings: "x" }, "inbound_settings"],
+      [inbound, { inbound_settings: 5 }, "inbound_settings"],
+      [inbound, { inbound_settings: [] }, "inbound_settings"],
+      [inbound, { inbound_settings: { inbound_spam_threshold: 101 } }, "inbound_settings.inbound_spam_threshold"],
+      [inbound, { inbound_settings: { inbound_spam_threshold: -1 } }, "inbound_settings.inbound_spam_threshold"],
+      [inbound, { inbound_settings: { inbound_spam_threshold: "high" } }, "inbound_settings.inbound_spam_threshold"],
+      [inbound, { inbound_settings: { inbound_domain: `${"a".repeat(250)}.com` } }, "inbound_settings.inbound_domain"],
+      [inbound, { inbound_settings: { inbound_domain: "not a domain" } }, "inbound_settings.inbound_domain"],
+      [inbound, { inbound_settings: { inbound_domain: "localhost" } }, "inbound_settings.inbound_domain"],
+      [inbound, { inbound_settings: { inbound_domain: t.config.inboundDomain } }, "inbound_settings.inbound_domain"],
+      [inbound, { inbound_settings: { attachment_delivery: "ftp" } }, "inbound_settings.attachment_delivery"],
+    ];
+    for (const [id, body, field] of cases) {
+      const res = await t.request("PUT", `/v1/routes/${id}`, { body });
+      expect(res.status).toBe(422);
+      expect(Object.keys(res.json.errors)).toContain(field);
+    }
+  });
+
+  test("401 and 404", async () => {
+    expect((await t.request("PUT", `/v1/routes/${tx}`, { token: null, body: { name: "x" } })).status).toBe(401);
+    expect((await t.request("PUT", `/v1/routes/${newId()}`, { body: { name: "x" } })).status).toBe(404);
+  });
+});
+
+describe("DELETE /v1/routes/{id}", () => {
+  const t = createTestApp();
+  const { teamId, projectId } = t.team;
+
+  test("deletes the route, its webhooks (deliveries and queued jobs) and route suppressions; messages stay detached", async () => {
+    const route = (await t.request("POST", `/v1/projects/${projectId}/routes`, { body: { name: "Temp", route_type: "broadcast" } })).json.data.id;
+    const hook = insertWebhook(t.deps, teamId, route);
+    addSuppression(t.deps.sqlite, { teamId, scope: "route", routeId: route, email: "gone@example.net", reason: "unsubscribe" });
+    addSuppression(t.deps.sqlite, { teamId, scope: "project", projectId, email: "stays@example.net", reason: "manual" });
+    const messageId = insertMessage(t.deps, { teamId, projectId, routeId: route, status: "delivered" });
+
+    const res = await t.request("DELETE", `/v1/routes/${route}`);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ message: "Route deleted successfully." });
+    const n = (sql: string, p: string) => t.deps.sqlite.query<{ n: number }, [string]>(sql).get(p)!.n;
+    expect(n("SELECT count(*) AS n FROM routes WHERE id = ?", route)).toBe(0);
+    expect(n("SELECT count(*) AS n FROM webhooks WHERE route_id = ?", route)).toBe(0);
+    expect(n("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?", hook.webhookId)).toBe(0);
+    expect(n("SELECT count(*) AS n FROM jobs WHERE id = ?", String(hook.jobId))).toBe(0);
+    expect(n("SELECT count(*) AS n FROM suppressions WHERE email = ?", "gone@example.net")).toBe(0);
+    expect(n("SELECT count(*) AS n FROM suppressions WHERE email = ?", "stays@example.net")).toBe(1);
+    const m = await t.request("GET", `/v1/messages/${messageId}`);
+    expect(m.json).toMatchObject({ id: messageId, route_id: null, status: "delivered" });
+    expect((await t.request("GET", `/v1/routes/${route}`)).status).toBe(404);
+    expect((await t.request("DELETE", `/v1/routes/${route}`)).status).toBe(404);
+  });
+
+  test("a project's default routes cannot be deleted (409)", async () => {
+    for (const slug of ["transactional", "broadcast", "inbound"]) {
+      const res = await t.request("DELETE", `/v1/routes/${routeIdOf(t.deps, projectId, slug)}`);
+      expect(res.status).toBe(409);
+      expect(res.json.message).toContain("default");
+    }
+    expect((await t.request("GET", `/v1/projects/${projectId}`)).json.routes_count).toBe(3);
+  });
+
+  test("401 and 404", async () => {
+    expect((await t.request("DELETE", `/v1/routes/${newId()}`, { token: null })).status).toBe(401);
+    expect((await t.request("DELETE", `/v1/routes/${newId()}`)).status).toBe(404);
+  });
+});
+
+describe("cross-team: team B's token on team A's routes → 404, nothing changes", () => {
+  const t = createTestApp();
+  const b = t.addTeam();
+  const inbound = routeIdOf(t.deps, t.team.projectId, "inbound");
+  const calls: [string, string, unknown?][] = [
+    ["GET", `/v1/routes/${inbound}`],
+    ["GET", `/v1/routes/${inbound}?include=project,statistics`],
+    ["PUT", `/v1/routes/${inbound}`, { name: "stolen", inbound_settings: { inbound_domain: "evil.example.com" } }],
+    ["DELETE", `/v1/routes/${inbound}`],
+  ];
+  for (const [method, path, body] of calls) {
+    test(`${method} ${path.replace(inbound, "{A}")}`, async () => {
+      const res = await t.request(method, path, { token: b.teamToken, body });
+      expect(res.status).toBe(404);
+      expect(res.json).toEqual({ message: "Route not found." });
+    });
+  }
+  test("team A's route is unchanged", async () => {
+    const r = await t.request("GET", `/v1/routes/${inbound}`);
+    expect(r.json).toMatchObject({ name: "Inbound", inbound_domain: null });
+  });
+});
