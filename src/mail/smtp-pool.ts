@@ -67,10 +67,11 @@ class Session {
   constructor(readonly conn: SMTPConnection) {}
 }
 
-const connectionFailure = (code: string, message: string): SendOutcome => ({
+/** A failure before any answer about the message; keeps the server's reply when there was one. */
+const connectionFailure = (code: string, err: { message: string; response?: string }): SendOutcome => ({
   kind: "connection",
   code,
-  reply: { code: null, enhanced_code: null, message },
+  reply: err.response ? parseReply(err.response) : { code: null, enhanced_code: null, message: err.message },
 });
 
 /** Connections to one destination (host:port), reused across messages and jobs. */
@@ -102,7 +103,7 @@ class HostPool {
         session = await this.acquire();
       } catch (err) {
         const e = err as Error & { code?: string; response?: string };
-        return connectionFailure(e.code ?? "ECONNECTION", e.response ? parseReply(e.response).message : e.message);
+        return connectionFailure(e.code ?? "ECONNECTION", e);
       }
       const reused = session.messages > 0;
       const outcome = await this.transact(session, envelope, raw);
@@ -111,7 +112,7 @@ class HostPool {
       if (outcome.kind === "connection" && reused && round === 0) continue;
       return outcome;
     }
-    return connectionFailure("ECONNECTION", "connection lost");
+    return connectionFailure("ECONNECTION", { message: "connection lost" });
   }
 
   private transact(session: Session, envelope: { from: string; to: string }, raw: Buffer): Promise<SendOutcome> {
@@ -145,7 +146,7 @@ class HostPool {
           this.release(session, false);
           return;
         }
-        resolve(connectionFailure(code, err.response ? parseReply(err.response).message : err.message));
+        resolve(connectionFailure(code, err));
         this.discard(session);
       };
       session.pending = done;

@@ -25,6 +25,8 @@ export interface Sink {
   received: ReceivedMail[];
   /** Decide RCPT replies: return null to accept, or a code and text to refuse. */
   onRcpt: ((address: string, session: SMTPServerSession) => RcptDecision) | null;
+  /** Decide MAIL FROM replies: null accepts. */
+  onMailFrom: ((address: string) => RcptDecision) | null;
   /** Decide the reply after DATA: null accepts. */
   onData: ((mail: ReceivedMail) => RcptDecision) | null;
   /** Artificial delay before answering DATA (to keep deliveries in flight). */
@@ -36,24 +38,35 @@ export interface Sink {
 const smtpError = (d: { code: number; message: string }) => Object.assign(new Error(d.message), { responseCode: d.code });
 
 /** An SMTP server on 127.0.0.1:0 that records what it receives (STARTTLS offered, self-signed). */
-export async function startSink(opts: { host?: string } = {}): Promise<Sink> {
+export async function startSink(opts: { host?: string; auth?: { user: string; pass: string }; hideSTARTTLS?: boolean } = {}): Promise<Sink> {
   const sink: Sink = {
     port: 0,
     received: [],
     onRcpt: null,
+    onMailFrom: null,
     onData: null,
     dataDelayMs: 0,
     connections: 0,
     close: async () => {},
   };
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: !opts.auth,
+    hideSTARTTLS: opts.hideSTARTTLS ?? false,
+    allowInsecureAuth: true,
+    onAuth(auth, _session, cb) {
+      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return cb(null, { user: auth.username });
+      cb(Object.assign(new Error("Invalid credentials"), { responseCode: 535 }));
+    },
     disableReverseLookup: true,
     logger: false,
     size: 30 * 1024 * 1024,
     onConnect(_session, cb) {
       sink.connections++;
       cb();
+    },
+    onMailFrom(address: SMTPServerAddress, _session, cb) {
+      const d = sink.onMailFrom?.(address.address) ?? null;
+      cb(d ? smtpError(d) : undefined);
     },
     onRcptTo(address: SMTPServerAddress, session, cb) {
       const d = sink.onRcpt?.(address.address, session) ?? null;
