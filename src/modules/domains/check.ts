@@ -42,10 +42,16 @@ export function nextRecordStatus(current: Pick<DnsRecordRow, "status" | "verifie
  * the queries), then records the results in one write. Null when the domain no longer exists.
  */
 export async function checkDomain(deps: Deps, ctx: VerifyContext, domainId: string): Promise<DomainCheckSummary | null> {
+  const checks = await runDomainChecks(deps, ctx, domainId);
+  return deps.writer.write(() => applyDomainCheck(deps.sqlite, deps.queue, domainId, checks, Date.now()));
+}
+
+/** The DNS half of a check: every record of the domain checked, in parallel; nothing written. */
+export async function runDomainChecks(deps: Deps, ctx: VerifyContext, domainId: string): Promise<Map<string, RecordCheck>> {
   const rows = recordsOf(deps.sqlite, domainId);
   const checks = new Map<string, RecordCheck>();
   await Promise.all(rows.map(async (r) => checks.set(r.id, await checkRecord(ctx, r))));
-  return deps.writer.write(() => applyDomainCheck(deps.sqlite, deps.queue, domainId, checks, Date.now()));
+  return checks;
 }
 
 /**

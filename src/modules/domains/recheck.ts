@@ -2,7 +2,8 @@ import type { Deps } from "../../context.ts";
 import { BoundedLookup, type DnsLookup } from "../../dns/bounded.ts";
 import { verifyContext } from "../../dns/verify.ts";
 import type { JobHandler, JobRunner } from "../../jobs/runner.ts";
-import { checkDomain } from "./check.ts";
+import type { RecordCheck } from "../../dns/verify.ts";
+import { applyDomainCheck, runDomainChecks, type DomainCheckSummary } from "./check.ts";
 
 /** One job in this queue at a time: it re-checks the domains that are due, then re-enqueues itself. */
 export const DOMAIN_RECHECK_QUEUE = "domain-recheck";
@@ -47,21 +48,55 @@ export function dueDomainIds(deps: Deps, opts: Pick<RecheckOptions, "unverifiedI
 
 /**
  * Checks the given domains, all at once, with at most `dnsConcurrency` DNS queries outstanding.
- * Each domain's results are written as soon as its own checks finish. The lookups go through a
- * fresh resolver: answers are shared within the sweep (our own host, common include targets)
- * but not kept from the previous one.
+ * The lookups go through a fresh resolver: answers are shared within the sweep (our own host,
+ * common include targets) but not kept from the previous one. Results are written in groups
+ * (up to `flushEvery` domains, or what finished within `flushMs`) issued in one turn, so the
+ * group-commit writer makes one transaction and one fsync of each group rather than one per
+ * domain; each domain's write keeps its own savepoint.
  */
-export async function recheckDomains(deps: Deps, ids: string[], dnsConcurrency: number, inner: DnsLookup = deps.dns.fresh()) {
+export async function recheckDomains(
+  deps: Deps,
+  ids: string[],
+  dnsConcurrency: number,
+  inner: DnsLookup = deps.dns.fresh(),
+  opts: { flushEvery?: number; flushMs?: number } = {},
+) {
+  const flushEvery = opts.flushEvery ?? 100;
+  const flushMs = opts.flushMs ?? 200;
   const lookup = new BoundedLookup(inner, dnsConcurrency);
   const ctx = verifyContext(lookup, deps.config.hostname);
-  const results = await Promise.all(
-    ids.map((id) =>
-      checkDomain(deps, ctx, id).catch((err: unknown) => {
+  let buffer: { id: string; checks: Map<string, RecordCheck> }[] = [];
+  let lastFlush = Date.now();
+  const writes: Promise<DomainCheckSummary | null>[] = [];
+  const flush = () => {
+    const now = Date.now();
+    for (const b of buffer) {
+      writes.push(
+        deps.writer.write(() => applyDomainCheck(deps.sqlite, deps.queue, b.id, b.checks, now)).catch((err: unknown) => {
+          deps.log.error("domain re-check write failed", { domain_id: b.id, error: String(err) });
+          return null;
+        }),
+      );
+    }
+    buffer = [];
+    lastFlush = now;
+  };
+  await Promise.all(
+    ids.map(async (id) => {
+      let checks: Map<string, RecordCheck>;
+      try {
+        checks = await runDomainChecks(deps, ctx, id);
+      } catch (err) {
         deps.log.error("domain re-check failed", { domain_id: id, error: String(err) });
-        return null;
-      }),
-    ),
+        return;
+      }
+      // Pushed after the await: `buffer` is replaced by each flush.
+      buffer.push({ id, checks });
+      if (buffer.length >= flushEvery || Date.now() - lastFlush >= flushMs) flush();
+    }),
   );
+  flush();
+  const results = await Promise.all(writes);
   return { checked: results.filter((r) => r !== null).length, broken: results.reduce((n, r) => n + (r?.broken.length ?? 0), 0), dns: lookup.stats };
 }
 
