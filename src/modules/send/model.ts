@@ -53,7 +53,7 @@ export const SendEmail = t.Object(
       "The metadata field must be an object of string values, or null.",
       "Tracked with the email and returned in events; never added as a header",
     ),
-    attachments: nullable(t.Array(SendAttachment, { maxItems: LIMITS.attachments }), `The attachments field must be an array of at most ${LIMITS.attachments} attachments, or null.`),
+    attachments: nullable(t.Array(SendAttachment, { maxItems: LIMITS.attachments }), `The attachments field must be null or an array of at most ${LIMITS.attachments} objects {filename (1-255 characters), content (base64), content_id?, content_type?}.`),
   },
   { description: "One email" },
 );
