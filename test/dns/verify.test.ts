@@ -128,6 +128,14 @@ describe("SPF inside a longer policy", () => {
     });
   }
 
+  test("a bare mx: the return-path host's own MX (the record we ask for) is our host", async () => {
+    const d = fresh();
+    dns.set(d.spf.fqdn, "TXT", ["v=spf1 mx -all"]);
+    expect((await check(d.spf)).outcome).toBe("mismatch");
+    dns.set(d.returnPath.fqdn, "MX", [{ exchange: HOST, priority: 10 }]);
+    expect((await check(d.spf)).outcome).toBe("pass");
+  });
+
   test("two SPF records at one name are refused (RFC 7208 permerror)", async () => {
     const d = fresh();
     dns.set(d.spf.fqdn, "TXT", [d.spf.content, "v=spf1 -all"]);
