@@ -7,6 +7,7 @@ import { JobRunner } from "./jobs/runner.ts";
 import { closeOutbound } from "./mail/jobs.ts";
 import { ensureDomainRecheckScheduled } from "./modules/domains/recheck.ts";
 import { createDeps } from "./runtime.ts";
+import { startSmtpListeners } from "./smtp/index.ts";
 
 export interface RunningServer {
   deps: Deps;
@@ -41,6 +42,8 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   const httpPort = app.server?.port ?? config.httpPort;
   const background: Background[] = [];
   background.push({ name: "outbound smtp pools", stop: () => closeOutbound(deps) });
+  // MX and submission listeners (port 0 = off); stopped first, so sessions in DATA can finish.
+  background.push(...(await startSmtpListeners(deps)));
   deps.log.info("posthorn started", { http: `${config.httpHost}:${httpPort}`, delivery: config.delivery });
 
   let stopping: Promise<void> | null = null;

@@ -8,6 +8,7 @@ import { routesController } from "./routes/index.ts";
 import { messagesController } from "./messages/index.ts";
 import { suppressionsController } from "./suppressions/index.ts";
 import { webhooksController } from "./webhooks/index.ts";
+import { attachmentsController } from "./attachments/index.ts";
 
 /** Every controller the app mounts, in order. Add a module's controller here. */
 export const controllers = (deps: Deps) => [
@@ -21,4 +22,5 @@ export const controllers = (deps: Deps) => [
   messagesController(deps),
   suppressionsController(deps),
   webhooksController(deps),
+  attachmentsController(deps),
 ];

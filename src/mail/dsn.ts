@@ -1,0 +1,178 @@
+/**
+ * Delivery status notifications (RFC 3464): what a remote MTA reports about mail we sent.
+ * A DSN is a multipart/report (report-type=delivery-status) whose message/delivery-status part
+ * holds one block of per-message fields and one block per recipient, in header syntax.
+ */
+import type { ParsedMail } from "mailparser";
+
+/** The fields of one header-syntax block, names lower-cased, folded lines joined. */
+export type FieldBlock = Map<string, string>;
+
+/**
+ * Splits header-syntax text into blocks separated by blank lines (RFC 3464 §2.1, RFC 5965 §3.1).
+ * A repeated field keeps its first value, as the RFCs allow each field once per block.
+ */
+export function parseFieldBlocks(text: string): FieldBlock[] {
+  const blocks: FieldBlock[] = [];
+  let current: FieldBlock | null = null;
+  let last: string | null = null;
+  for (const line of text.replace(/\r\n?/g, "\n").split("\n")) {
+    if (line.trim() === "") {
+      if (current && current.size > 0) blocks.push(current);
+      current = null;
+      last = null;
+      continue;
+    }
+    if (/^[ \t]/.test(line)) {
+      // Continuation of a folded field.
+      if (current && last) current.set(last, `${current.get(last)} ${line.trim()}`.trim());
+      continue;
+    }
+    const colon = line.indexOf(":");
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    current ??= new Map();
+    if (!current.has(name)) {
+      current.set(name, line.slice(colon + 1).trim());
+      last = name;
+    } else {
+      last = null;
+    }
+  }
+  if (current && current.size > 0) blocks.push(current);
+  return blocks;
+}
+
+/** "rfc822; bob@example.net" → "bob@example.net"; "dns; mx.example.net" → "mx.example.net". */
+export function stripTypePrefix(value: string | undefined | null): string | null {
+  if (!value) return null;
+  const semi = value.indexOf(";");
+  const v = (semi >= 0 ? value.slice(semi + 1) : value).trim().replace(/^<(.*)>$/, "$1");
+  return v || null;
+}
+
+export interface DsnRecipient {
+  finalRecipient: string | null;
+  originalRecipient: string | null;
+  /** failed | delayed | delivered | relayed | expanded (lower-cased), null when absent. */
+  action: string | null;
+  /** The RFC 3463 status, e.g. "5.1.1". */
+  status: string | null;
+  /** The remote server's words, with the "smtp;" type prefix removed. */
+  diagnosticCode: string | null;
+  remoteMta: string | null;
+}
+
+export interface DeliveryStatusReport {
+  reportingMta: string | null;
+  recipients: DsnRecipient[];
+}
+
+const STATUS = /^([245])\.(\d{1,3})\.(\d{1,3})$/;
+
+/** Parses the body of a message/delivery-status part. Null when it has no recipient block. */
+export function parseDeliveryStatus(text: string): DeliveryStatusReport | null {
+  const blocks = parseFieldBlocks(text);
+  if (blocks.length === 0) return null;
+  // The per-message block comes first; it has no Final-Recipient. Tolerate a missing one.
+  const hasMessageBlock = !blocks[0]!.has("final-recipient") && !blocks[0]!.has("action");
+  const messageBlock = hasMessageBlock ? blocks[0]! : new Map<string, string>();
+  const recipients = (hasMessageBlock ? blocks.slice(1) : blocks)
+    .filter((b) => b.has("final-recipient") || b.has("action") || b.has("status"))
+    .map((b): DsnRecipient => {
+      const statusRaw = (b.get("status") ?? "").trim().split(/\s+/)[0] ?? "";
+      return {
+        finalRecipient: stripTypePrefix(b.get("final-recipient"))?.toLowerCase() ?? null,
+        originalRecipient: stripTypePrefix(b.get("original-recipient"))?.toLowerCase() ?? null,
+        action: b.get("action")?.trim().toLowerCase() || null,
+        status: STATUS.test(statusRaw) ? statusRaw : null,
+        diagnosticCode: stripTypePrefix(b.get("diagnostic-code")),
+        remoteMta: stripTypePrefix(b.get("remote-mta")),
+      };
+    });
+  if (recipients.length === 0) return null;
+  return { reportingMta: stripTypePrefix(messageBlock.get("reporting-mta")), recipients };
+}
+
+const DELIVERY_STATUS_TYPES = new Set(["message/delivery-status", "message/global-delivery-status"]);
+
+/**
+ * The delivery-status report of a parsed message, or null when it is not a DSN. Parse the
+ * message with mailparser's `keepDeliveryStatus: true`, so that the status part stays an
+ * attachment instead of being folded into the text body.
+ */
+export function findDeliveryStatus(parsed: ParsedMail): DeliveryStatusReport | null {
+  const part = parsed.attachments.find((a) => DELIVERY_STATUS_TYPES.has(a.contentType.toLowerCase()));
+  if (!part) return null;
+  return parseDeliveryStatus(part.content.toString("utf8"));
+}
+
+export type BounceType = "hard" | "soft";
+
+export interface BounceVerdict {
+  type: BounceType;
+  /** The basic SMTP reply code, when the diagnostic carries one. */
+  code: number | null;
+  enhancedCode: string | null;
+  message: string;
+}
+
+/**
+ * Hard or soft from a recipient block: Action "failed" or a 5.x.x status is hard; Action
+ * "delayed" or a 4.x.x status is soft. delivered/relayed/expanded (success reports) → null.
+ */
+export function classifyDsnRecipient(r: DsnRecipient, reportingMta: string | null = null): BounceVerdict | null {
+  const cls = r.status?.[0] ?? null;
+  let type: BounceType | null = null;
+  if (r.action === "failed") type = "hard";
+  else if (r.action === "delayed") type = "soft";
+  else if (r.action === null) type = cls === "5" ? "hard" : cls === "4" ? "soft" : null;
+  if (!type) return null;
+  const diag = r.diagnosticCode ?? "";
+  const codeMatch = /^\s*([245]\d\d)\b/.exec(diag);
+  const enhancedInDiag = /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(diag)?.[1] ?? null;
+  const message =
+    diag ||
+    `${r.action ?? "failed"}${r.status ? ` with status ${r.status}` : ""} (reported by ${reportingMta ?? r.remoteMta ?? "a remote server"})`;
+  return { type, code: codeMatch ? Number(codeMatch[1]) : null, enhancedCode: r.status ?? enhancedInDiag, message };
+}
+
+/**
+ * The recipient block about `email` (matched on Final- or Original-Recipient), else the first
+ * block that reports a failure or delay, else the first block.
+ */
+export function pickDsnRecipient(report: DeliveryStatusReport, email: string | null): DsnRecipient {
+  const wanted = email?.toLowerCase();
+  return (
+    (wanted && report.recipients.find((r) => r.finalRecipient === wanted || r.originalRecipient === wanted)) ||
+    report.recipients.find((r) => r.action === "failed" || r.action === "delayed") ||
+    report.recipients[0]!
+  );
+}
+
+const BOUNCE_SUBJECT =
+  /(undeliver|undelivered|delivery (status notification|has failed|failure|failed)|returned mail|mail delivery (failed|failure|system)|failure notice|non[- ]?delivery|delivery problem|could not be delivered)/i;
+
+/**
+ * Bounces that are not RFC 3464 reports (qmail, old Exchange and others write plain text):
+ * from a null sender or MAILER-DAEMON/postmaster with a bounce-like subject, classified by the
+ * first enhanced status code (or failing that, the first SMTP reply code) in the text.
+ * Null when the message does not look like a bounce or names no code.
+ */
+export function classifyTextBounce(opts: { envelopeFrom: string | null; from: string | null; subject: string; text: string }): BounceVerdict | null {
+  const fromDaemon = !opts.envelopeFrom || /^(mailer-daemon|postmaster)@/i.test(opts.from ?? "");
+  if (!fromDaemon || !BOUNCE_SUBJECT.test(opts.subject)) return null;
+  const lines = opts.text.split(/\r?\n/);
+  for (const line of lines) {
+    const enhanced = /\b([45])\.(\d{1,3})\.(\d{1,3})\b/.exec(line);
+    if (enhanced) {
+      const code = /\b([45]\d\d)[ -]/.exec(line);
+      return { type: enhanced[1] === "5" ? "hard" : "soft", code: code ? Number(code[1]) : null, enhancedCode: enhanced[0], message: line.trim().slice(0, 500) };
+    }
+  }
+  for (const line of lines) {
+    const code = /(?:^|\s)([45])(\d\d)[ -]\S/.exec(line);
+    if (code) return { type: code[1] === "5" ? "hard" : "soft", code: Number(code[1]! + code[2]!), enhancedCode: null, message: line.trim().slice(0, 500) };
+  }
+  return null;
+}

@@ -1,0 +1,101 @@
+/**
+ * Accepting a message on the MX: everything that must be durable before the 250 goes into one
+ * Writer commit — per inbound route, the message row (status "pending"), its raw MIME and an
+ * "inbound" job; per bounce address, the report's effect on the outbound recipient. Parsing,
+ * SPF/DKIM/DMARC/ARC checks, spam scoring and the webhook event happen in the job (DNS lookups
+ * must not hold the SMTP session); reports are classified before the commit (local and quick).
+ */
+import type { Deps } from "../context.ts";
+import { newId } from "../ids.ts";
+import type { InboundTarget } from "./recipients.ts";
+import { analyzeReport, applyReport, type ReportOutcome } from "./reports.ts";
+import { receivedHeader } from "./listener.ts";
+
+export const INBOUND_QUEUE = "inbound";
+
+/** The "inbound" job: finish one accepted message for one route. */
+export interface InboundJob {
+  messageId: string;
+  /** Envelope recipients of this route, as given (domain lower-cased). */
+  recipients: string[];
+  /** The subaddress of the first recipient ("support+1234@…" → "1234"). */
+  subaddress: string | null;
+  mailFrom: string;
+  ip: string;
+  helo: string;
+  secure: boolean;
+  /** Recipients of the whole SMTP transaction (all routes and bounce addresses). */
+  envelopeRecipientCount: number;
+}
+
+export interface AcceptedEnvelope {
+  mailFrom: string;
+  ip: string;
+  helo: string;
+  secure: boolean;
+  targets: InboundTarget[];
+}
+
+export interface AcceptResult {
+  /** Id of the first stored message, for the 250 reply; else a fresh queue id. */
+  queueId: string;
+  messageIds: string[];
+  reports: ReportOutcome[];
+}
+
+type RouteGroup = { routeId: string; teamId: string; projectId: string; recipients: string[]; subaddress: string | null };
+
+/** Stores what arrived in one SMTP transaction; resolves after the commit, so a 250 may follow. */
+export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buffer, now = Date.now()): Promise<AcceptResult> {
+  const groups = new Map<string, RouteGroup>();
+  const bounces: string[] = [];
+  for (const t of env.targets) {
+    if (t.kind === "bounce") {
+      if (!bounces.includes(t.recipientId)) bounces.push(t.recipientId);
+      continue;
+    }
+    const g = groups.get(t.routeId);
+    if (g) g.recipients.push(t.address);
+    else groups.set(t.routeId, { routeId: t.routeId, teamId: t.teamId, projectId: t.projectId, recipients: [t.address], subaddress: t.subaddress });
+  }
+
+  const analysis = bounces.length > 0 ? await analyzeReport(raw, env.mailFrom || null) : null;
+  const stored = [...groups.values()].map((g) => {
+    const id = newId();
+    const trace = receivedHeader({
+      helo: env.helo,
+      ip: env.ip,
+      hostname: deps.config.hostname,
+      secure: env.secure,
+      id,
+      recipient: g.recipients.length === 1 ? g.recipients[0]! : null,
+      date: new Date(now),
+    });
+    return { id, group: g, raw: Buffer.concat([Buffer.from(trace, "latin1"), raw]) };
+  });
+
+  const reports = await deps.writer.write(() => {
+    const insertMessage = deps.sqlite.query(
+      `INSERT INTO messages (id, team_id, project_id, route_id, type, status, status_changed_at, from_email, from_name, subject, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'inbound', 'pending', ?, ?, '', '', '[]', '[]', '[]', '[]', '{}', ?, ?)`,
+    );
+    const insertContent = deps.sqlite.query("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, NULL, NULL, '{}', ?)");
+    for (const s of stored) {
+      insertMessage.run(s.id, s.group.teamId, s.group.projectId, s.group.routeId, now, env.mailFrom, now, now);
+      insertContent.run(s.id, s.raw);
+      const job: InboundJob = {
+        messageId: s.id,
+        recipients: s.group.recipients,
+        subaddress: s.group.subaddress,
+        mailFrom: env.mailFrom,
+        ip: env.ip,
+        helo: env.helo,
+        secure: env.secure,
+        envelopeRecipientCount: env.targets.length,
+      };
+      deps.queue.enqueue(INBOUND_QUEUE, job, { maxAttempts: 10 });
+    }
+    return analysis ? bounces.map((id) => applyReport(deps.sqlite, deps.queue, id, analysis, now)) : [];
+  });
+  return { queueId: stored[0]?.id ?? newId(), messageIds: stored.map((s) => s.id), reports };
+}

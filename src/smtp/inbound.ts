@@ -1,0 +1,92 @@
+/**
+ * The MX listener (POSTHORN_SMTP_PORT): mail for inbound routes, and bounces, complaints and
+ * automatic replies to the VERP addresses of mail we sent. Recipients are checked at RCPT, so
+ * nothing else is ever accepted (no open relay); the 250 after DATA comes only once the message
+ * is committed to disk.
+ */
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerEnvelope, type SMTPServerSession } from "smtp-server";
+import type { Deps } from "../context.ts";
+import { serverSecret } from "../secrets.ts";
+import { acceptInbound } from "./accept.ts";
+import { baseServerOptions, DEFAULT_LIMITS, readMessage, smtpError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+import { RecipientResolver, type InboundTarget } from "./recipients.ts";
+
+export interface InboundListenerOptions extends Partial<ListenerLimits> {
+  host?: string;
+  /** Default config.smtpPort; 0 picks a free port (tests). */
+  port?: number;
+}
+
+export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPServer {
+  const resolver = new RecipientResolver(deps.sqlite, serverSecret(deps.sqlite), deps.config.inboundDomain);
+  // What each accepted RCPT resolved to, per transaction (smtp-server makes a new envelope each time).
+  const targets = new WeakMap<SMTPServerEnvelope, Map<string, InboundTarget>>();
+
+  return new SMTPServer({
+    ...baseServerOptions(deps.config, limits),
+    authOptional: true,
+    disabledCommands: ["AUTH"],
+    onRcptTo(address, session, callback) {
+      let verdict;
+      try {
+        verdict = resolver.resolve(address.address);
+      } catch (err) {
+        deps.log.error("recipient lookup failed", { error: String(err) });
+        return callback(smtpError(451, "4.3.0 Temporary lookup failure, try again later"));
+      }
+      if (!verdict.ok) {
+        return callback(
+          verdict.local
+            ? smtpError(550, "5.1.1 No such mailbox here")
+            : smtpError(550, "5.7.1 Relaying denied: this server only accepts mail for its own addresses"),
+        );
+      }
+      let map = targets.get(session.envelope);
+      if (!map) targets.set(session.envelope, (map = new Map()));
+      map.set(address.address.toLowerCase(), verdict.target);
+      callback();
+    },
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
+      void receive(stream, session).then(
+        (reply) => callback(null, reply),
+        (err: Error & { responseCode?: number }) => callback(err),
+      );
+    },
+  });
+
+  async function receive(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
+    const { raw, oversized } = await readMessage(stream, deps.config.maxMessageBytes);
+    if (oversized) throw smtpError(552, `5.3.4 Message exceeds the size limit of ${deps.config.maxMessageBytes} bytes`);
+    const map = targets.get(session.envelope);
+    const list = session.envelope.rcptTo.map((r) => map?.get(r.address.toLowerCase())).filter((t): t is InboundTarget => t !== undefined);
+    if (list.length === 0) throw smtpError(554, "5.5.1 No valid recipients");
+    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+    try {
+      const result = await acceptInbound(deps, {
+        mailFrom,
+        ip: session.remoteAddress,
+        helo: session.hostNameAppearsAs ?? "",
+        secure: session.secure,
+        targets: list,
+      }, raw);
+      return `Queued as ${result.queueId}`;
+    } catch (err) {
+      // Not stored, so not accepted: the client keeps the message and retries.
+      deps.log.error("inbound message could not be stored", { error: String(err), session: session.id });
+      throw smtpError(451, "4.3.0 Temporary local problem, try again later");
+    }
+  }
+}
+
+/** Starts the MX listener on config.smtpHost:smtpPort (or the given host/port). */
+export function startInboundListener(deps: Deps, opts: InboundListenerOptions = {}): Promise<RunningListener> {
+  const limits: ListenerLimits = { ...DEFAULT_LIMITS, ...stripUndefined(opts) };
+  const server = createInboundServer(deps, limits);
+  return startListening("smtp", server, opts.host ?? deps.config.smtpHost, opts.port ?? deps.config.smtpPort, deps.log);
+}
+
+function stripUndefined(o: InboundListenerOptions): Partial<ListenerLimits> {
+  const out: Partial<ListenerLimits> = {};
+  for (const k of ["socketTimeoutMs", "closeTimeoutMs", "maxClients", "maxRecipients"] as const) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}

@@ -1,0 +1,143 @@
+/**
+ * What both SMTP listeners (the MX and submission) share: TLS, limits, timeouts, replies with
+ * enhanced status codes, reading a DATA stream into memory with a size bound.
+ */
+import { readFileSync } from "node:fs";
+import type { Readable } from "node:stream";
+import { SMTPServer, type SMTPServerError, type SMTPServerOptions } from "smtp-server";
+import { SMTPConnection } from "smtp-server/lib/smtp-connection.js";
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+
+/** Limits of a listener. Defaults suit production; tests shorten the timeouts. */
+export interface ListenerLimits {
+  /** Idle time allowed between client commands or DATA chunks before the connection is dropped. */
+  socketTimeoutMs: number;
+  /** How long close() waits for open sessions before cutting them. */
+  closeTimeoutMs: number;
+  /** Concurrent connections; the next one is answered 421. */
+  maxClients: number;
+  /** Recipients per message; further RCPTs are answered 452 4.5.3. */
+  maxRecipients: number;
+}
+
+export const DEFAULT_LIMITS: ListenerLimits = {
+  socketTimeoutMs: 120_000,
+  closeTimeoutMs: 10_000,
+  maxClients: 500,
+  maxRecipients: 100,
+};
+
+const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3} /;
+let patched = false;
+
+/**
+ * smtp-server puts its own enhanced status code in front of a handler's error text, chosen from
+ * the reply code alone (550 → 5.1.1), so "550 5.7.1 relaying denied" cannot be said. This lets a
+ * reply whose text already starts with an enhanced code go out as written. Applied once, to the
+ * library's connection class, which only our listeners use.
+ */
+function letRepliesCarryTheirOwnEnhancedCode(): void {
+  if (patched) return;
+  patched = true;
+  const proto = SMTPConnection.prototype as unknown as { send(code: number, data?: unknown, context?: unknown): void };
+  const send = proto.send;
+  proto.send = function (this: unknown, code: number, data?: unknown, context?: unknown) {
+    if (context === undefined && typeof data === "string" && ENHANCED.test(data)) return send.call(this, code, data, false);
+    return send.call(this, code, data, context);
+  };
+}
+
+/** An error for a handler callback: `smtpError(550, "5.7.1 Relaying denied")`. */
+export function smtpError(code: number, text: string): SMTPServerError {
+  const err = new Error(text) as SMTPServerError;
+  err.responseCode = code;
+  return err;
+}
+
+/** Options both listeners use; the caller adds its handlers and AUTH settings. */
+export function baseServerOptions(config: Config, limits: ListenerLimits): SMTPServerOptions {
+  letRepliesCarryTheirOwnEnhancedCode();
+  const tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : null;
+  return {
+    name: config.hostname,
+    banner: "Posthorn",
+    logger: false,
+    // A PTR lookup per connection would send every client's address to the system resolver.
+    disableReverseLookup: true,
+    size: config.maxMessageBytes,
+    rejectOversized: true,
+    hideENHANCEDSTATUSCODES: false,
+    socketTimeout: limits.socketTimeoutMs,
+    closeTimeout: limits.closeTimeoutMs,
+    maxClients: limits.maxClients,
+    maxRecipients: limits.maxRecipients,
+    ...(tls ? { key: tls.key, cert: tls.cert } : { hideSTARTTLS: true }),
+  };
+}
+
+export interface RunningListener {
+  name: string;
+  port: number;
+  server: SMTPServer;
+  stop(): Promise<void>;
+}
+
+/** Starts `server` on host:port (0 picks a free port) and resolves once it listens. */
+export function startListening(name: string, server: SMTPServer, host: string, port: number, log: Logger): Promise<RunningListener> {
+  // Socket-level errors (resets, TLS failures) arrive here; they concern one client only.
+  server.on("error", (err: Error) => log.warn("smtp listener error", { listener: name, error: err.message }));
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.server.once("error", onError);
+    server.listen(port, host, () => {
+      server.server.off("error", onError);
+      const address = server.server.address();
+      const actual = typeof address === "object" && address ? address.port : port;
+      log.info("smtp listener started", { listener: name, address: `${host}:${actual}` });
+      resolve({
+        name,
+        port: actual,
+        server,
+        stop: () => new Promise<void>((done) => server.close(() => done())),
+      });
+    });
+  });
+}
+
+/**
+ * Reads a DATA stream into memory, keeping at most `limit` bytes (smtp-server already answers
+ * 552 to anything larger; the rest is drained so the session can go on).
+ */
+export function readMessage(stream: Readable & { sizeExceeded?: boolean }, limit: number): Promise<{ raw: Buffer; oversized: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    stream.once("error", reject);
+    stream.once("end", () => resolve({ raw: Buffer.concat(chunks), oversized: size > limit || stream.sizeExceeded === true }));
+  });
+}
+
+/** A header-safe token from something a client sent (HELO name, address): printable ASCII only. */
+export const headerSafe = (value: string, max = 200): string => value.replace(/[^\x21-\x7e]/g, "").slice(0, max);
+
+/** A Received trace header (RFC 5321 §4.4) for mail accepted by this host. */
+export function receivedHeader(opts: {
+  helo: string;
+  ip: string;
+  hostname: string;
+  secure: boolean;
+  authenticated?: boolean;
+  id: string;
+  recipient: string | null;
+  date?: Date;
+}): string {
+  const protocol = `ESMTP${opts.secure ? "S" : ""}${opts.authenticated ? "A" : ""}`;
+  const forPart = opts.recipient ? `\r\n\tfor <${headerSafe(opts.recipient, 254)}>` : "";
+  const date = (opts.date ?? new Date()).toUTCString().replace(/GMT$/, "+0000");
+  return `Received: from ${headerSafe(opts.helo) || "unknown"} ([${headerSafe(opts.ip, 64)}])\r\n\tby ${opts.hostname} (Posthorn) with ${protocol} id ${opts.id}${forPart};\r\n\t${date}\r\n`;
+}

@@ -1,0 +1,188 @@
+/**
+ * Mail that arrives at a VERP bounce address is about one outbound recipient: a DSN (bounce or
+ * delay), an ARF complaint, an automatic reply, a plain-text bounce, or something else. It is
+ * classified before the 250 (parsing is local and quick) and applied in the same commit that
+ * accepts it. None of it reaches the inbound routes.
+ */
+import type { Database } from "bun:sqlite";
+import { createHash } from "node:crypto";
+import { simpleParser, type ParsedMail, type SimpleParserOptions } from "mailparser";
+import { changeRecipientStatus } from "../events/message-status.ts";
+import { publishEvent } from "../events/publish.ts";
+import { newId } from "../ids.ts";
+import type { JobQueue } from "../jobs/queue.ts";
+import { findFeedbackReport, isComplaint, type FeedbackReport } from "../mail/arf.ts";
+import { detectAutoReply } from "../mail/auto-reply.ts";
+import { classifyDsnRecipient, classifyTextBounce, findDeliveryStatus, pickDsnRecipient, type BounceVerdict, type DeliveryStatusReport } from "../mail/dsn.ts";
+
+interface ReportMeta {
+  /** The report's Message-ID, or a digest of its bytes when it has none: the de-duplication key. */
+  id: string;
+  from: string | null;
+  subject: string;
+}
+
+export type ReportAnalysis = ReportMeta &
+  (
+    | { kind: "dsn"; report: DeliveryStatusReport }
+    | { kind: "arf"; report: FeedbackReport }
+    | { kind: "auto_reply"; reason: string; text: string }
+    | { kind: "text_bounce"; verdict: BounceVerdict }
+    | { kind: "unrecognized" }
+  );
+
+const firstHeader = (parsed: ParsedMail) => (name: string) => {
+  const line = parsed.headerLines.find((h) => h.key === name);
+  if (!line) return undefined;
+  const colon = line.line.indexOf(":");
+  return colon >= 0 ? line.line.slice(colon + 1).replace(/\r?\n[ \t]+/g, " ").trim() : undefined;
+};
+
+/** Parses and classifies mail sent to a bounce address. Never throws on bad input. */
+export async function analyzeReport(raw: Buffer, envelopeFrom: string | null): Promise<ReportAnalysis> {
+  let parsed: ParsedMail;
+  try {
+    parsed = await simpleParser(raw, { keepDeliveryStatus: true, skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true } as SimpleParserOptions);
+  } catch {
+    return { kind: "unrecognized", id: `sha256:${createHash("sha256").update(raw).digest("hex")}`, from: null, subject: "" };
+  }
+  const meta: ReportMeta = {
+    id: parsed.messageId?.replace(/^<|>$/g, "") || `sha256:${createHash("sha256").update(raw).digest("hex")}`,
+    from: parsed.from?.value[0]?.address?.toLowerCase() ?? null,
+    subject: parsed.subject ?? "",
+  };
+  const dsn = findDeliveryStatus(parsed);
+  if (dsn) return { ...meta, kind: "dsn", report: dsn };
+  const arf = findFeedbackReport(parsed);
+  if (arf) return { ...meta, kind: "arf", report: arf };
+  const auto = detectAutoReply(firstHeader(parsed), meta.subject);
+  if (auto) return { ...meta, kind: "auto_reply", reason: auto.reason, text: (parsed.text ?? "").slice(0, 2000) };
+  const text = classifyTextBounce({ envelopeFrom: envelopeFrom || null, from: meta.from, subject: meta.subject, text: parsed.text ?? "" });
+  if (text) return { ...meta, kind: "text_bounce", verdict: text };
+  return { ...meta, kind: "unrecognized" };
+}
+
+type RecipientRow = { id: string; email: string; status: string; message_id: string; team_id: string; route_id: string | null; tag: string | null; metadata: string };
+
+/** Statuses a delay may overwrite: the message is still on its way somewhere. */
+const SOFT_FROM = new Set(["pending", "queued", "processed", "delivered", "soft_bounced"]);
+/** Statuses a permanent failure may overwrite (asynchronous bounces come after "delivered"). */
+const HARD_FROM = new Set(["pending", "queued", "processed", "delivered", "soft_bounced", "opened", "clicked", "failed"]);
+
+export type ReportOutcome = "hard_bounced" | "soft_bounced" | "spam_complaint" | "auto_replied" | "recorded" | "duplicate" | "unchanged" | "recipient_gone";
+
+/**
+ * Applies a classified report to the outbound recipient it is about. Synchronous: runs inside
+ * the Writer commit that accepts the report. The same report twice (same Message-ID, or same
+ * bytes) changes nothing the second time, and a bounce never counts twice for a recipient.
+ */
+export function applyReport(sqlite: Database, queue: JobQueue, recipientId: string, a: ReportAnalysis, now = Date.now()): ReportOutcome {
+  const r = sqlite
+    .query<RecipientRow, [string]>(
+      `SELECT r.id, r.email, r.status, r.message_id, m.team_id, m.route_id, m.tag, m.metadata
+       FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ?`,
+    )
+    .get(recipientId);
+  if (!r) return "recipient_gone";
+  const seen = sqlite
+    .query<{ one: number }, [string, string, string]>(
+      "SELECT 1 AS one FROM message_events WHERE message_id = ? AND recipient_id = ? AND json_extract(data, '$.report.id') = ? LIMIT 1",
+    )
+    .get(r.message_id, r.id, a.id);
+  if (seen) return "duplicate";
+
+  const base = { id: a.id, from: a.from, subject: a.subject };
+  const history = (kind: string, report: Record<string, unknown>) =>
+    sqlite
+      .query("INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)")
+      .run(newId(), r.message_id, r.id, kind, JSON.stringify({ message_id: r.message_id, recipient: r.email, report }), now);
+
+  const bounce = (verdict: BounceVerdict, report: Record<string, unknown>): ReportOutcome => {
+    const allowed = verdict.type === "hard" ? HARD_FROM : SOFT_FROM;
+    if (!allowed.has(r.status)) {
+      // Already bounced, complained, unsubscribed…: keep a trace, count nothing.
+      history("message.report_received", { ...report, applied: false });
+      return r.status === "hard_bounced" ? "duplicate" : "unchanged";
+    }
+    const status = verdict.type === "hard" ? "hard_bounced" : "soft_bounced";
+    changeRecipientStatus(
+      sqlite,
+      queue,
+      {
+        recipientId: r.id,
+        status,
+        response: { code: verdict.code, enhanced_code: verdict.enhancedCode, message: verdict.message },
+        details: { report },
+        suppress: verdict.type === "hard" ? "hard_bounce" : null,
+      },
+      now,
+    );
+    return status;
+  };
+
+  switch (a.kind) {
+    case "dsn": {
+      const entry = pickDsnRecipient(a.report, r.email);
+      const report = {
+        ...base,
+        type: "dsn",
+        reporting_mta: a.report.reportingMta,
+        remote_mta: entry.remoteMta,
+        final_recipient: entry.finalRecipient,
+        action: entry.action,
+        status: entry.status,
+        diagnostic_code: entry.diagnosticCode,
+      };
+      const verdict = classifyDsnRecipient(entry, a.report.reportingMta);
+      if (!verdict) {
+        // A success report (delivered, relayed, expanded): history only.
+        history("message.report_received", report);
+        return "recorded";
+      }
+      return bounce(verdict, report);
+    }
+    case "text_bounce":
+      return bounce(a.verdict, { ...base, type: "text_bounce", status: a.verdict.enhancedCode, diagnostic_code: a.verdict.message });
+    case "arf": {
+      const report = {
+        ...base,
+        type: "arf",
+        feedback_type: a.report.feedbackType,
+        user_agent: a.report.userAgent,
+        source_ip: a.report.sourceIp,
+        arrival_date: a.report.arrivalDate,
+        original_rcpt_to: a.report.originalRcptTo,
+      };
+      if (!isComplaint(a.report)) {
+        history("message.report_received", report);
+        return "recorded";
+      }
+      if (r.status === "spam_complaint") {
+        history("message.report_received", { ...report, applied: false });
+        return "duplicate";
+      }
+      changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "spam_complaint", details: { report }, suppress: "spam_complaint" }, now);
+      return "spam_complaint";
+    }
+    case "auto_reply": {
+      const report = { ...base, type: "auto_reply", reason: a.reason, text: a.text };
+      history("message.auto_replied", report);
+      publishEvent(
+        sqlite,
+        queue,
+        {
+          teamId: r.team_id,
+          routeId: r.route_id,
+          messageId: r.message_id,
+          kind: "message.auto_replied",
+          data: { message_id: r.message_id, recipient: r.email, status: r.status, tag: r.tag, metadata: JSON.parse(r.metadata), report },
+        },
+        now,
+      );
+      return "auto_replied";
+    }
+    case "unrecognized":
+      history("message.report_received", { ...base, type: "unrecognized" });
+      return "recorded";
+  }
+}
