@@ -174,7 +174,8 @@ export class WebhookSender {
       if (signal.aborted) return result({ error: `timed out after ${this.timeoutMs} ms without a complete answer`, address });
       const e = err as { code?: string; message?: string };
       const code = e.code && !String(e.message).includes(e.code) ? ` (${e.code})` : "";
-      return result({ error: `request to ${host} (${address}) failed: ${e.message ?? String(err)}${code}`, address });
+      const to = host === address ? host : `${host} (${address})`;
+      return result({ error: `request to ${to} failed: ${e.message ?? String(err)}${code}`, address });
     }
   }
 

@@ -175,6 +175,20 @@ describe("signed delivery", () => {
       response: { code: 250, message: "2.0.0 Ok: queued as ABC" },
     });
   });
+  test("the receiver's certificate is verified against the hostname: an untrusted or mismatched one fails the attempt", async () => {
+    const s = await setup();
+    const untrusting = new WebhookSender({ dns: s.app.deps.dns, allowedNetworks: ["127.0.0.0/8"] });
+    const r = await untrusting.send({ url: s.receiver.url(), secret: "whsec_x", event: "webhook.test", body: "{}", attempt: 1 });
+    expect(r).toMatchObject({ outcome: "failed", statusCode: null, refused: false });
+    expect(r.error).toContain("certificate");
+    dns.set("other-name.example.test", "A", ["127.0.0.1"]);
+    const mismatch = await s.sender.send({ url: s.receiver.url("other-name.example.test"), secret: "whsec_x", event: "webhook.test", body: "{}", attempt: 1 });
+    expect(mismatch.outcome).toBe("failed");
+    expect(mismatch.error).toMatch(/ALTNAME|altname|Hostname/i);
+    expect(s.receiver.deliveries).toHaveLength(0);
+    untrusting.close();
+  });
+
   test("credentials in the URL are sent as HTTP Basic auth", async () => {
     const s = await setup();
     const url = `https://hook%20user:p%40ss@hooks.example.test:${s.receiver.port}/hook`;
