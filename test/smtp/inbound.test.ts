@@ -1,0 +1,390 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join, dirname } from "node:path";
+import nodemailer from "nodemailer";
+import { insertRoute } from "../../src/modules/projects/service.ts";
+import { attachmentDownloadUrl } from "../../src/modules/attachments/service.ts";
+import { serverSecret } from "../../src/secrets.ts";
+import { waitFor } from "../helpers.ts";
+import { makeTestCert } from "../webhooks/support.ts";
+import { compose, dkimSigned, eventBodies, RawSmtpClient, sendRaw, startInbound, type InboundHarness } from "./support.ts";
+
+const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489", "hex");
+
+function messageRow(h: InboundHarness, id: string) {
+  return h.deps.sqlite
+    .query<{ type: string; status: string; route_id: string; from_email: string; subject: string; spam_score: number; spam_symbols: string }, [string]>(
+      "SELECT type, status, route_id, from_email, subject, spam_score, spam_symbols FROM messages WHERE id = ?",
+    )
+    .get(id);
+}
+
+const inboundCount = (h: InboundHarness) => h.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM messages WHERE type = 'inbound'").get()!.n;
+
+describe("MX listener: mail for inbound routes", () => {
+  let h: InboundHarness;
+  beforeAll(async () => {
+    h = await startInbound();
+  });
+  afterAll(() => h.stop());
+
+  test("a multipart message with attachments and an inline image arrives as message.inbound with the full payload", async () => {
+    // Route addresses match case-insensitively; the subaddress is passed on as written.
+    const rcpt = h.inboundAddress.replace(/^(\w+)@/, (_m, local: string) => `${local.toUpperCase()}+Order-42@`);
+    const raw = await dkimSigned(
+      await compose({
+        from: "Alice Example <alice@sender.test>",
+        to: `Support <${rcpt}>`,
+        cc: "Bob <bob@example.org>",
+        replyTo: "replies@sender.test",
+        subject: "Help with order 42",
+        date: new Date("2024-05-01T10:00:00Z"),
+        messageId: "<order-42@sender.test>",
+        inReplyTo: "<earlier@posthorn.test>",
+        references: ["<first@posthorn.test>", "<earlier@posthorn.test>"],
+        text: "Hello, my order is late.",
+        html: '<p>Hello, my order is <b>late</b>.<img src="cid:logo@sender.test"></p>',
+        attachments: [
+          { filename: "invoice.txt", content: "Invoice 42: 10 EUR" },
+          { filename: "logo.png", content: PNG, cid: "logo@sender.test", contentType: "image/png" },
+        ],
+      }),
+      h.sender,
+    );
+    const info = await sendRaw(h.port, { from: "alice@sender.test", to: [rcpt] }, raw);
+    expect(info.response).toMatch(/^250 2\.6\.0 Queued as [0-9a-f-]{36}$/);
+    const messageId = /Queued as (\S+)/.exec(info.response)![1]!;
+
+    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === messageId));
+    const routeRow = h.deps.sqlite.query<{ project_id: string }, [string]>("SELECT project_id FROM routes WHERE id = ?").get(h.inboundRouteId)!;
+    expect(ev.event).toBe("message.inbound");
+    const { headers, attachments, spam_symbols, ...rest } = ev.data;
+    expect(rest).toEqual({
+      message_id: messageId,
+      status: "processed",
+      route: { id: h.inboundRouteId, slug: "inbound", name: "Inbound", project_id: routeRow.project_id },
+      from: { email: "alice@sender.test", name: "Alice Example" },
+      to: [{ email: rcpt, name: "Support" }],
+      cc: [{ email: "bob@example.org", name: "Bob" }],
+      reply_to: ["replies@sender.test"],
+      // The envelope recipient as given (domain lower-cased), and its subaddress as given.
+      recipient: rcpt,
+      recipients: [rcpt],
+      subaddress: "Order-42",
+      envelope_from: "alice@sender.test",
+      subject: "Help with order 42",
+      date: "2024-05-01T10:00:00.000Z",
+      message_id_header: "order-42@sender.test",
+      in_reply_to: "earlier@posthorn.test",
+      references: ["first@posthorn.test", "earlier@posthorn.test"],
+      body: { text: "Hello, my order is late.", html: '<p>Hello, my order is <b>late</b>.<img src="cid:logo@sender.test"></p>' },
+      spam_score: -0.9,
+      received_at: expect.any(String),
+    });
+    // SPF passes for 127.0.0.1, the DKIM signature verifies, DMARC passes aligned; no ARC.
+    expect(spam_symbols.map((s: { name: string }) => s.name)).toEqual(["R_SPF_ALLOW", "R_DKIM_ALLOW", "DMARC_POLICY_ALLOW", "ARC_NA"]);
+    expect(spam_symbols[1]).toEqual({ name: "R_DKIM_ALLOW", score: -0.2, options: ["sender.test:s1"], description: "DKIM signature verified" });
+    // Headers in order, our Received trace first, duplicates kept.
+    expect(headers[0].name).toBe("Received");
+    expect(headers[0].value).toContain(`by mx.posthorn.test (Posthorn) with ESMTP id ${messageId}`);
+    expect(headers.find((x: { name: string }) => x.name === "Subject").value).toBe("Help with order 42");
+    expect(headers.some((x: { name: string }) => x.name === "DKIM-Signature")).toBe(true);
+    // Attachments inline as base64, the inline image with its Content-ID.
+    const byName = Object.fromEntries(attachments.map((a: { filename: string }) => [a.filename, a]));
+    expect(byName["invoice.txt"]).toEqual({
+      id: expect.any(String),
+      filename: "invoice.txt",
+      content_type: "text/plain",
+      content_id: null,
+      disposition: "attachment",
+      size: 18,
+      content: Buffer.from("Invoice 42: 10 EUR").toString("base64"),
+    });
+    expect(byName["logo.png"]).toMatchObject({ content_type: "image/png", content_id: "logo@sender.test", disposition: "inline", size: PNG.length });
+    expect(Buffer.from(byName["logo.png"].content, "base64").equals(PNG)).toBe(true);
+
+    // Stored as an inbound message with its content, raw MIME and attachments.
+    const row = messageRow(h, messageId)!;
+    expect(row).toMatchObject({ type: "inbound", status: "processed", route_id: h.inboundRouteId, from_email: "alice@sender.test", subject: "Help with order 42", spam_score: -0.9 });
+    expect(JSON.parse(row.spam_symbols)).toEqual(spam_symbols);
+    const content = h.deps.sqlite.query<{ raw: Uint8Array; text: string; html: string }, [string]>("SELECT raw, text, html FROM message_contents WHERE message_id = ?").get(messageId)!;
+    const stored = Buffer.from(content.raw).toString();
+    expect(stored.startsWith("Received: from ")).toBe(true);
+    expect(stored.endsWith(raw.toString())).toBe(true);
+    expect(content.text).toBe("Hello, my order is late.");
+    const files = h.deps.sqlite.query<{ filename: string; size: number }, [string]>("SELECT filename, size FROM attachments WHERE message_id = ? ORDER BY filename").all(messageId);
+    expect(files).toEqual([{ filename: "invoice.txt", size: 18 }, { filename: "logo.png", size: PNG.length }]);
+    // The webhook fan-out would go to the route's webhooks; the history has the step too.
+    const history = h.deps.sqlite.query<{ kind: string; status: string }, [string]>("SELECT kind, status FROM message_events WHERE message_id = ?").all(messageId);
+    expect(history).toEqual([{ kind: "message.inbound", status: "processed" }]);
+  });
+
+  test("attachment_delivery url: the payload carries signed links that download, and forged or expired links are 404", async () => {
+    h.deps.sqlite.query("UPDATE routes SET attachment_delivery = 'url' WHERE id = ?").run(h.inboundRouteId);
+    try {
+      const raw = await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "Report", text: "see attached", attachments: [{ filename: "report é.csv", content: "a,b\n1,2\n" }] });
+      const info = await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
+      const messageId = /Queued as (\S+)/.exec(info.response)![1]!;
+      const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === messageId));
+      const [a] = ev.data.attachments;
+      expect(a.content).toBeUndefined();
+      expect(a.url).toMatch(new RegExp(`^http://localhost:8080/v1/attachments/${a.id}/download\\?expires=\\d+&signature=[0-9a-f]{32}$`));
+      const expiresIn = Date.parse(a.expires_at) - Date.now();
+      expect(expiresIn).toBeGreaterThan(6.9 * 24 * 3600_000);
+      expect(expiresIn).toBeLessThanOrEqual(7 * 24 * 3600_000);
+
+      const get = (url: string) => h.app.app.handle(new Request(url.replace("http://localhost:8080", "http://localhost")));
+      const ok = await get(a.url);
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toBe("a,b\n1,2\n");
+      expect(ok.headers.get("content-type")).toBe("text/csv");
+      expect(ok.headers.get("content-disposition")).toBe(`attachment; filename="report _.csv"; filename*=UTF-8''report%20%C3%A9.csv`);
+      expect(ok.headers.get("x-content-type-options")).toBe("nosniff");
+
+      const forged = await get(a.url.replace(/signature=(.)/, (_m: string, c: string) => `signature=${c === "0" ? "1" : "0"}`));
+      expect(forged.status).toBe(404);
+      expect(await forged.json()).toEqual({ message: "Attachment not found." });
+      const laterExpiry = await get(a.url.replace(/expires=(\d+)/, (_m: string, e: string) => `expires=${Number(e) + 1000}`));
+      expect(laterExpiry.status).toBe(404);
+      const expired = attachmentDownloadUrl(serverSecret(h.deps.sqlite), "http://localhost:8080", a.id, Date.now() - 8 * 24 * 3600_000);
+      expect((await get(expired.url)).status).toBe(404);
+      expect((await get(`http://localhost:8080/v1/attachments/${a.id}/download`)).status).toBe(404);
+    } finally {
+      h.deps.sqlite.query("UPDATE routes SET attachment_delivery = 'inline' WHERE id = ?").run(h.inboundRouteId);
+    }
+  });
+
+  test("an invalid DKIM signature scores R_DKIM_REJECT; a forged sender over the threshold is policy_rejected, not published as inbound", async () => {
+    const signed = await dkimSigned(await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "Invoice", text: "Pay now" }), h.sender);
+    const tampered = Buffer.from(signed.toString().replace("Pay now", "Pay me now"));
+    const info = await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, tampered);
+    const id = /Queued as (\S+)/.exec(info.response)![1]!;
+    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
+    const dkim = ev.data.spam_symbols.find((s: { name: string }) => s.name.startsWith("R_DKIM"));
+    expect(dkim).toMatchObject({ name: "R_DKIM_REJECT", score: 1, options: ["sender.test:s1"] });
+
+    // forged.test publishes SPF -all and DMARC p=reject; the signature claims sender.test's key for it.
+    h.dns.set("forged.test", "TXT", ["v=spf1 -all"]);
+    h.dns.set("_dmarc.forged.test", "TXT", ["v=DMARC1; p=reject"]);
+    const forged = Buffer.from(
+      (await dkimSigned(await compose({ from: "ceo@forged.test", to: h.inboundAddress, subject: "Wire transfer", text: "Send money" }), h.sender))
+        .toString()
+        .replace("Send money", "Send more money"),
+    );
+    const rejectedInfo = await sendRaw(h.port, { from: "ceo@forged.test", to: [h.inboundAddress] }, forged);
+    // Accepted at SMTP (the verdict comes after the durable commit) …
+    expect(rejectedInfo.response).toStartWith("250 ");
+    const rid = /Queued as (\S+)/.exec(rejectedInfo.response)![1]!;
+    const rev = await waitFor(() => eventBodies(h.deps, "message.policy_rejected").find((e) => e.data.message_id === rid));
+    // … scored SPF fail 1 + DKIM reject 1 + DMARC reject 3 = 5 ≥ the default threshold 5.
+    expect(rev.data.spam_score).toBe(5);
+    expect(rev.data.spam_threshold).toBe(5);
+    expect(rev.data.status).toBe("policy_rejected");
+    expect(rev.data.spam_symbols.map((s: { name: string; score: number }) => `${s.name}=${s.score}`)).toEqual([
+      "R_SPF_FAIL=1",
+      "R_DKIM_REJECT=1",
+      "DMARC_POLICY_REJECT=3",
+      "ARC_NA=0",
+    ]);
+    expect(rev.data.body).toBeUndefined();
+    expect(messageRow(h, rid)!.status).toBe("policy_rejected");
+    expect(eventBodies(h.deps, "message.inbound").some((e) => e.data.message_id === rid)).toBe(false);
+  });
+
+  test("open relay attempts and unknown mailboxes are refused at RCPT; nothing is stored", async () => {
+    const before = inboundCount(h);
+    const { client, greeting } = await RawSmtpClient.connect(h.port);
+    expect(greeting.text).toBe("220 mx.posthorn.test ESMTP Posthorn");
+    await client.send("EHLO relay.test");
+    expect((await client.send("MAIL FROM:<spammer@relay.test>")).code).toBe(250);
+    expect((await client.send("RCPT TO:<victim@gmail.com>")).text).toBe("550 5.7.1 Relaying denied: this server only accepts mail for its own addresses");
+    expect((await client.send("RCPT TO:<victim@mx.posthorn.test>")).text).toStartWith("550 5.7.1 ");
+    expect((await client.send(`RCPT TO:<nobody@${h.inboundAddress.split("@")[1]}>`)).text).toBe("550 5.1.1 No such mailbox here");
+    // A route address of another domain part is not ours either.
+    expect((await client.send(`RCPT TO:<${h.inboundAddress.split("@")[0]}@gmail.com>`)).code).toBe(550);
+    expect((await client.send("DATA")).code).toBe(503);
+    client.close();
+    expect(inboundCount(h)).toBe(before);
+  });
+
+  test("mail for a deleted route is refused at RCPT, not accepted and dropped", async () => {
+    const routeId = insertRoute(h.deps.sqlite, {
+      teamId: h.app.team.teamId,
+      projectId: h.app.team.projectId,
+      name: "Temp",
+      slug: "temp-inbound",
+      routeType: "inbound",
+      isDefault: false,
+      inboundDomain: h.deps.config.inboundDomain,
+    });
+    const address = h.deps.sqlite.query<{ a: string }, [string]>("SELECT inbound_address AS a FROM routes WHERE id = ?").get(routeId)!.a;
+    const { client } = await RawSmtpClient.connect(h.port);
+    await client.send("EHLO a.test");
+    await client.send("MAIL FROM:<a@sender.test>");
+    expect((await client.send(`RCPT TO:<${address}>`)).code).toBe(250);
+    await client.send("RSET");
+    h.deps.sqlite.query("DELETE FROM routes WHERE id = ?").run(routeId);
+    await client.send("MAIL FROM:<a@sender.test>");
+    expect((await client.send(`RCPT TO:<${address}>`)).text).toBe("550 5.1.1 No such mailbox here");
+    client.close();
+  });
+
+  test("any address at a verified inbound domain is accepted; an unverified domain is not", async () => {
+    h.deps.sqlite.query("UPDATE routes SET inbound_domain = 'support.acme.test', inbound_domain_verified_at = NULL WHERE id = ?").run(h.inboundRouteId);
+    try {
+      const { client } = await RawSmtpClient.connect(h.port);
+      await client.send("EHLO a.test");
+      await client.send("MAIL FROM:<a@sender.test>");
+      expect((await client.send("RCPT TO:<help@support.acme.test>")).text).toStartWith("550 5.7.1 ");
+      client.close();
+
+      h.deps.sqlite.query("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), h.inboundRouteId);
+      const raw = await compose({ from: "alice@sender.test", to: "Help <Help+Billing@Support.ACME.test>", subject: "Billing", text: "question" });
+      const info = await sendRaw(h.port, { from: "alice@sender.test", to: ["Help+Billing@Support.ACME.test"] }, raw);
+      const id = /Queued as (\S+)/.exec(info.response)![1]!;
+      const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
+      expect(ev.data.recipient).toBe("Help+Billing@support.acme.test");
+      expect(ev.data.subaddress).toBe("Billing");
+      expect(ev.data.route.id).toBe(h.inboundRouteId);
+    } finally {
+      h.deps.sqlite.query("UPDATE routes SET inbound_domain = NULL, inbound_domain_verified_at = NULL WHERE id = ?").run(h.inboundRouteId);
+    }
+  });
+
+  test("malformed MIME and raw 8-bit headers are accepted, stored and published", async () => {
+    const malformed = [
+      "From: =?utf-8?B?broken <mallory@sender.test>",
+      `To: ${h.inboundAddress}`,
+      "Subject: Überweisung für Jürgen – 8-bit ✓",
+      "Content-Type: multipart/mixed; boundary=\"never-closed\"",
+      "",
+      "--never-closed",
+      "Content-Type: text/plain; charset=utf-8",
+      "Content-Transfer-Encoding: base64",
+      "",
+      "!!!this is not base64!!!",
+      "--never-closed",
+      "Content-Type: application/octet-stream",
+      "",
+      "half a part",
+    ].join("\r\n");
+    const { client } = await RawSmtpClient.connect(h.port);
+    const res = await client.transaction("mallory@sender.test", [h.inboundAddress], Buffer.from(malformed, "utf8"));
+    client.close();
+    expect(res.final!.code).toBe(250);
+    const id = /Queued as (\S+)/.exec(res.final!.text)![1]!;
+    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
+    expect(ev.data.subject).toBe("Überweisung für Jürgen – 8-bit ✓");
+    expect(ev.data.spam_symbols.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(["MISSING_DATE", "MISSING_MID", "R_DKIM_NA"]));
+    // The raw bytes are kept exactly.
+    const raw = h.deps.sqlite.query<{ raw: Uint8Array }, [string]>("SELECT raw FROM message_contents WHERE message_id = ?").get(id)!.raw;
+    expect(Buffer.from(raw).toString("utf8")).toContain("Subject: Überweisung für Jürgen – 8-bit ✓\r\n");
+  });
+});
+
+describe("MX listener: limits", () => {
+  let h: InboundHarness;
+  beforeAll(async () => {
+    h = await startInbound({ env: { POSTHORN_MAX_MESSAGE_BYTES: "20000" }, listener: { socketTimeoutMs: 600, maxClients: 8 } });
+  });
+  afterAll(() => h.stop());
+
+  test("SIZE is advertised; a larger message is refused with 552 (declared or not) and the session goes on", async () => {
+    const { client } = await RawSmtpClient.connect(h.port);
+    const ehlo = await client.send("EHLO big.test");
+    expect(ehlo.lines).toContain("SIZE 20000");
+    expect(ehlo.lines).toContain("ENHANCEDSTATUSCODES");
+    expect(ehlo.lines).toContain("8BITMIME");
+    expect(ehlo.lines).not.toContain("STARTTLS");
+    expect((await client.send("MAIL FROM:<a@sender.test> SIZE=30000")).text).toBe("552 5.3.4 Error: message exceeds fixed maximum message size 20000");
+    await client.send("RSET");
+
+    const big = `Subject: big\r\n\r\n${"x".repeat(998)}\r\n`.repeat(25);
+    const res = await client.transaction("a@sender.test", [h.inboundAddress], big);
+    expect(res.final!.code).toBe(552);
+    expect(inboundCount(h)).toBe(0);
+    const small = await client.transaction("a@sender.test", [h.inboundAddress], "Subject: small\r\n\r\nok\r\n");
+    expect(small.final!.code).toBe(250);
+    client.close();
+    expect(inboundCount(h)).toBe(1);
+  });
+
+  test("a 1,000-recipient RCPT flood: 100 accepted, the rest 452 4.5.3; others are served meanwhile", async () => {
+    const { client } = await RawSmtpClient.connect(h.port);
+    await client.send("EHLO flood.test");
+    await client.send("MAIL FROM:<flood@sender.test>");
+    const [local, domain] = h.inboundAddress.split("@");
+    // Pipelined, as a flooding client would.
+    client.write(Array.from({ length: 1000 }, (_, i) => `RCPT TO:<${local}+${i}@${domain}>\r\n`).join(""));
+    const other = sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "meanwhile", text: "hi" }));
+    const replies = [];
+    for (let i = 0; i < 1000; i++) replies.push(await client.read());
+    expect(replies.filter((r) => r.code === 250)).toHaveLength(100);
+    expect(replies.slice(100).every((r) => r.text === "452 4.5.3 Error: too many recipients")).toBe(true);
+    expect((await other).response).toStartWith("250 ");
+
+    expect((await client.send("DATA")).code).toBe(354);
+    client.write("Subject: flood\r\n\r\nhello\r\n.\r\n");
+    const final = await client.read();
+    expect(final.code).toBe(250);
+    client.close();
+    const id = /Queued as (\S+)/.exec(final.text)![1]!;
+    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
+    // One message for the route, naming every accepted recipient.
+    expect(ev.data.recipients).toHaveLength(100);
+    expect(ev.data.recipient).toBe(`${local}+0@${domain}`);
+    expect(ev.data.spam_symbols.find((s: { name: string }) => s.name === "MANY_RECIPIENTS")).toMatchObject({ score: 1.5, options: ["100"] });
+  });
+
+  test("a client that stalls mid-DATA is dropped after the timeout; others are served and nothing accepted is lost", async () => {
+    const before = inboundCount(h);
+    const { client: staller } = await RawSmtpClient.connect(h.port);
+    await staller.send("EHLO slow.test");
+    await staller.send("MAIL FROM:<slow@sender.test>");
+    await staller.send(`RCPT TO:<${h.inboundAddress}>`);
+    expect((await staller.send("DATA")).code).toBe(354);
+    staller.write("Subject: never finished\r\n\r\nhalf of it");
+
+    const sent = [];
+    for (let i = 0; i < 3; i++) {
+      const raw = await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: `while stalled ${i}`, text: "hi" });
+      sent.push(/Queued as (\S+)/.exec((await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw)).response)![1]!);
+    }
+    await staller.closedPromise;
+    for (const id of sent) await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
+    expect(inboundCount(h)).toBe(before + 3);
+    expect(h.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM messages WHERE subject = 'never finished'").get()!.n).toBe(0);
+  });
+
+  test("connections beyond maxClients are turned away with 421", async () => {
+    const open = await Promise.all(Array.from({ length: 8 }, () => RawSmtpClient.connect(h.port)));
+    expect(open.every((o) => o.greeting.code === 220)).toBe(true);
+    const extra = await RawSmtpClient.connect(h.port);
+    expect(extra.greeting.code).toBe(421);
+    for (const o of [...open, extra]) o.client.close();
+  });
+});
+
+test("STARTTLS is offered with POSTHORN_TLS_CERT/KEY and mail arrives over TLS", async () => {
+  const cert = makeTestCert(["mx.posthorn.test"]);
+  const dir = dirname(cert.caPath);
+  const h = await startInbound({ env: { POSTHORN_TLS_CERT: join(dir, "leaf.pem"), POSTHORN_TLS_KEY: join(dir, "leaf.key") } });
+  try {
+    const { client } = await RawSmtpClient.connect(h.port);
+    expect((await client.send("EHLO tls.test")).lines).toContain("STARTTLS");
+    client.close();
+    const transport = nodemailer.createTransport({
+      host: "127.0.0.1",
+      port: h.port,
+      requireTLS: true,
+      tls: { ca: cert.caPem, servername: "mx.posthorn.test" },
+      logger: false,
+    });
+    const info = await transport.sendMail({ from: "alice@sender.test", to: h.inboundAddress, subject: "over tls", text: "secret" });
+    transport.close();
+    const id = /Queued as (\S+)/.exec(info.response)![1]!;
+    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
+    expect(ev.data.headers[0].value).toContain("with ESMTPS id");
+  } finally {
+    await h.stop();
+  }
+});
