@@ -12,6 +12,17 @@ const bearer = (header: string | undefined): string | null => {
 type IpServer = { requestIP?: (r: Request) => { address: string } | null } | null;
 const clientIp = (server: IpServer, request: Request): string | null => server?.requestIP?.(request)?.address ?? null;
 
+/**
+ * Tokens are checked in `transform`, which runs before body validation, so a request without
+ * valid credentials is a 401 whatever its body; `resolve` then hands the principal to the handler.
+ */
+const authenticated = new WeakMap<Request, TeamPrincipal | ProjectPrincipal>();
+function principalOf<P extends TeamPrincipal | ProjectPrincipal>(request: Request): P {
+  const principal = authenticated.get(request);
+  if (!principal) throw new UnauthenticatedError();
+  return principal as P;
+}
+
 const plugins = new WeakMap<Deps, ReturnType<typeof buildAuthPlugin>>();
 let instances = 0;
 
@@ -30,23 +41,26 @@ const buildAuthPlugin = (authenticator: TokenAuthenticator, seed: number) =>
     .decorate("authenticator", authenticator)
     .macro({
       team: {
-        resolve({ headers, request, server }): { team: TeamPrincipal } {
-          return { team: authenticator.team(bearer(headers.authorization), clientIp(server as IpServer, request)) };
+        transform({ headers, request, server }) {
+          authenticated.set(request, authenticator.team(bearer(headers.authorization), clientIp(server as IpServer, request)));
         },
+        resolve: ({ request }) => ({ team: principalOf<TeamPrincipal>(request) }),
       },
       project: {
-        resolve({ headers, request, server }): { project: ProjectPrincipal } {
-          return { project: authenticator.project(headers["x-service-token"], clientIp(server as IpServer, request)) };
+        transform({ headers, request, server }) {
+          authenticated.set(request, authenticator.project(headers["x-service-token"], clientIp(server as IpServer, request)));
         },
+        resolve: ({ request }) => ({ project: principalOf<ProjectPrincipal>(request) }),
       },
       anyToken: {
-        resolve({ headers, request, server }): { principal: TeamPrincipal | ProjectPrincipal } {
+        transform({ headers, request, server }) {
           const ip = clientIp(server as IpServer, request);
           const teamToken = bearer(headers.authorization);
-          if (teamToken) return { principal: authenticator.team(teamToken, ip) };
           const projectToken = headers["x-service-token"];
-          if (projectToken) return { principal: authenticator.project(projectToken, ip) };
-          throw new UnauthenticatedError();
+          if (teamToken) authenticated.set(request, authenticator.team(teamToken, ip));
+          else if (projectToken) authenticated.set(request, authenticator.project(projectToken, ip));
+          else throw new UnauthenticatedError();
         },
+        resolve: ({ request }) => ({ principal: principalOf<TeamPrincipal | ProjectPrincipal>(request) }),
       },
     });

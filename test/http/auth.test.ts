@@ -63,3 +63,17 @@ describe("token auth on GET /v1/ping", () => {
     expect(row).toBeGreaterThan(Date.now() - 60_000);
   });
 });
+
+describe("auth runs before body validation", () => {
+  const t = createTestApp();
+  test("no token and an invalid body → 401, not 422", async () => {
+    const res = await t.request("POST", "/v1/suppressions", { token: null, body: { reason: "nonsense" } });
+    expect(res.status).toBe(401);
+    const send = await t.request("POST", "/v1/send", { token: null, body: { subject: 1 } });
+    expect(send.status).toBe(401);
+  });
+  test("a team token on the sending endpoint → 401", async () => {
+    const res = await t.request("POST", "/v1/send", { body: { from: "a@b.c", to: ["x@y.z"], subject: "s", text: "hello" } });
+    expect(res.status).toBe(401);
+  });
+});
