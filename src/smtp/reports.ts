@@ -56,7 +56,7 @@ export async function analyzeReport(raw: Buffer, envelopeFrom: string | null): P
   const arf = findFeedbackReport(parsed);
   if (arf) return { ...meta, kind: "arf", report: arf };
   const auto = detectAutoReply(firstHeader(parsed), meta.subject);
-  if (auto) return { ...meta, kind: "auto_reply", reason: auto.reason, text: (parsed.text ?? "").slice(0, 2000) };
+  if (auto) return { ...meta, kind: "auto_reply", reason: auto.reason, text: (parsed.text ?? "").trim().slice(0, 2000) };
   const text = classifyTextBounce({ envelopeFrom: envelopeFrom || null, from: meta.from, subject: meta.subject, text: parsed.text ?? "" });
   if (text) return { ...meta, kind: "text_bounce", verdict: text };
   return { ...meta, kind: "unrecognized" };
