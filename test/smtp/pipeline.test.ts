@@ -1,0 +1,140 @@
+import { expect, test } from "bun:test";
+import { WebhookSender } from "../../src/events/deliver.ts";
+import { registerWebhookJobs } from "../../src/events/webhook-job.ts";
+import { newId } from "../../src/ids.ts";
+import { JobRunner } from "../../src/jobs/runner.ts";
+import { createDeps } from "../../src/runtime.ts";
+import { registerInboundJobs } from "../../src/smtp/inbound-job.ts";
+import { startInboundListener } from "../../src/smtp/inbound.ts";
+import { bootstrapTeam } from "../../src/bootstrap.ts";
+import { tempDir, testConfig, waitFor } from "../helpers.ts";
+import { startDnsServer } from "../support/dns-server.ts";
+import { makeTestCert, startReceiver } from "../webhooks/support.ts";
+import { compose, dkimSigned, eventBodies, sendRaw, startInbound } from "./support.ts";
+import { join } from "node:path";
+
+test("inbound mail reaches the route's webhook as a signed HTTPS POST whose bytes are the stored event", async () => {
+  const cert = makeTestCert(["hooks.example.test"]);
+  const secret = "whsec_inbound_test_secret";
+  const receiver = startReceiver(cert, { secret });
+  const h = await startInbound({
+    beforeStart: ({ deps, runner, dns }) => {
+      dns.set("hooks.example.test", "A", ["127.0.0.1"]);
+      registerWebhookJobs(runner, deps, { sender: new WebhookSender({ dns: deps.dns, allowedNetworks: ["127.0.0.0/8"], ca: cert.caPem }) });
+    },
+  });
+  try {
+    const now = Date.now();
+    h.deps.sqlite
+      .query(
+        `INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, secret, created_at, updated_at)
+         VALUES (?, ?, ?, 'app', ?, '["message.inbound"]', 1, ?, ?, ?)`,
+      )
+      .run(newId(), h.app.team.teamId, h.inboundRouteId, receiver.url(), secret, now, now);
+    const raw = await dkimSigned(await compose({ from: "Alice <alice@sender.test>", to: h.inboundAddress, subject: "Ticket: printer on fire", text: "Please help ✓" }), h.sender);
+    await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
+
+    const delivery = await waitFor(() => receiver.deliveries[0], 10_000);
+    expect(delivery.verified).toBe(true);
+    expect(delivery.headers["x-service-event"]).toBe("message.inbound");
+    expect(delivery.json!.event).toBe("message.inbound");
+    expect(delivery.json!.data).toMatchObject({ subject: "Ticket: printer on fire", from: { email: "alice@sender.test", name: "Alice" } });
+    expect((delivery.json!.data as { body: { text: string } }).body.text.trim()).toBe("Please help ✓");
+    const [stored] = eventBodies(h.deps, "message.inbound");
+    expect(delivery.body).toBe(JSON.stringify(stored));
+  } finally {
+    await h.stop();
+    await receiver.stop();
+  }
+});
+
+test("rspamd's symbols and score replace the built-in ones when POSTHORN_RSPAMD_URL is set", async () => {
+  const seen: { path: string; headers: Record<string, string>; body: string }[] = [];
+  const rspamd = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      seen.push({ path: new URL(req.url).pathname, headers: Object.fromEntries(req.headers.entries()), body: await req.text() });
+      return Response.json({
+        is_skipped: false,
+        score: 7.5,
+        required_score: 15,
+        action: "add header",
+        symbols: {
+          BAYES_SPAM: { name: "BAYES_SPAM", score: 5.1, metric_score: 5.1, description: "Message probably spam, probability: 97%", options: ["97.00%"] },
+          R_SPF_ALLOW: { name: "R_SPF_ALLOW", score: -0.2, metric_score: -0.2, description: "SPF verification allows sending", options: ["+ip4:127.0.0.0/8"] },
+          MIME_GOOD: { name: "MIME_GOOD", score: -0.1, metric_score: -0.1 },
+          FAKE_REPLY: { name: "FAKE_REPLY", score: 2.7 },
+        },
+      });
+    },
+  });
+  const h = await startInbound({ env: { POSTHORN_RSPAMD_URL: `http://127.0.0.1:${rspamd.port}` } });
+  try {
+    const raw = await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "Re: your invoice", text: "cheap pills" });
+    await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
+    // 7.5 ≥ the route's threshold 5.
+    const ev = await waitFor(() => eventBodies(h.deps, "message.policy_rejected")[0]);
+    expect(ev.data.spam_score).toBe(7.5);
+    expect(ev.data.spam_symbols).toEqual([
+      { name: "BAYES_SPAM", score: 5.1, options: ["97.00%"], description: "Message probably spam, probability: 97%" },
+      { name: "FAKE_REPLY", score: 2.7, options: [], description: "" },
+      { name: "MIME_GOOD", score: -0.1, options: [], description: "" },
+      { name: "R_SPF_ALLOW", score: -0.2, options: ["+ip4:127.0.0.0/8"], description: "SPF verification allows sending" },
+    ]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.path).toBe("/checkv2");
+    expect(seen[0]!.headers).toMatchObject({ ip: "127.0.0.1", from: "alice@sender.test", rcpt: h.inboundAddress, helo: expect.any(String) });
+    expect(seen[0]!.body).toContain("cheap pills");
+  } finally {
+    await h.stop();
+    rspamd.stop(true);
+  }
+});
+
+test("when rspamd stays unreachable the message is retried, then scored by the built-in rules", async () => {
+  let calls = 0;
+  const rspamd = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (calls++, new Response("overloaded", { status: 503 })) });
+  const h = await startInbound({ env: { POSTHORN_RSPAMD_URL: `http://127.0.0.1:${rspamd.port}` }, jobs: { rspamdAttempts: 3, rspamdRetryMs: () => 20 } });
+  try {
+    const raw = await dkimSigned(await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "Hello", text: "hi" }), h.sender);
+    await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
+    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound")[0]);
+    expect(calls).toBe(3);
+    expect(ev.data.spam_symbols.map((s: { name: string }) => s.name)).toEqual(["R_SPF_ALLOW", "R_DKIM_ALLOW", "DMARC_POLICY_ALLOW", "ARC_NA", "RSPAMD_UNAVAILABLE"]);
+  } finally {
+    await h.stop();
+    rspamd.stop(true);
+  }
+});
+
+test("a 250 means the message is on disk: accepted with no worker running, it is processed after a restart", async () => {
+  const dns = await startDnsServer();
+  const dbPath = join(tempDir(), "posthorn.db");
+  const config = testConfig({ POSTHORN_DNS_SERVERS: dns.server });
+  let deps = createDeps(config, { dbPath });
+  bootstrapTeam(deps.sqlite, { teamName: "T", inboundDomain: config.inboundDomain });
+  const address = deps.sqlite.query<{ a: string }, []>("SELECT inbound_address AS a FROM routes WHERE route_type = 'inbound'").get()!.a;
+  // First life: the listener only; no job runner.
+  const listener = await startInboundListener(deps, { host: "127.0.0.1", port: 0, closeTimeoutMs: 100 });
+  const info = await sendRaw(listener.port, { from: "alice@sender.test", to: [address] }, await compose({ from: "alice@sender.test", to: address, subject: "survives", text: "x" }));
+  const id = /Queued as (\S+)/.exec(info.response)![1]!;
+  await listener.stop();
+  // Simulated crash: the connection is dropped without any further flush.
+  deps.sqlite.close();
+
+  deps = createDeps(config, { dbPath });
+  expect(deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM messages WHERE id = ?").get(id)!.status).toBe("pending");
+  const runner = new JobRunner(deps.queue, deps.writer, deps.log);
+  deps.queue.onEnqueue = (q) => runner.wake(q);
+  registerInboundJobs(runner, deps);
+  runner.start();
+  try {
+    const ev = await waitFor(() => eventBodies(deps, "message.inbound")[0]);
+    expect(ev.data).toMatchObject({ message_id: id, subject: "survives" });
+    expect(deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM messages WHERE id = ?").get(id)!.status).toBe("processed");
+  } finally {
+    await runner.stop();
+    await dns.close();
+  }
+});
