@@ -163,6 +163,9 @@ export const messages = sqliteTable("messages", {
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [
   index("messages_team_created").on(t.teamId, t.createdAt, t.id),
+  // Partial-match search (filter[subject], filter[from_email]) checks these columns on the index
+  // entry while walking newest first, without reading each table row.
+  index("messages_team_search").on(t.teamId, t.createdAt, t.id, t.subject, t.fromEmail),
   index("messages_team_type_created").on(t.teamId, t.type, t.createdAt, t.id),
   index("messages_team_status_created").on(t.teamId, t.status, t.createdAt, t.id),
   index("messages_route_created").on(t.routeId, t.createdAt, t.id),

@@ -1,0 +1,1 @@
+CREATE INDEX `messages_team_search` ON `messages` (`team_id`,`created_at`,`id`,`subject`,`from_email`);
