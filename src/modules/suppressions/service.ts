@@ -4,6 +4,7 @@ import { keysetPage } from "../../db/keyset.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
 import { addSuppression, suppressionScopeKey } from "../../events/message-status.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
+import { keysetSeek } from "../team/common.ts";
 import {
   serializeSuppression,
   type CreateSuppressionsBody,
@@ -82,7 +83,7 @@ export function listSuppressions(sqlite: Database, teamId: string, q: Suppressio
   const sort = parseSort(q.sort, SUPPRESSION_SORT, "-created_at");
   const page = parsePage(q, sort.length);
   const where = ["team_id = ?"];
-  const params: string[] = [teamId];
+  const params: (string | number)[] = [teamId];
   const filters: [string, string | undefined][] = [
     ["email", q["filter[email]"]?.trim().toLowerCase()],
     ["scope", q["filter[scope]"]],
@@ -94,6 +95,11 @@ export function listSuppressions(sqlite: Database, teamId: string, q: Suppressio
     if (value === undefined) continue;
     where.push(`${column} = ?`);
     params.push(value);
+  }
+  const seek = keysetSeek(sort, page.cursor);
+  if (seek) {
+    where.push(seek.sql);
+    params.push(...seek.params);
   }
   const result = keysetPage<SuppressionRow>(sqlite, {
     select: `SELECT ${COLUMNS} FROM suppressions`,
