@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { newId } from "../../../src/ids.ts";
+import { messageListQuery } from "../../../src/modules/messages/service.ts";
 import { createTestApp, insertTestDomain } from "../../helpers.ts";
 import { insertMessage, insertMessageEvent, insertRecipient, routeIdOf } from "./fixtures.ts";
 
@@ -135,6 +136,33 @@ describe("GET /v1/messages", () => {
       }
       expect(backward).toEqual(forward.slice(0, 9));
     }
+  });
+
+  test("cursor walks combined with a date range and a filter return the same rows as one page", async () => {
+    for (const q of ["filter[from_date]=2024-05-01T02:00:00Z&filter[to_date]=2024-05-03", "filter[type]=outbound&filter[to_date]=2024-05-02", "filter[subject]=e&sort=created_at"]) {
+      const all = ids(await t.request("GET", `/v1/messages?${q}`));
+      const walked: string[] = [];
+      let url: string | null = `/v1/messages?${q}&page[size]=2`;
+      let last: any;
+      while (url) {
+        const res = await t.request("GET", local(url));
+        walked.push(...ids(res));
+        last = res.json;
+        url = res.json.next_page_url;
+      }
+      expect(walked).toEqual(all);
+      expect(all.length).toBeGreaterThan(3);
+      const lastStart = Math.floor((all.length - 1) / 2) * 2;
+      expect(ids(await t.request("GET", local(last.prev_page_url)))).toEqual(all.slice(lastStart - 2, lastStart));
+    }
+  });
+
+  test("partial matches walk the search index (no table read per non-matching row)", () => {
+    const built = messageListQuery(teamId, { "filter[subject]": "receipt" });
+    const sql = `${built.select} WHERE ${built.where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT 31`;
+    const plan = t.deps.sqlite.query<{ detail: string }, (string | number)[]>(`EXPLAIN QUERY PLAN ${sql}`).all(...built.params).map((r) => r.detail).join(" ");
+    expect(plan).toContain("messages_team_search");
+    expect(plan).not.toContain("TEMP B-TREE");
   });
 
   test("page URLs keep the filters and sort", async () => {
