@@ -1,0 +1,242 @@
+/**
+ * SMTP submission (POSTHORN_SUBMISSION_PORT) for projects with smtp_enabled: an application or a
+ * mail client hands over a finished message; it is parsed and goes through the very acceptance
+ * of POST /v1/send (acceptMessages: From domain rules, suppressions, idempotency, the durable
+ * write, then compose, DKIM and delivery). The 250 comes after that commit.
+ *
+ *   AUTH PLAIN/LOGIN: any user name (the project id is a good choice), the project token as
+ *   password. Only over TLS (STARTTLS) unless the client connects from loopback.
+ *   X-Posthorn-Route: <route slug or id>   picks the route (default: the transactional one)
+ *   X-Posthorn-Tag: <tag>                  sets the tag
+ *   Idempotency-Key: <key>                 same key and same message → accepted once
+ * These three headers are removed from the message that is sent.
+ */
+import { isIP } from "node:net";
+import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+import type { Deps } from "../context.ts";
+import { AppError, ConflictError, UnauthenticatedError, ValidationError } from "../errors.ts";
+import { sha256Hex } from "../ids.ts";
+import { formatAddress, parseEmail } from "../mail/address.ts";
+import { TokenAuthenticator } from "../modules/auth/service.ts";
+import { acceptMessages, RESERVED_HEADERS, type SendInput } from "../modules/send/service.ts";
+import { baseServerOptions, DEFAULT_LIMITS, readMessage, smtpError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+
+export const ROUTE_HEADER = "x-posthorn-route";
+export const TAG_HEADER = "x-posthorn-tag";
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+
+/** Headers of a submitted message that are not passed on as custom headers. */
+const DROPPED_HEADERS = new Set([
+  ...RESERVED_HEADERS,
+  ROUTE_HEADER,
+  TAG_HEADER,
+  IDEMPOTENCY_HEADER,
+  "bcc",
+  "return-path",
+  "received",
+  "authentication-results",
+  "delivered-to",
+  "x-original-to",
+  "content-disposition",
+  "content-id",
+  "content-description",
+]);
+const MAX_CUSTOM_HEADERS = 100;
+const MAX_HEADER_VALUE = 2000;
+
+interface SubmissionUser {
+  teamId: string;
+  projectId: string;
+}
+
+export const isLoopback = (ip: string): boolean => {
+  const v = ip.replace(/^::ffff:/i, "");
+  return v === "::1" || (isIP(v) === 4 && v.startsWith("127."));
+};
+
+function addressesOf(a: AddressObject | AddressObject[] | undefined): { email: string; name: string }[] {
+  const out: { email: string; name: string }[] = [];
+  const walk = (list: AddressObject["value"]) => {
+    for (const v of list) {
+      if (v.group) walk(v.group);
+      else if (v.address) out.push({ email: v.address, name: v.name ?? "" });
+    }
+  };
+  for (const o of a ? (Array.isArray(a) ? a : [a]) : []) walk(o.value);
+  return out;
+}
+
+const headerValue = (parsed: ParsedMail, name: string): string | null => {
+  const line = parsed.headerLines.find((h) => h.key === name)?.line;
+  if (!line) return null;
+  const v = line.slice(line.indexOf(":") + 1).replace(/\r?\n[ \t]+/g, " ").trim();
+  return v || null;
+};
+
+/** The API's minimum body length is 3; a shorter plain-text body is padded with line breaks. */
+const atLeast3 = (s: string) => (s.length >= 3 ? s : s + "\n".repeat(3 - s.length));
+
+/**
+ * Turns a submitted message into /v1/send inputs. Recipients are the envelope's: To and Cc keep
+ * the header addresses that are envelope recipients, the other envelope recipients are Bcc.
+ * When no To address is an envelope recipient (all Bcc), each recipient gets its own copy with
+ * only itself in To, so no one learns the others' addresses.
+ */
+export function submissionInputs(parsed: ParsedMail, envelope: { mailFrom: string; recipients: string[] }): { inputs: SendInput[]; idempotencyKey: string | null } {
+  const rcpts = envelope.recipients.map((r) => r.toLowerCase());
+  const inEnvelope = (a: { email: string }) => rcpts.includes(a.email.toLowerCase());
+  const to = addressesOf(parsed.to).filter(inEnvelope);
+  const cc = addressesOf(parsed.cc).filter(inEnvelope).filter((a) => !to.some((t) => t.email.toLowerCase() === a.email.toLowerCase()));
+  const shown = new Set([...to, ...cc].map((a) => a.email.toLowerCase()));
+  const bcc = envelope.recipients.filter((r) => !shown.has(r.toLowerCase()));
+
+  const fromHeader = addressesOf(parsed.from)[0];
+  const headers: Record<string, string> = {};
+  let count = 0;
+  for (const { key, line } of parsed.headerLines) {
+    if (DROPPED_HEADERS.has(key) || key.startsWith("arc-") || key.startsWith("content-")) continue;
+    const name = line.slice(0, line.indexOf(":")).trim();
+    const value = line.slice(line.indexOf(":") + 1).replace(/\r?\n[ \t]+/g, " ").trim();
+    if (!value || value.length > MAX_HEADER_VALUE || Object.keys(headers).some((k) => k.toLowerCase() === key)) continue;
+    if (++count > MAX_CUSTOM_HEADERS) break;
+    headers[name] = value;
+  }
+  const html = typeof parsed.html === "string" && parsed.html.length >= 3 ? parsed.html : null;
+  const text = parsed.text !== undefined && (parsed.text.trim() !== "" || !html) ? atLeast3(parsed.text) : null;
+  const base: SendInput = {
+    from: fromHeader ? formatAddress(fromHeader) : envelope.mailFrom,
+    subject: (parsed.subject ?? "").replace(/[\r\n]+/g, " "),
+    to: [],
+    route: headerValue(parsed, ROUTE_HEADER),
+    tag: headerValue(parsed, TAG_HEADER),
+    html,
+    text: text ?? (html ? null : "\n\n\n"),
+    reply_to: addressesOf(parsed.replyTo).map(formatAddress),
+    headers,
+    attachments: parsed.attachments.map((a, i) => ({
+      filename: a.filename || `attachment-${i + 1}`,
+      content: a.content.toString("base64"),
+      content_id: a.contentId ? a.contentId.replace(/^<|>$/g, "") : null,
+      content_type: a.contentType || null,
+    })),
+  };
+  const inputs: SendInput[] =
+    to.length > 0
+      ? [{ ...base, to: to.map(formatAddress), cc: cc.map(formatAddress), bcc }]
+      : envelope.recipients.map((r) => ({ ...base, to: [r] }));
+  return { inputs, idempotencyKey: headerValue(parsed, IDEMPOTENCY_HEADER) };
+}
+
+/** An acceptance error as an SMTP reply. */
+function smtpReplyFor(err: unknown): Error {
+  if (err instanceof ValidationError) {
+    const fields = Object.keys(err.errors);
+    const policy = fields.some((f) => /(^|\.)(from|route)$/.test(f));
+    return smtpError(policy ? 550 : 554, `${policy ? "5.7.1" : "5.6.0"} ${err.message}`.slice(0, 500));
+  }
+  if (err instanceof ConflictError) {
+    return /still being processed/.test(err.message) ? smtpError(451, `4.3.0 ${err.message}`) : smtpError(554, `5.7.0 ${err.message}`);
+  }
+  if (err instanceof AppError) return smtpError(554, `5.6.0 ${err.message}`);
+  return smtpError(451, "4.3.0 Temporary local problem, try again later");
+}
+
+export interface SubmissionOptions {
+  /** Allow AUTH without TLS from loopback clients (default true; tests turn it off). */
+  plainAuthFromLoopback?: boolean;
+}
+
+export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts: SubmissionOptions = {}): SMTPServer {
+  const plainFromLoopback = opts.plainAuthFromLoopback ?? true;
+  const tokens = new TokenAuthenticator(deps);
+  const domainStmt = deps.sqlite.prepare<{ status: string }, [string, string]>(
+    "SELECT d.status FROM domains d JOIN project_domains pd ON pd.domain_id = d.id AND pd.project_id = ? WHERE d.domain = ?",
+  );
+  const smtpEnabledStmt = deps.sqlite.prepare<{ smtp_enabled: number }, [string]>("SELECT smtp_enabled FROM projects WHERE id = ?");
+
+  return new SMTPServer({
+    ...baseServerOptions(deps.config, limits),
+    authMethods: ["PLAIN", "LOGIN"],
+    // The TLS requirement is enforced in onAuth, where the client's address is known.
+    allowInsecureAuth: true,
+    onAuth(auth, session, callback) {
+      if (!session.secure && !(plainFromLoopback && isLoopback(session.remoteAddress))) {
+        return callback(smtpError(538, "5.7.11 Encryption required: use STARTTLS before AUTH"));
+      }
+      let principal;
+      try {
+        principal = tokens.project(auth.password ?? "", session.remoteAddress);
+      } catch (err) {
+        if (err instanceof UnauthenticatedError) return callback(smtpError(535, "5.7.8 Authentication credentials invalid"));
+        deps.log.error("submission auth failed", { error: String(err) });
+        return callback(smtpError(454, "4.7.0 Temporary authentication failure"));
+      }
+      if (!principal.smtpEnabled) return callback(smtpError(535, "5.7.8 SMTP submission is disabled for this project"));
+      const user: SubmissionUser = { teamId: principal.teamId, projectId: principal.projectId };
+      callback(null, { user });
+    },
+    onMailFrom(address, session, callback) {
+      const user = session.user as SubmissionUser;
+      // Checked again per message: the switch may have been turned off since AUTH.
+      if (smtpEnabledStmt.get(user.projectId)?.smtp_enabled !== 1) return callback(smtpError(550, "5.7.1 SMTP submission is disabled for this project"));
+      const sender = parseEmail(address.address);
+      if (!sender) return callback(smtpError(553, "5.1.7 A sender address is required"));
+      const domain = domainStmt.get(user.projectId, sender.domain);
+      if (!domain) return callback(smtpError(553, `5.7.1 ${sender.domain} is not a sending domain of this project`));
+      if (deps.config.requireVerifiedDomain && domain.status !== "active") {
+        return callback(smtpError(553, `5.7.1 ${sender.domain} is not verified yet: publish its DNS records and verify it`));
+      }
+      callback();
+    },
+    onRcptTo(address, _session, callback) {
+      if (!parseEmail(address.address)) return callback(smtpError(553, "5.1.3 Not a valid recipient address"));
+      callback();
+    },
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
+      void submit(stream, session).then(
+        (reply) => callback(null, reply),
+        (err: Error) => callback(err),
+      );
+    },
+  });
+
+  async function submit(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
+    const { raw, oversized } = await readMessage(stream, deps.config.maxMessageBytes);
+    if (oversized) throw smtpError(552, `5.3.4 Message exceeds the size limit of ${deps.config.maxMessageBytes} bytes`);
+    const user = session.user as SubmissionUser;
+    let parsed: ParsedMail;
+    try {
+      parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
+    } catch {
+      throw smtpError(554, "5.6.0 The message could not be parsed as MIME");
+    }
+    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+    const { inputs, idempotencyKey } = submissionInputs(parsed, { mailFrom, recipients: session.envelope.rcptTo.map((r) => r.address) });
+    try {
+      const accepted = await acceptMessages(deps, user, inputs, {
+        batch: inputs.length > 1,
+        idempotencyKey,
+        requestHash: idempotencyKey ? sha256Hex(`smtp\n${JSON.stringify(inputs)}`) : null,
+      });
+      const suppressed = accepted.every((a) => a.status === "suppressed") ? " (all recipients suppressed)" : "";
+      const more = accepted.length > 1 ? ` and ${accepted.length - 1} more` : "";
+      return `Queued as ${accepted[0]!.message_id}${more}${suppressed}`;
+    } catch (err) {
+      if (!(err instanceof AppError)) deps.log.error("submission could not be stored", { error: String(err), session: session.id });
+      throw smtpReplyFor(err);
+    }
+  }
+}
+
+export interface SubmissionListenerOptions extends Partial<ListenerLimits>, SubmissionOptions {
+  host?: string;
+  /** Default config.submissionPort; 0 picks a free port (tests). */
+  port?: number;
+}
+
+export function startSubmissionListener(deps: Deps, opts: SubmissionListenerOptions = {}): Promise<RunningListener> {
+  const limits: ListenerLimits = { ...DEFAULT_LIMITS };
+  for (const k of ["socketTimeoutMs", "closeTimeoutMs", "maxClients", "maxRecipients"] as const) if (opts[k] !== undefined) limits[k] = opts[k];
+  return startListening("submission", createSubmissionServer(deps, limits, opts), opts.host ?? deps.config.smtpHost, opts.port ?? deps.config.submissionPort, deps.log);
+}
