@@ -58,12 +58,28 @@ export type RouteRow = {
 export const ROUTE_COLUMNS =
   "id, team_id, project_id, slug, name, route_type, is_default, inbound_address, inbound_domain, inbound_domain_verified_at, inbound_spam_threshold, attachment_delivery, track_opens, track_clicks, created_at, updated_at";
 
-/** Serializes routes with their webhook and suppression counts (a few indexed counts per route). */
+/**
+ * Serializes routes with their webhook and suppression counts. suppressed_recipients_count is the
+ * number of distinct addresses blocked on the route: the team list (counted once per call; it can
+ * hold many thousands of bounces) plus the project's and route's own entries not already on it.
+ */
 export function serializeRoutes(sqlite: Database, rows: RouteRow[]): RouteBase[] {
   const webhooks = sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM webhooks WHERE route_id = ?");
-  const suppressed = sqlite.query<{ n: number }, [string, string, string]>(
-    "SELECT count(DISTINCT email) AS n FROM suppressions WHERE team_id = ? AND scope_key IN ('team', ?, ?)",
+  const teamWide = sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM suppressions WHERE team_id = ? AND scope_key = 'team'");
+  const ownNotTeamWide = sqlite.query<{ n: number }, [string, string, string]>(
+    // Two exact scope lookups rather than `scope_key IN (…)`, which the planner may answer by
+    // scanning the whole team through suppressions_team_email.
+    `SELECT count(*) AS n FROM (
+       SELECT email FROM suppressions WHERE team_id = ?1 AND scope_key = ?2
+       UNION SELECT email FROM suppressions WHERE team_id = ?1 AND scope_key = ?3) s
+     WHERE NOT EXISTS (SELECT 1 FROM suppressions t WHERE t.team_id = ?1 AND t.scope_key = 'team' AND t.email = s.email)`,
   );
+  const teamCounts = new Map<string, number>();
+  const suppressedFor = (r: RouteRow) => {
+    let base = teamCounts.get(r.team_id);
+    if (base === undefined) teamCounts.set(r.team_id, (base = teamWide.get(r.team_id)!.n));
+    return base + ownNotTeamWide.get(r.team_id, `project:${r.project_id}`, `route:${r.id}`)!.n;
+  };
   return rows.map((r) => ({
     id: r.id,
     project_id: r.project_id,
@@ -81,7 +97,7 @@ export function serializeRoutes(sqlite: Database, rows: RouteRow[]): RouteBase[]
     track_opens: r.track_opens === 1,
     track_clicks: r.track_clicks === 1,
     webhooks_count: webhooks.get(r.id)!.n,
-    suppressed_recipients_count: suppressed.get(r.team_id, `project:${r.project_id}`, `route:${r.id}`)!.n,
+    suppressed_recipients_count: suppressedFor(r),
   }));
 }
 
