@@ -9,6 +9,7 @@ import { createRoute, deleteRoute, getRouteData, listProjectRoutes, updateRoute 
 const security = [{ teamToken: [] }];
 const routeParams = IdParams("routeId", "Route");
 const projectParams = IdParams("projectId", "Project");
+const inboundSettingsIsObject = requireObjects("inbound_settings");
 
 /**
  * Routes: create and list under a project, read/update/delete by id.
@@ -65,7 +66,8 @@ export const routesController = (deps: Deps) =>
       {
         team: true,
         params: routeParams,
-        transform: [requireObjects("inbound_settings"), nullsToAbsent("inbound_settings")],
+        transform: [inboundSettingsIsObject.transform, nullsToAbsent("inbound_settings")],
+        beforeHandle: inboundSettingsIsObject.beforeHandle,
         body: UpdateRouteBody,
         detail: { summary: "Update a route (name, inbound settings, tracking)", security },
         response: { 200: Envelope(RouteData), ...errorResponses(401, 404, 409, 422) },

@@ -114,22 +114,32 @@ export const nullsToAbsent =
   };
 
 /**
- * Transform hook factory: each named body field, when present and not null, must be a JSON
- * object. (Elysia's coercion turns a string or number given for an optional nested object into
- * `{}`, which would pass as "no change"; a wrong type must be a 422.)
+ * Hooks requiring each named body field, when present and not null, to be a JSON object. Elysia's
+ * coercion turns a string or number given for an optional nested object into `{}`, which would
+ * pass as "no change"; a wrong type must be a 422. The type is seen in `transform` (before that
+ * coercion) but the 422 is raised in `beforeHandle`, so that an unauthenticated request is still a
+ * 401 (auth runs in a later transform) and schema errors keep their usual precedence.
  */
-export const requireObjects =
-  (...keys: string[]) =>
-  ({ body }: { body: unknown }): void => {
-    if (!body || typeof body !== "object" || Array.isArray(body)) return;
-    const b = body as Record<string, unknown>;
-    for (const k of keys) {
-      const v = b[k];
-      if (v !== undefined && v !== null && (typeof v !== "object" || Array.isArray(v))) {
-        throw ValidationError.field(k, `The ${k} field must be an object or null.`);
+export function requireObjects(...keys: string[]) {
+  const wrong = new WeakMap<Request, ValidationError>();
+  return {
+    transform({ body, request }: { body: unknown; request: Request }): void {
+      if (!body || typeof body !== "object" || Array.isArray(body)) return;
+      const b = body as Record<string, unknown>;
+      for (const k of keys) {
+        const v = b[k];
+        if (v !== undefined && v !== null && (typeof v !== "object" || Array.isArray(v))) {
+          wrong.set(request, ValidationError.field(k, `The ${k} field must be an object or null.`));
+          return;
+        }
       }
-    }
+    },
+    beforeHandle({ request }: { request: Request }): void {
+      const error = wrong.get(request);
+      if (error) throw error;
+    },
   };
+}
 
 /**
  * A row-value bound `(a, b, id) < (?, ?, ?)` equal to keysetPage's continuation condition when

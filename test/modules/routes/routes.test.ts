@@ -316,3 +316,15 @@ describe("cross-team: team B's token on team A's routes → 404, nothing changes
     expect(r.json).toMatchObject({ name: "Inbound", inbound_domain: null });
   });
 });
+
+describe("authentication comes before body checks", () => {
+  const t = createTestApp();
+  const inbound = routeIdOf(t.deps, t.team.projectId, "inbound");
+  test("an invalid body without a token is a 401, with a token a 422", async () => {
+    for (const body of [{ inbound_settings: "x" }, { name: 5 }]) {
+      expect((await t.request("PUT", `/v1/routes/${inbound}`, { token: null, body })).status).toBe(401);
+      expect((await t.request("PUT", `/v1/routes/${inbound}`, { body })).status).toBe(422);
+    }
+    expect((await t.request("POST", `/v1/projects/${t.team.projectId}/routes`, { token: null, body: { route_type: "x" } })).status).toBe(401);
+  });
+});
