@@ -8,6 +8,7 @@
  * Every status change goes through changeRecipientStatus and commits together with the job's fate.
  */
 import type { Database } from "bun:sqlite";
+import { availableParallelism } from "node:os";
 import type { Deps } from "../context.ts";
 import type { Address } from "../db/schema.ts";
 import { changeRecipientStatus, FINAL_RECIPIENT_STATUSES, type RemoteReply } from "../events/message-status.ts";
@@ -16,10 +17,12 @@ import { DELIVERY_SCHEDULE_MS, scheduledBackoff } from "../jobs/backoff.ts";
 import type { Job } from "../jobs/queue.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
 import { serverSecret, signValue } from "../secrets.ts";
-import { composeMessage } from "./compose.ts";
-import { dkimSign } from "./dkim.ts";
+import type { ComposeInput } from "./compose.ts";
+import { Composer, ComposerUnavailableError } from "./composer.ts";
+import type { DkimKey } from "./dkim.ts";
 import { Deliverer, type RecipientOutcome } from "./deliver.ts";
 import { requestedRetryMs } from "./reply.ts";
+import { stmt } from "./statements.ts";
 import { SmtpPools, type SmtpPoolOptions } from "./smtp-pool.ts";
 import { bounceDomainOf, verpAddress } from "./verp.ts";
 
@@ -46,6 +49,8 @@ export interface OutboundOptions {
   pool?: Partial<Omit<SmtpPoolOptions, "log" | "heloName">>;
   /** How long MX answers are reused; 0 looks up every time. */
   mxCacheMs?: number;
+  /** Worker threads composing and signing; 0 composes on the main thread. */
+  composeThreads?: number;
 }
 
 /** The unsubscribe token of a broadcast message: its id and a keyed signature. */
@@ -75,22 +80,21 @@ type ComposeRow = {
 type RecipientRow = { id: string; email: string; status: string };
 
 function pendingRecipients(sqlite: Database, messageId: string): RecipientRow[] {
-  return sqlite
-    .query<RecipientRow, [string]>("SELECT id, email, status FROM recipients WHERE message_id = ? AND status = 'pending' ORDER BY id")
+  return stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status FROM recipients WHERE message_id = ? AND status = 'pending' ORDER BY id")
     .all(messageId);
 }
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
 
-/** Builds and signs one message. Exposed for tests and the benchmark. */
-export async function composeAndSign(deps: Deps, row: ComposeRow): Promise<Buffer> {
-  const attachments = deps.sqlite
-    .query<{ filename: string; content_type: string; content_id: string | null; content: Uint8Array }, [string]>(
-      "SELECT filename, content_type, content_id, content FROM attachments WHERE message_id = ? ORDER BY id",
-    )
+/** What the composer needs for one message: the MIME input and the signing key. */
+function composeRequest(deps: Deps, row: ComposeRow): { input: ComposeInput; key: DkimKey } {
+  const attachments = stmt<{ filename: string; content_type: string; content_id: string | null; content: Uint8Array }, [string]>(
+    deps.sqlite,
+    "SELECT filename, content_type, content_id, content FROM attachments WHERE message_id = ? ORDER BY id",
+  )
     .all(row.id)
     .map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: Buffer.from(a.content) }));
-  const raw = await composeMessage({
+  const input: ComposeInput = {
     messageId: row.message_id_header ?? `${row.id}@${row.domain}`,
     date: new Date(row.created_at),
     from: { email: row.from_email, name: row.from_name },
@@ -104,17 +108,19 @@ export async function composeAndSign(deps: Deps, row: ComposeRow): Promise<Buffe
     attachments,
     listUnsubscribeUrl:
       row.route_type === "broadcast" ? `${deps.config.publicUrl}/v1/unsubscribe/${unsubscribeToken(serverSecret(deps.sqlite), row.id)}` : null,
-  });
-  return dkimSign(raw, { domain: row.domain!, selector: row.dkim_selector!, privateKeyPem: row.dkim_private_key! });
+  };
+  return { input, key: { domain: row.domain!, selector: row.dkim_selector!, privateKeyPem: row.dkim_private_key! } };
 }
 
-/** Outbound SMTP connections per Deps, closed at shutdown by closeOutbound. */
-const poolsByDeps = new WeakMap<Deps, SmtpPools>();
+/** Outbound SMTP pools and compose workers per Deps, closed at shutdown by closeOutbound. */
+const resources = new WeakMap<Deps, { pools: SmtpPools; composer: Composer }>();
 
-/** Closes the outbound connection pools (server shutdown). */
+/** Closes the outbound connection pools and compose workers (server shutdown). */
 export function closeOutbound(deps: Deps): void {
-  poolsByDeps.get(deps)?.close();
-  poolsByDeps.delete(deps);
+  const r = resources.get(deps);
+  r?.pools.close();
+  r?.composer.close();
+  resources.delete(deps);
 }
 
 /** Registers the compose and delivery queues. Returns the pools (tests read their stats). */
@@ -123,8 +129,9 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   const leaseMs = opts.leaseMs ?? 10_000;
   const schedule = opts.retryScheduleMs ?? DELIVERY_SCHEDULE_MS;
   const pools = new SmtpPools({ heloName: config.hostname, log, ...opts.pool });
-  poolsByDeps.get(deps)?.close();
-  poolsByDeps.set(deps, pools);
+  const composer = new Composer(opts.composeThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)), log);
+  closeOutbound(deps);
+  resources.set(deps, { pools, composer });
   const deliverer = new Deliverer(deps, pools, { mxCacheMs: opts.mxCacheMs ?? 60_000 });
   let secret: string | null = null;
   const verpSecret = () => (secret ??= serverSecret(sqlite));
@@ -155,8 +162,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
 
   const compose = async (job: Job<ComposeJob>): Promise<JobOutcome> => {
     const { messageId } = job.payload;
-    const row = sqlite
-      .query<ComposeRow, [string]>(
+    const row = stmt<ComposeRow, [string]>(sqlite, 
         `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
                 c.html, c.text, c.headers, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key
          FROM messages m JOIN message_contents c ON c.message_id = m.id
@@ -172,8 +178,10 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     }
     let raw: Buffer;
     try {
-      raw = await composeAndSign(deps, row);
+      const { input, key } = composeRequest(deps, row);
+      raw = await composer.compose(input, key);
     } catch (err) {
+      if (err instanceof ComposerUnavailableError) throw err; // the runner retries the job
       log.error("compose failed", { message: messageId, error: err instanceof Error ? err.message : String(err) });
       return failAll(recipients.map((r) => r.id), `The message could not be composed: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -181,7 +189,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       type: "done",
       write: () => {
         const now = Date.now();
-        sqlite.query("UPDATE message_contents SET raw = ? WHERE message_id = ?").run(raw, messageId);
+        stmt(sqlite, "UPDATE message_contents SET raw = ? WHERE message_id = ?").run(raw, messageId);
         const byDomain = new Map<string, string[]>();
         for (const r of recipients) {
           changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "queued" }, now);
@@ -199,18 +207,17 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
 
   const deliver = async (job: Job<DeliveryJob>): Promise<JobOutcome> => {
     const { messageId, domain, recipientIds } = job.payload;
-    const msg = sqlite
-      .query<{ created_at: number; raw: Uint8Array | null; domain: string | null; return_path_host: string | null }, [string]>(
+    const msg = stmt<{ created_at: number; raw: Uint8Array | null; domain: string | null; return_path_host: string | null }, [string]>(sqlite, 
         `SELECT m.created_at, c.raw, d.domain, d.return_path_host FROM messages m JOIN message_contents c ON c.message_id = m.id
          LEFT JOIN domains d ON d.id = m.domain_id WHERE m.id = ?`,
       )
       .get(messageId);
     if (!msg) return { type: "done" };
-    const placeholders = recipientIds.map(() => "?").join(",");
-    const due = sqlite
-      .query<RecipientRow, string[]>(`SELECT id, email, status FROM recipients WHERE message_id = ? AND id IN (${placeholders})`)
-      .all(messageId, ...recipientIds)
-      .filter((r) => !FINAL_RECIPIENT_STATUSES.has(r.status));
+    // One statement for any number of recipients (a variable IN list would be a new statement each time).
+    const wanted = new Set(recipientIds);
+    const due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status FROM recipients WHERE message_id = ?")
+      .all(messageId)
+      .filter((r) => wanted.has(r.id) && !FINAL_RECIPIENT_STATUSES.has(r.status));
     if (due.length === 0) return { type: "done" };
     if (!msg.raw || !msg.domain || !msg.return_path_host) {
       return failAll(due.map((r) => r.id), "The message source or its sending domain is missing.");

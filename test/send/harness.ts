@@ -29,8 +29,9 @@ export interface Sink {
   onMailFrom: ((address: string) => RcptDecision) | null;
   /** Decide the reply after DATA: null accepts. */
   onData: ((mail: ReceivedMail) => RcptDecision) | null;
-  /** Artificial delay before answering DATA (to keep deliveries in flight). */
+  /** Artificial delay before answering DATA (to keep deliveries in flight), plus up to `dataDelayJitterMs` at random. */
   dataDelayMs: number;
+  dataDelayJitterMs: number;
   connections: number;
   close(): Promise<void>;
 }
@@ -46,6 +47,7 @@ export async function startSink(opts: { host?: string; auth?: { user: string; pa
     onMailFrom: null,
     onData: null,
     dataDelayMs: 0,
+    dataDelayJitterMs: 0,
     connections: 0,
     close: async () => {},
   };
@@ -88,7 +90,8 @@ export async function startSink(opts: { host?: string; auth?: { user: string; pa
           sink.received.push(mail);
           cb(null, "2.0.0 Ok: queued");
         };
-        if (sink.dataDelayMs > 0) setTimeout(answer, sink.dataDelayMs);
+        const delay = sink.dataDelayMs + Math.random() * sink.dataDelayJitterMs;
+        if (delay > 0) setTimeout(answer, delay);
         else answer();
       });
     },

@@ -14,6 +14,7 @@ import { publishEvent } from "../../events/publish.ts";
 import { isUuid, newId, sha256Hex } from "../../ids.ts";
 import { parseAddress, type ParsedAddress } from "../../mail/address.ts";
 import { COMPOSE_QUEUE, type ComposeJob } from "../../mail/jobs.ts";
+import { stmt } from "../../mail/statements.ts";
 import { LIMITS } from "./limits.ts";
 
 /** One email as the send endpoints take it (the spec's single-send body). */
@@ -319,13 +320,11 @@ class ProjectLookup {
     if (this.routes.has(key)) return this.routes.get(key)!;
     const row =
       slugOrId === null
-        ? this.sqlite
-            .query<RouteRow, [string]>(
+        ? stmt<RouteRow, [string]>(this.sqlite, 
               "SELECT id, route_type FROM routes WHERE project_id = ? AND route_type = 'transactional' ORDER BY is_default DESC, created_at LIMIT 1",
             )
             .get(this.principal.projectId)
-        : this.sqlite
-            .query<RouteRow, [string, string, string]>("SELECT id, route_type FROM routes WHERE project_id = ? AND (slug = ? OR id = ?) LIMIT 1")
+        : stmt<RouteRow, [string, string, string]>(this.sqlite, "SELECT id, route_type FROM routes WHERE project_id = ? AND (slug = ? OR id = ?) LIMIT 1")
             .get(this.principal.projectId, slugOrId, isUuid(slugOrId) ? slugOrId.toLowerCase() : "");
     this.routes.set(key, row ?? null);
     return row ?? null;
@@ -333,8 +332,7 @@ class ProjectLookup {
 
   domain(name: string): DomainRow | null {
     if (this.domains.has(name)) return this.domains.get(name)!;
-    const row = this.sqlite
-      .query<DomainRow, [string, string, string]>(
+    const row = stmt<DomainRow, [string, string, string]>(this.sqlite, 
         `SELECT d.id, d.status FROM domains d JOIN project_domains pd ON pd.domain_id = d.id AND pd.project_id = ?
          WHERE d.team_id = ? AND d.domain = ?`,
       )
@@ -350,7 +348,7 @@ let lastPurge = 0;
 function purgeExpiredKeys(sqlite: Database, now: number): void {
   if (now - lastPurge < 60_000) return;
   lastPurge = now;
-  sqlite.query("DELETE FROM idempotency_keys WHERE expires_at < ?").run(now);
+  stmt(sqlite, "DELETE FROM idempotency_keys WHERE expires_at < ?").run(now);
 }
 
 type WriteResult = { replay: AcceptedMessage[] } | { accepted: AcceptedMessage[] };
@@ -394,8 +392,7 @@ export async function acceptMessages(
     const now = Date.now();
     if (key) {
       purgeExpiredKeys(deps.sqlite, now);
-      const row = deps.sqlite
-        .query<{ request_hash: string; response_body: string | null; expires_at: number }, [string, string]>(
+      const row = stmt<{ request_hash: string; response_body: string | null; expires_at: number }, [string, string]>(deps.sqlite, 
           "SELECT request_hash, response_body, expires_at FROM idempotency_keys WHERE project_id = ? AND key = ?",
         )
         .get(principal.projectId, key);
@@ -406,12 +403,11 @@ export async function acceptMessages(
         if (row.response_body === null) throw new ConflictError("A request with this Idempotency-Key is still being processed.");
         return { replay: JSON.parse(row.response_body) as AcceptedMessage[] };
       }
-      if (row) deps.sqlite.query("DELETE FROM idempotency_keys WHERE project_id = ? AND key = ?").run(principal.projectId, key);
+      if (row) stmt(deps.sqlite, "DELETE FROM idempotency_keys WHERE project_id = ? AND key = ?").run(principal.projectId, key);
     }
     const accepted = storeMessages(deps, principal, prepared, opts.batch ?? false, now);
     if (key) {
-      deps.sqlite
-        .query(
+      stmt(deps.sqlite, 
           `INSERT INTO idempotency_keys (project_id, key, request_hash, response_status, response_body, created_at, expires_at)
            VALUES (?, ?, ?, 202, ?, ?, ?)`,
         )
@@ -449,19 +445,19 @@ function storeMessages(deps: Deps, principal: SendPrincipal, emails: PreparedEma
   });
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
-  const insertMessage = sqlite.query(
+  const insertMessage = stmt(sqlite, 
     `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, tag, from_email, from_name, subject,
        "to", cc, bcc, reply_to, metadata, message_id_header, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, 'outbound', 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertContents = sqlite.query("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, ?, ?, ?, NULL)");
-  const insertAttachment = sqlite.query(
+  const insertContents = stmt(sqlite, "INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, ?, ?, ?, NULL)");
+  const insertAttachment = stmt(sqlite, 
     "INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
-  const insertRecipient = sqlite.query(
+  const insertRecipient = stmt(sqlite, 
     "INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, attempts, created_at) VALUES (?, ?, ?, ?, 'pending', ?, 0, ?)",
   );
-  const insertHistory = sqlite.query(
+  const insertHistory = stmt(sqlite, 
     "INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, NULL, 'message.created', 'pending', ?, ?)",
   );
 

@@ -1,0 +1,88 @@
+import type { Logger } from "../log.ts";
+import { composeMessage, type ComposeInput } from "./compose.ts";
+import type { ComposeRequest, ComposeResponse } from "./compose-worker.ts";
+import { dkimSign, type DkimKey } from "./dkim.ts";
+
+/** The worker died or was stopped: not the message's fault, so composing is retried. */
+export class ComposerUnavailableError extends Error {}
+
+type Pending = { resolve: (raw: Buffer) => void; reject: (err: Error) => void };
+type Thread = { worker: Worker; pending: Map<number, Pending> };
+
+/**
+ * Composes and signs messages on worker threads (compose-worker.ts). Building MIME costs a few
+ * hundred µs of CPU per message; on the main thread that time is taken from HTTP requests and
+ * from committing delivery outcomes promptly (the window in which a crash causes a duplicate).
+ * When workers cannot be started (e.g. a build without the worker entry point), messages are
+ * composed on the calling thread instead: slower, same result.
+ */
+export class Composer {
+  private readonly threads: Thread[] = [];
+  private nextId = 1;
+  private disabled = false;
+
+  constructor(
+    private readonly size: number,
+    private readonly log: Logger,
+  ) {}
+
+  compose(input: ComposeInput, key: DkimKey): Promise<Buffer> {
+    const thread = this.size > 0 && !this.disabled ? this.thread() : null;
+    if (!thread) return composeMessage(input).then((raw) => dkimSign(raw, key));
+    const id = this.nextId++;
+    return new Promise<Buffer>((resolve, reject) => {
+      thread.pending.set(id, { resolve, reject });
+      thread.worker.postMessage({ id, input, key } satisfies ComposeRequest);
+    });
+  }
+
+  /** The least busy worker, started on first use. */
+  private thread(): Thread | null {
+    while (this.threads.length < this.size) {
+      const t = this.start();
+      if (!t) break;
+      this.threads.push(t);
+    }
+    if (this.threads.length === 0) return null;
+    let best = this.threads[0]!;
+    for (const t of this.threads) if (t.pending.size < best.pending.size) best = t;
+    return best;
+  }
+
+  private start(): Thread | null {
+    let worker: Worker;
+    try {
+      worker = new Worker(new URL("./compose-worker.ts", import.meta.url).href);
+    } catch (err) {
+      this.disabled = true;
+      this.log.warn("compose workers unavailable; composing on the main thread", { error: String(err) });
+      return null;
+    }
+    const thread: Thread = { worker, pending: new Map() };
+    worker.onmessage = (event: MessageEvent<ComposeResponse>) => {
+      const p = thread.pending.get(event.data.id);
+      if (!p) return;
+      thread.pending.delete(event.data.id);
+      if ("error" in event.data) p.reject(new Error(event.data.error));
+      else p.resolve(Buffer.from(event.data.raw.buffer, event.data.raw.byteOffset, event.data.raw.byteLength));
+    };
+    worker.onerror = (event) => {
+      // A dead worker fails what it held (the compose jobs retry) and is replaced on next use.
+      this.log.error("compose worker failed", { error: event.message });
+      const i = this.threads.indexOf(thread);
+      if (i !== -1) this.threads.splice(i, 1);
+      for (const p of thread.pending.values()) p.reject(new ComposerUnavailableError(`compose worker failed: ${event.message}`));
+      thread.pending.clear();
+      worker.terminate();
+    };
+    worker.unref();
+    return thread;
+  }
+
+  close(): void {
+    for (const t of this.threads.splice(0)) {
+      for (const p of t.pending.values()) p.reject(new ComposerUnavailableError("composer closed"));
+      t.worker.terminate();
+    }
+  }
+}
