@@ -1,7 +1,8 @@
 /**
  * The `resolver(name, rrtype)` mailauth calls for SPF, DKIM, DMARC and ARC, answered by the
  * product's DnsResolver (POSTHORN_DNS_SERVERS), with a small TTL cache: a busy MX sees the
- * same senders' records over and over, as a caching resolver would.
+ * same senders' records over and over, as a caching resolver would. Analysis workers ask the
+ * main thread's resolver (cache included) through their message channel (see analyzer.ts).
  */
 import { DnsError, type DnsFailure, type DnsResolver } from "../dns/resolver.ts";
 
@@ -15,37 +16,49 @@ const NODE_CODE: Record<DnsFailure, string> = {
   ERROR: "EUNKNOWN",
 };
 
-const dnsError = (code: string, name: string, rrtype: string) =>
+/** A lookup failure as mailauth expects it: an Error with Node's `code`. */
+export const dnsError = (code: string, name: string, rrtype: string) =>
   Object.assign(new Error(`${rrtype} ${name}: ${code}`), { code, hostname: name });
 
-type Entry = { expires: number; value?: unknown; error?: Error };
+const ABSENT = new Set(["ENOTFOUND", "ENODATA"]);
 
 export type AuthResolver = (name: string, rrtype: string) => Promise<any>;
 
-export function createAuthResolver(dns: DnsResolver, opts: { ttlMs?: number; maxEntries?: number } = {}): AuthResolver {
+/** Uncached lookups through the DnsResolver, answers shaped like node:dns's resolve(). */
+export function dnsLookup(dns: DnsResolver): AuthResolver {
+  return async (name, rrtype) => {
+    try {
+      switch (rrtype) {
+        case "TXT":
+          // Already joined per record (Bun splits long records); mailauth wants string[][].
+          return (await dns.txt(name)).map((s) => [s]);
+        case "MX":
+          return await dns.mx(name);
+        case "A":
+          return await dns.a(name);
+        case "AAAA":
+          return await dns.aaaa(name);
+        case "CNAME":
+          return await dns.cname(name);
+        default:
+          // PTR (SPF "ptr", deprecated by RFC 7208) and anything else: treated as absent.
+          throw dnsError("ENOTFOUND", name, rrtype);
+      }
+    } catch (err) {
+      if (err instanceof DnsError) throw dnsError(NODE_CODE[err.failure], name, rrtype);
+      throw err;
+    }
+  };
+}
+
+type Entry = { expires: number; value?: unknown; error?: Error };
+
+/** Caches answers and absent records for `ttlMs`; failures are retried at the next message. */
+export function cachedResolver(lookup: AuthResolver, opts: { ttlMs?: number; maxEntries?: number } = {}): AuthResolver {
   const ttl = opts.ttlMs ?? 60_000;
   const max = opts.maxEntries ?? 10_000;
   const cache = new Map<string, Entry>();
   const inflight = new Map<string, Promise<unknown>>();
-
-  const lookup = async (name: string, rrtype: string): Promise<unknown> => {
-    switch (rrtype) {
-      case "TXT":
-        // Already joined per record (Bun splits long records); mailauth wants string[][].
-        return (await dns.txt(name)).map((s) => [s]);
-      case "MX":
-        return dns.mx(name);
-      case "A":
-        return dns.a(name);
-      case "AAAA":
-        return dns.aaaa(name);
-      case "CNAME":
-        return dns.cname(name);
-      default:
-        // PTR (SPF "ptr", deprecated by RFC 7208) and anything else: treated as absent.
-        throw dnsError("ENOTFOUND", name, rrtype);
-    }
-  };
 
   return async (rawName: string, rrtype: string) => {
     const name = rawName.toLowerCase().replace(/\.$/, "");
@@ -62,6 +75,7 @@ export function createAuthResolver(dns: DnsResolver, opts: { ttlMs?: number; max
       inflight.set(key, pending);
     }
     const remember = (e: Entry) => {
+      if (ttl <= 0) return;
       if (cache.size >= max) cache.delete(cache.keys().next().value!);
       cache.set(key, e);
     };
@@ -70,10 +84,12 @@ export function createAuthResolver(dns: DnsResolver, opts: { ttlMs?: number; max
       remember({ expires: now + ttl, value });
       return value;
     } catch (err) {
-      const error = err instanceof DnsError ? dnsError(NODE_CODE[err.failure], name, rrtype) : (err as Error);
-      // Absent records are cached like answers; failures are retried at the next message.
-      if (err instanceof DnsError && err.absent) remember({ expires: now + ttl, error });
-      throw error;
+      if (ABSENT.has((err as { code?: string }).code ?? "")) remember({ expires: now + ttl, error: err as Error });
+      throw err;
     }
   };
+}
+
+export function createAuthResolver(dns: DnsResolver, opts: { ttlMs?: number; maxEntries?: number } = {}): AuthResolver {
+  return cachedResolver(dnsLookup(dns), opts);
 }

@@ -6,7 +6,7 @@
  * while it is still pending, so a job that runs twice publishes once.
  */
 import type { Database } from "bun:sqlite";
-import { simpleParser, type AddressObject, type ParsedMail, type SimpleParserOptions } from "mailparser";
+import { availableParallelism } from "node:os";
 import type { Deps } from "../context.ts";
 import { publishEvent } from "../events/publish.ts";
 import { iso, newId } from "../ids.ts";
@@ -16,75 +16,50 @@ import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
 import { attachmentDownloadUrl } from "../modules/attachments/service.ts";
 import { serverSecret } from "../secrets.ts";
 import { INBOUND_QUEUE, type InboundJob } from "./accept.ts";
+import { unparsedAnalysis, type Address, type InboundAnalysis } from "./analysis.ts";
+import { Analyzer } from "./analyzer.ts";
 import { createAuthResolver, type AuthResolver } from "./auth-resolver.ts";
 import { checkWithRspamd, RspamdError } from "./rspamd.ts";
-import { authSymbols, contentSymbols, sumScore, type SpamSymbol, type SpamVerdict } from "./spam.ts";
+import { authSymbols, sumScore, type SpamSymbol, type SpamVerdict } from "./spam.ts";
 
 /** Status of an inbound message once parsed, scored and handed to the webhooks. */
 export const INBOUND_PROCESSED = "processed";
 /** Status while it waits for the job (accepted and stored, not yet parsed). */
 export const INBOUND_PENDING = "pending";
 
-type Address = { email: string; name: string };
 type RouteRow = { id: string; slug: string; name: string; project_id: string; inbound_spam_threshold: number | null; attachment_delivery: string };
 
 export interface InboundJobOptions {
   concurrency?: number;
   /** mailauth's DNS; default: deps.dns behind a TTL cache. */
   resolver?: AuthResolver;
+  /** Analysis worker threads; default: the cores but one (at least one, at most four). */
+  threads?: number;
   /** Attempts at reaching rspamd before scoring with the built-in rules instead. */
   rspamdAttempts?: number;
   /** Delay before retrying after rspamd failed (tests shorten it). */
   rspamdRetryMs?: (attempt: number) => number;
+  /** Attempts at analyzing a message (a worker crash or timeout) before publishing it unparsed. */
+  analysisAttempts?: number;
 }
 
-const PARSE_OPTIONS: SimpleParserOptions = { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true };
+const analyzers = new WeakMap<Deps, Analyzer>();
 
-function addresses(a: AddressObject | AddressObject[] | undefined): Address[] {
-  if (!a) return [];
-  const out: Address[] = [];
-  const walk = (list: AddressObject["value"]) => {
-    for (const v of list) {
-      if (v.group) walk(v.group);
-      else if (v.address) out.push({ email: v.address, name: v.name ?? "" });
-    }
-  };
-  for (const obj of Array.isArray(a) ? a : [a]) walk(obj.value);
-  return out;
+/** Stops the analysis workers of `deps` (at shutdown). */
+export function stopInboundAnalysis(deps: Deps): void {
+  analyzers.get(deps)?.close();
+  analyzers.delete(deps);
 }
-
-/** Header lines as received (unfolded), in order, duplicates kept. */
-function headerList(parsed: ParsedMail | null, raw: Buffer): { name: string; value: string }[] {
-  const lines = parsed?.headerLines ?? fallbackHeaderLines(raw);
-  return lines.map(({ line }) => {
-    const colon = line.indexOf(":");
-    return { name: line.slice(0, colon).trim(), value: line.slice(colon + 1).replace(/\r?\n[ \t]+/g, " ").trim() };
-  });
-}
-
-function fallbackHeaderLines(raw: Buffer): { key: string; line: string }[] {
-  const text = raw.toString("utf8");
-  const end = text.search(/\r?\n\r?\n/);
-  const head = end >= 0 ? text.slice(0, end) : text;
-  return head
-    .split(/\r?\n(?![ \t])/)
-    .filter((l) => l.includes(":"))
-    .map((line) => ({ key: line.slice(0, line.indexOf(":")).trim().toLowerCase(), line }));
-}
-
-/** What the message's body is when MIME parsing failed: the text after the header block. */
-function fallbackText(raw: Buffer): string {
-  const text = raw.toString("utf8");
-  const end = text.search(/\r?\n\r?\n/);
-  return end >= 0 ? text.slice(end).trim() : "";
-}
-
-const unbracket = (id: string | undefined | null) => (id ? id.trim().replace(/^<|>$/g, "") || null : null);
 
 export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
   const resolver = opts.resolver ?? createAuthResolver(deps.dns);
+  const threads = opts.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
+  analyzers.get(deps)?.close();
+  const analyzer = new Analyzer({ threads }, resolver, deps.log);
+  analyzers.set(deps, analyzer);
   const rspamdAttempts = opts.rspamdAttempts ?? 5;
   const rspamdRetryMs = opts.rspamdRetryMs ?? ((attempt: number) => exponentialBackoff(attempt, { baseMs: 30_000, capMs: 600_000 }));
+  const analysisAttempts = opts.analysisAttempts ?? 3;
   const secret = serverSecret(deps.sqlite);
   const messageStmt = deps.sqlite.prepare<{ id: string; status: string; team_id: string; route_id: string | null; raw: Uint8Array | null }, [string]>(
     `SELECT m.id, m.status, m.team_id, m.route_id, c.raw FROM messages m JOIN message_contents c ON c.message_id = m.id WHERE m.id = ?`,
@@ -93,34 +68,33 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
     "SELECT id, slug, name, project_id, inbound_spam_threshold, attachment_delivery FROM routes WHERE id = ?",
   );
 
-  async function score(job: Job<InboundJob>, raw: Buffer, parsed: ParsedMail | null): Promise<SpamVerdict | { retryMs: number; error: string }> {
+  async function score(job: Job<InboundJob>, raw: Uint8Array, analysis: InboundAnalysis): Promise<SpamVerdict | { retryMs: number; error: string }> {
     const p = job.payload;
-    const fallbackNote: SpamSymbol[] = [];
-    if (deps.config.rspamdUrl) {
-      try {
-        return await checkWithRspamd(deps.config.rspamdUrl, raw, {
-          ip: p.ip,
-          helo: p.helo,
-          mailFrom: p.mailFrom,
-          recipients: p.recipients,
-          queueId: p.messageId,
-          hostname: deps.config.hostname,
-        });
-      } catch (err) {
-        if (!(err instanceof RspamdError)) throw err;
-        if (job.attempt < rspamdAttempts) return { retryMs: rspamdRetryMs(job.attempt), error: err.message };
-        deps.log.warn("rspamd unavailable; scoring with built-in rules", { message: p.messageId, error: err.message });
-        fallbackNote.push({ name: "RSPAMD_UNAVAILABLE", score: 0, options: [err.message], description: "rspamd could not be reached; built-in rules were used" });
-      }
-    }
-    let auth: SpamSymbol[];
+    if (!deps.config.rspamdUrl) return { score: sumScore(analysis.symbols), symbols: analysis.symbols, engine: "builtin" };
     try {
-      auth = await authSymbols(raw, { ip: p.ip, helo: p.helo, mailFrom: p.mailFrom, hostname: deps.config.hostname, resolver });
+      return await checkWithRspamd(deps.config.rspamdUrl, Buffer.from(raw), {
+        ip: p.ip,
+        helo: p.helo,
+        mailFrom: p.mailFrom,
+        recipients: p.recipients,
+        queueId: p.messageId,
+        hostname: deps.config.hostname,
+      });
     } catch (err) {
-      auth = [{ name: "AUTH_CHECK_ERROR", score: 0, options: [String((err as Error).message ?? err).slice(0, 200)], description: "SPF/DKIM/DMARC checks could not run" }];
+      if (!(err instanceof RspamdError)) throw err;
+      if (job.attempt < rspamdAttempts) return { retryMs: rspamdRetryMs(job.attempt), error: err.message };
+      deps.log.warn("rspamd unavailable; scoring with built-in rules", { message: p.messageId, error: err.message });
+      // The analysis skipped the authentication checks for rspamd; run them here instead.
+      let auth: SpamSymbol[];
+      try {
+        auth = await authSymbols(Buffer.from(raw), { ip: p.ip, helo: p.helo, mailFrom: p.mailFrom, hostname: deps.config.hostname, resolver });
+      } catch (authErr) {
+        auth = [{ name: "AUTH_CHECK_ERROR", score: 0, options: [String(authErr).slice(0, 200)], description: "SPF/DKIM/DMARC checks could not run" }];
+      }
+      const note = { name: "RSPAMD_UNAVAILABLE", score: 0, options: [err.message], description: "rspamd could not be reached; built-in rules were used" };
+      const symbols = [...auth, ...analysis.symbols, note];
+      return { score: sumScore(symbols), symbols, engine: "builtin" };
     }
-    const symbols = [...auth, ...contentSymbols({ parsed, raw, envelopeRecipientCount: p.envelopeRecipientCount }), ...fallbackNote];
-    return { score: sumScore(symbols), symbols, engine: "builtin" };
   }
 
   return async (job: Job<InboundJob>): Promise<JobOutcome> => {
@@ -139,39 +113,36 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
             .run(now0, now0, row.id),
       };
     }
-    const raw = Buffer.from(row.raw);
-    let parsed: ParsedMail | null = null;
+    const raw = row.raw;
+    let analysis: InboundAnalysis;
     try {
-      parsed = await simpleParser(raw, PARSE_OPTIONS);
+      analysis = await analyzer.analyze(raw, {
+        ip: p.ip,
+        helo: p.helo,
+        mailFrom: p.mailFrom,
+        hostname: deps.config.hostname,
+        envelopeRecipientCount: p.envelopeRecipientCount,
+        checkAuth: !deps.config.rspamdUrl,
+      });
     } catch (err) {
-      deps.log.warn("inbound message could not be parsed", { message: p.messageId, error: String(err) });
+      const error = err instanceof Error ? err.message : String(err);
+      if (job.attempt < analysisAttempts) return { type: "retry", delayMs: exponentialBackoff(job.attempt, { baseMs: 5_000, capMs: 300_000 }), error };
+      // Accepted mail is never lost: after repeated failures it is published with what the
+      // header block says, flagged so that the receiver knows.
+      deps.log.error("inbound analysis kept failing; publishing unparsed", { message: p.messageId, error });
+      analysis = unparsedAnalysis(raw, [{ name: "ANALYSIS_FAILED", score: 0, options: [error.slice(0, 200)], description: "The message could not be analyzed; headers only" }]);
     }
-    const verdict = await score(job, raw, parsed);
+    const verdict = await score(job, raw, analysis);
     if ("retryMs" in verdict) return { type: "retry", delayMs: verdict.retryMs, error: verdict.error };
 
     const now = Date.now();
-    const from = addresses(parsed?.from)[0] ?? { email: p.mailFrom, name: "" };
-    const to = addresses(parsed?.to);
-    const cc = addresses(parsed?.cc);
-    const replyTo = addresses(parsed?.replyTo).map((a) => a.email);
-    const subject = parsed?.subject ?? "";
-    const date = parsed?.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.toISOString() : null;
-    const headers = headerList(parsed, raw);
-    const text = parsed ? (parsed.text ?? null) : fallbackText(raw);
-    const html = parsed && typeof parsed.html === "string" ? parsed.html : null;
+    const from: Address = analysis.from ?? { email: p.mailFrom, name: "" };
     const threshold = route.inbound_spam_threshold;
     const rejected = threshold !== null && verdict.score >= threshold;
     const status = rejected ? "policy_rejected" : INBOUND_PROCESSED;
     const byUrl = route.attachment_delivery === "url";
 
-    const files = (parsed?.attachments ?? []).map((a, i) => ({
-      id: newId(),
-      filename: a.filename || `attachment-${i + 1}`,
-      contentType: (a.contentType || "application/octet-stream").toLowerCase(),
-      contentId: unbracket(a.contentId) ?? unbracket(a.cid),
-      disposition: a.contentDisposition === "inline" || a.related ? "inline" : "attachment",
-      content: a.content,
-    }));
+    const files = analysis.attachments.map((a) => ({ ...a, id: newId(), content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) }));
     const attachmentPayload = files.map((f) => {
       const base = { id: f.id, filename: f.filename, content_type: f.contentType, content_id: f.contentId, disposition: f.disposition, size: f.content.length };
       if (!byUrl) return { ...base, content: f.content.toString("base64") };
@@ -183,16 +154,16 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
       message_id: row.id,
       route: { id: route.id, slug: route.slug, name: route.name, project_id: route.project_id },
       from,
-      to,
-      cc,
-      reply_to: replyTo,
+      to: analysis.to,
+      cc: analysis.cc,
+      reply_to: analysis.replyTo,
       recipient: p.recipients[0] ?? null,
       recipients: p.recipients,
       subaddress: p.subaddress,
       envelope_from: p.mailFrom || null,
-      subject,
-      date,
-      message_id_header: unbracket(parsed?.messageId),
+      subject: analysis.subject,
+      date: analysis.date,
+      message_id_header: analysis.messageIdHeader,
       spam_score: verdict.score,
       spam_symbols: verdict.symbols,
     };
@@ -201,15 +172,15 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
       : {
           ...common,
           status,
-          in_reply_to: unbracket(parsed?.inReplyTo),
-          references: (Array.isArray(parsed?.references) ? parsed.references : parsed?.references ? [parsed.references] : []).map((r) => unbracket(r)!),
-          body: { text, html },
-          headers,
+          in_reply_to: analysis.inReplyTo,
+          references: analysis.references,
+          body: { text: analysis.text, html: analysis.html },
+          headers: analysis.headers,
           attachments: attachmentPayload,
           received_at: iso(now),
         };
     const storedHeaders: Record<string, string> = {};
-    for (const h of headers) {
+    for (const h of analysis.headers) {
       const k = h.name.toLowerCase();
       storedHeaders[k] = k in storedHeaders ? `${storedHeaders[k]}\n${h.value}` : h.value;
     }
@@ -223,14 +194,14 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
           routeId: route.id,
           status,
           from,
-          to,
-          cc,
-          replyTo,
-          subject,
-          messageIdHeader: common.message_id_header,
+          to: analysis.to,
+          cc: analysis.cc,
+          replyTo: analysis.replyTo,
+          subject: analysis.subject,
+          messageIdHeader: analysis.messageIdHeader,
           verdict,
-          html,
-          text,
+          html: analysis.html,
+          text: analysis.text,
           headers: storedHeaders,
           files,
           eventKind: rejected ? "message.policy_rejected" : "message.inbound",

@@ -1,11 +1,15 @@
 /** Starts the SMTP listeners that are switched on (port 0 = off) for server.ts. */
 import type { Deps } from "../context.ts";
+import { stopInboundAnalysis } from "./inbound-job.ts";
 import { startInboundListener } from "./inbound.ts";
-import type { RunningListener } from "./listener.ts";
 import { startSubmissionListener } from "./submission.ts";
 
-export async function startSmtpListeners(deps: Deps): Promise<RunningListener[]> {
-  const running: RunningListener[] = [];
+/**
+ * The listeners, and the inbound analysis workers (started by the job handlers), as pieces for
+ * server.ts to stop: listeners first, so that sessions in DATA can finish.
+ */
+export async function startSmtpListeners(deps: Deps): Promise<{ name: string; stop(): Promise<void> | void }[]> {
+  const running: { name: string; stop(): Promise<void> | void }[] = [{ name: "inbound analysis workers", stop: () => stopInboundAnalysis(deps) }];
   try {
     if (deps.config.smtpPort > 0) running.push(await startInboundListener(deps));
     if (deps.config.submissionPort > 0) running.push(await startSubmissionListener(deps));

@@ -4,7 +4,7 @@ import { registerWebhookJobs } from "../../src/events/webhook-job.ts";
 import { newId } from "../../src/ids.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
 import { createDeps } from "../../src/runtime.ts";
-import { registerInboundJobs } from "../../src/smtp/inbound-job.ts";
+import { registerInboundJobs, stopInboundAnalysis } from "../../src/smtp/inbound-job.ts";
 import { startInboundListener } from "../../src/smtp/inbound.ts";
 import { bootstrapTeam } from "../../src/bootstrap.ts";
 import { tempDir, testConfig, waitFor } from "../helpers.ts";
@@ -135,6 +135,7 @@ test("a 250 means the message is on disk: accepted with no worker running, it is
     expect(deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM messages WHERE id = ?").get(id)!.status).toBe("processed");
   } finally {
     await runner.stop();
+    stopInboundAnalysis(deps);
     await dns.close();
   }
 });

@@ -7,7 +7,7 @@ import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
 import { addSuppression } from "../../src/events/message-status.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
 import { registerOutboundJobs } from "../../src/mail/jobs.ts";
-import { registerInboundJobs } from "../../src/smtp/inbound-job.ts";
+import { registerInboundJobs, stopInboundAnalysis } from "../../src/smtp/inbound-job.ts";
 import { startInboundListener } from "../../src/smtp/inbound.ts";
 import type { RunningListener } from "../../src/smtp/listener.ts";
 import { isLoopback, startSubmissionListener } from "../../src/smtp/submission.ts";
@@ -228,6 +228,7 @@ test("round trip: submitted mail is signed and delivered by the sending pipeline
     await submission.stop();
     await mx.stop();
     await runner.stop();
+    stopInboundAnalysis(deps);
     await dns.close();
   }
 });

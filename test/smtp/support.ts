@@ -14,7 +14,7 @@ import { JobRunner } from "../../src/jobs/runner.ts";
 import { bounceDomainOf, verpAddress } from "../../src/mail/verp.ts";
 import { serverSecret } from "../../src/secrets.ts";
 import { createAuthResolver } from "../../src/smtp/auth-resolver.ts";
-import { registerInboundJobs, type InboundJobOptions } from "../../src/smtp/inbound-job.ts";
+import { registerInboundJobs, stopInboundAnalysis, type InboundJobOptions } from "../../src/smtp/inbound-job.ts";
 import { startInboundListener, type InboundListenerOptions } from "../../src/smtp/inbound.ts";
 import type { RunningListener } from "../../src/smtp/listener.ts";
 import { createTestApp, insertTestDomain, type Deps, type TestApp } from "../helpers.ts";
@@ -76,6 +76,7 @@ export async function startInbound(
     async stop() {
       await listener.stop();
       await runner.stop(2000);
+      stopInboundAnalysis(deps);
       await dns.close();
     },
   };

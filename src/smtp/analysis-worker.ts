@@ -1,0 +1,46 @@
+/**
+ * Worker thread that parses, authenticates and scores inbound messages (analysis.ts), so that
+ * mailparser and mailauth run beside the event loop that serves SMTP sessions and commits.
+ * DNS lookups are asked of the main thread (its DnsResolver, POSTHORN_DNS_SERVERS, and its
+ * cache). Messages in: analyze {id, raw, input} and dns answers; out: results and dns questions.
+ */
+import { analyzeInbound, type AnalysisInput, type InboundAnalysis } from "./analysis.ts";
+import { dnsError, type AuthResolver } from "./auth-resolver.ts";
+
+declare const self: Worker;
+
+export type ToWorker =
+  | { type: "analyze"; id: number; raw: Uint8Array; input: AnalysisInput }
+  | { type: "dns"; qid: number; value?: unknown; error?: { code: string; name: string; rrtype: string } };
+export type FromWorker =
+  | { type: "result"; id: number; analysis: InboundAnalysis }
+  | { type: "error"; id: number; error: string }
+  | { type: "dns"; qid: number; name: string; rrtype: string };
+
+let nextQid = 1;
+const questions = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+const resolver: AuthResolver = (name, rrtype) =>
+  new Promise((resolve, reject) => {
+    const qid = nextQid++;
+    questions.set(qid, { resolve, reject });
+    self.postMessage({ type: "dns", qid, name, rrtype } satisfies FromWorker);
+  });
+
+self.onmessage = async (event: MessageEvent<ToWorker>) => {
+  const msg = event.data;
+  if (msg.type === "dns") {
+    const q = questions.get(msg.qid);
+    if (!q) return;
+    questions.delete(msg.qid);
+    if (msg.error) q.reject(dnsError(msg.error.code, msg.error.name, msg.error.rrtype));
+    else q.resolve(msg.value);
+    return;
+  }
+  try {
+    const analysis = await analyzeInbound(msg.raw, msg.input, resolver);
+    self.postMessage({ type: "result", id: msg.id, analysis } satisfies FromWorker);
+  } catch (err) {
+    self.postMessage({ type: "error", id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies FromWorker);
+  }
+};

@@ -1,0 +1,120 @@
+/**
+ * Runs analyzeInbound (parse + SPF/DKIM/DMARC/ARC + content symbols, a few ms of CPU per
+ * message) on worker threads, so that the main thread stays free for SMTP sessions and group
+ * commits. Workers ask their DNS questions back here, where they go through deps.dns. When
+ * workers cannot be started (e.g. a build without the worker entry point), messages are analyzed
+ * on the calling thread instead: slower, same result. An analysis that takes too long (a
+ * pathological message) terminates its worker, which is replaced on next use.
+ */
+import type { Logger } from "../log.ts";
+import { analyzeInbound, type AnalysisInput, type InboundAnalysis } from "./analysis.ts";
+import type { AuthResolver } from "./auth-resolver.ts";
+import type { FromWorker, ToWorker } from "./analysis-worker.ts";
+
+export class AnalyzerUnavailableError extends Error {
+  override name = "AnalyzerUnavailableError";
+}
+
+type Pending = { resolve: (a: InboundAnalysis) => void; reject: (e: Error) => void; timer: Timer };
+type Thread = { worker: Worker; pending: Map<number, Pending> };
+
+export interface AnalyzerOptions {
+  /** Worker threads; 0 analyzes on the calling thread. */
+  threads: number;
+  /** Longest time one analysis may take before its worker is replaced. */
+  timeoutMs?: number;
+}
+
+export class Analyzer {
+  private readonly threads: Thread[] = [];
+  private nextId = 1;
+  private disabled = false;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly opts: AnalyzerOptions,
+    /** Answers the workers' DNS questions (and in-thread analyses). */
+    private readonly resolver: AuthResolver,
+    private readonly log: Logger,
+  ) {
+    this.timeoutMs = opts.timeoutMs ?? 60_000;
+  }
+
+  analyze(raw: Uint8Array, input: AnalysisInput): Promise<InboundAnalysis> {
+    const thread = this.opts.threads > 0 && !this.disabled ? this.thread() : null;
+    if (!thread) return analyzeInbound(raw, input, this.resolver);
+    const id = this.nextId++;
+    return new Promise<InboundAnalysis>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.log.warn("inbound analysis timed out; replacing its worker", { timeoutMs: this.timeoutMs });
+        this.fail(thread, new AnalyzerUnavailableError(`analysis took longer than ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
+      thread.pending.set(id, { resolve, reject, timer });
+      thread.worker.postMessage({ type: "analyze", id, raw, input } satisfies ToWorker);
+    });
+  }
+
+  /** The least busy worker, started on first use. */
+  private thread(): Thread | null {
+    while (this.threads.length < this.opts.threads) {
+      const t = this.start();
+      if (!t) break;
+      this.threads.push(t);
+    }
+    if (this.threads.length === 0) return null;
+    let best = this.threads[0]!;
+    for (const t of this.threads) if (t.pending.size < best.pending.size) best = t;
+    return best;
+  }
+
+  private start(): Thread | null {
+    let worker: Worker;
+    try {
+      worker = new Worker(new URL("./analysis-worker.ts", import.meta.url).href);
+    } catch (err) {
+      this.disabled = true;
+      this.log.warn("analysis workers unavailable; analyzing inbound mail on the main thread", { error: String(err) });
+      return null;
+    }
+    const thread: Thread = { worker, pending: new Map() };
+    worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      const msg = event.data;
+      if (msg.type === "dns") {
+        this.resolver(msg.name, msg.rrtype).then(
+          (value) => worker.postMessage({ type: "dns", qid: msg.qid, value } satisfies ToWorker),
+          (err: Error & { code?: string }) =>
+            worker.postMessage({ type: "dns", qid: msg.qid, error: { code: err.code ?? "EUNKNOWN", name: msg.name, rrtype: msg.rrtype } } satisfies ToWorker),
+        );
+        return;
+      }
+      const p = thread.pending.get(msg.id);
+      if (!p) return;
+      thread.pending.delete(msg.id);
+      clearTimeout(p.timer);
+      if (msg.type === "error") p.reject(new Error(msg.error));
+      else p.resolve(msg.analysis);
+    };
+    worker.onerror = (event) => {
+      this.log.error("analysis worker failed", { error: event.message });
+      this.fail(thread, new AnalyzerUnavailableError(`analysis worker failed: ${event.message}`));
+    };
+    worker.unref();
+    return thread;
+  }
+
+  /** Drops a worker: what it held fails (the jobs retry) and a new one starts on next use. */
+  private fail(thread: Thread, err: Error): void {
+    const i = this.threads.indexOf(thread);
+    if (i !== -1) this.threads.splice(i, 1);
+    for (const p of thread.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
+    thread.pending.clear();
+    thread.worker.terminate();
+  }
+
+  close(): void {
+    for (const t of [...this.threads]) this.fail(t, new AnalyzerUnavailableError("analyzer closed"));
+  }
+}
