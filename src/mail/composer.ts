@@ -6,8 +6,18 @@ import { dkimSign, type DkimKey } from "./dkim.ts";
 /** The worker died or was stopped: not the message's fault, so composing is retried. */
 export class ComposerUnavailableError extends Error {}
 
-type Pending = { resolve: (raw: Buffer) => void; reject: (err: Error) => void };
-type Thread = { worker: Worker; pending: Map<number, Pending> };
+type Pending = { input: ComposeInput; key: DkimKey; resolve: (raw: Buffer) => void; reject: (err: Error) => void };
+type Thread = { worker: Worker; pending: Map<number, Pending>; ready: boolean };
+
+const composeHere = (input: ComposeInput, key: DkimKey): Promise<Buffer> => composeMessage(input).then((raw) => dkimSign(raw, key));
+
+/**
+ * Where the worker's code is: next to this file when running from source; in a compiled
+ * executable (bun build --compile with src/mail/compose-worker.ts as a second entry point,
+ * src/ being the common root) it is mail/compose-worker.js under the executable's root.
+ */
+const workerUrl = (): string =>
+  import.meta.url.includes("$bunfs") ? new URL("./mail/compose-worker.ts", import.meta.url).href : new URL("./compose-worker.ts", import.meta.url).href;
 
 /**
  * Composes and signs messages on worker threads (compose-worker.ts). Building MIME costs a few
@@ -24,14 +34,15 @@ export class Composer {
   constructor(
     private readonly size: number,
     private readonly log: Logger,
+    private readonly url: string = workerUrl(),
   ) {}
 
   compose(input: ComposeInput, key: DkimKey): Promise<Buffer> {
     const thread = this.size > 0 && !this.disabled ? this.thread() : null;
-    if (!thread) return composeMessage(input).then((raw) => dkimSign(raw, key));
+    if (!thread) return composeHere(input, key);
     const id = this.nextId++;
     return new Promise<Buffer>((resolve, reject) => {
-      thread.pending.set(id, { resolve, reject });
+      thread.pending.set(id, { input, key, resolve, reject });
       thread.worker.postMessage({ id, input, key } satisfies ComposeRequest);
     });
   }
@@ -52,14 +63,15 @@ export class Composer {
   private start(): Thread | null {
     let worker: Worker;
     try {
-      worker = new Worker(new URL("./compose-worker.ts", import.meta.url).href);
+      worker = new Worker(this.url);
     } catch (err) {
       this.disabled = true;
       this.log.warn("compose workers unavailable; composing on the main thread", { error: String(err) });
       return null;
     }
-    const thread: Thread = { worker, pending: new Map() };
+    const thread: Thread = { worker, pending: new Map(), ready: false };
     worker.onmessage = (event: MessageEvent<ComposeResponse>) => {
+      thread.ready = true;
       const p = thread.pending.get(event.data.id);
       if (!p) return;
       thread.pending.delete(event.data.id);
@@ -67,11 +79,17 @@ export class Composer {
       else p.resolve(Buffer.from(event.data.raw.buffer, event.data.raw.byteOffset, event.data.raw.byteLength));
     };
     worker.onerror = (event) => {
-      // A dead worker fails what it held (the compose jobs retry) and is replaced on next use.
-      this.log.error("compose worker failed", { error: event.message });
+      // What a dead worker held is composed here instead. A worker that fails before its first
+      // answer cannot be loaded at all: stop trying workers. One that fails later is replaced.
       const i = this.threads.indexOf(thread);
       if (i !== -1) this.threads.splice(i, 1);
-      for (const p of thread.pending.values()) p.reject(new ComposerUnavailableError(`compose worker failed: ${event.message}`));
+      if (!thread.ready) {
+        this.disabled = true;
+        this.log.warn("compose worker could not start; composing on the main thread", { error: event.message });
+      } else {
+        this.log.error("compose worker failed; starting another", { error: event.message });
+      }
+      for (const p of thread.pending.values()) composeHere(p.input, p.key).then(p.resolve, p.reject);
       thread.pending.clear();
       worker.terminate();
     };

@@ -1,0 +1,59 @@
+import { expect, test } from "bun:test";
+import { dkimVerify } from "mailauth/lib/dkim/verify";
+import { simpleParser } from "mailparser";
+import { dkimRecordContent, generateDkimKeyPair } from "../../src/dns/dkim-key.ts";
+import type { ComposeInput } from "../../src/mail/compose.ts";
+import { Composer } from "../../src/mail/composer.ts";
+import { createLogger } from "../../src/log.ts";
+
+const key = generateDkimKeyPair();
+const dkim = { domain: "sender.test", selector: "ph1", privateKeyPem: key.privateKeyPem };
+const input = (i: number): ComposeInput => ({
+  messageId: `m${i}@sender.test`,
+  date: new Date("2026-01-02T03:04:05Z"),
+  from: { email: "a@sender.test", name: "Ä Sender" },
+  to: [{ email: "b@dest.test", name: "" }],
+  cc: [],
+  replyTo: [],
+  subject: `Subject ${i}`,
+  html: "<p>hello</p>",
+  text: "hello",
+  headers: { "X-Id": String(i) },
+  attachments: [{ filename: "a.bin", contentType: "application/octet-stream", contentId: null, content: Buffer.from([0, 1, 2, 255]) }],
+});
+const resolver = async (name: string) => {
+  if (name === "ph1._domainkey.sender.test") return [[dkimRecordContent(key.publicKeyBase64)]];
+  throw Object.assign(new Error("nx"), { code: "ENOTFOUND" });
+};
+
+test("messages composed on the worker thread are complete and DKIM-valid", async () => {
+  const composer = new Composer(1, createLogger("silent"));
+  try {
+    const raws = await Promise.all(Array.from({ length: 20 }, (_, i) => composer.compose(input(i), dkim)));
+    for (const [i, raw] of raws.entries()) {
+      const parsed = await simpleParser(raw);
+      expect(parsed.subject).toBe(`Subject ${i}`);
+      expect(parsed.headers.get("x-id")).toBe(String(i));
+      expect([...parsed.attachments[0]!.content]).toEqual([0, 1, 2, 255]);
+    }
+    const verified = await dkimVerify(raws[7]!, { resolver });
+    expect(verified.results[0]!.status.result).toBe("pass");
+  } finally {
+    composer.close();
+  }
+});
+
+test("a worker that cannot start is replaced by composing on the calling thread", async () => {
+  const lines: string[] = [];
+  const composer = new Composer(1, createLogger("warn", (l) => lines.push(l)), new URL("./no-such-worker.ts", import.meta.url).href);
+  try {
+    const raws = await Promise.all([composer.compose(input(1), dkim), composer.compose(input(2), dkim)]);
+    expect((await simpleParser(raws[1]!)).subject).toBe("Subject 2");
+    expect((await dkimVerify(raws[0]!, { resolver })).results[0]!.status.result).toBe("pass");
+    expect(lines.some((l) => l.includes("composing on the main thread"))).toBe(true);
+    // Later messages do not try the worker again.
+    expect((await simpleParser(await composer.compose(input(3), dkim))).subject).toBe("Subject 3");
+  } finally {
+    composer.close();
+  }
+});

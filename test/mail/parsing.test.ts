@@ -1,0 +1,44 @@
+import { expect, test } from "bun:test";
+import { dkimBody } from "mailauth/lib/dkim/body";
+import { parseAddress } from "../../src/mail/address.ts";
+import { relaxedBodyHash } from "../../src/mail/dkim.ts";
+import { parseReply, requestedRetryMs, verdictOf } from "../../src/mail/reply.ts";
+
+test("SMTP replies: code, enhanced code and text, multi-line", () => {
+  expect(parseReply("250 2.0.0 Ok: queued as 4A1B2")).toEqual({ code: 250, enhanced_code: "2.0.0", message: "Ok: queued as 4A1B2" });
+  expect(parseReply("550-5.1.1 The email account that you tried to reach does not exist.\n550 5.1.1 Please try double-checking.")).toEqual({
+    code: 550,
+    enhanced_code: "5.1.1",
+    message: "The email account that you tried to reach does not exist. Please try double-checking.",
+  });
+  expect(parseReply("421 Service not available")).toEqual({ code: 421, enhanced_code: null, message: "Service not available" });
+  expect(verdictOf({ code: 250, enhanced_code: null, message: "" })).toBe("delivered");
+  expect(verdictOf({ code: 452, enhanced_code: null, message: "" })).toBe("soft");
+  expect(verdictOf({ code: 554, enhanced_code: null, message: "" })).toBe("hard");
+  expect(verdictOf({ code: null, enhanced_code: null, message: "ECONNREFUSED" })).toBe("soft");
+});
+
+test("a remote's 'try again in N' is understood, capped at a day", () => {
+  expect(requestedRetryMs("4.7.1 Greylisted, try again in 5 minutes")).toBe(300_000);
+  expect(requestedRetryMs("Please retry after 90 seconds")).toBe(90_000);
+  expect(requestedRetryMs("try again later in 2 hours")).toBe(7_200_000);
+  expect(requestedRetryMs("Try again in 9999 hours")).toBe(86_400_000);
+  expect(requestedRetryMs("Mailbox full")).toBeNull();
+});
+
+test("addresses: display names in angle-bracket form only; IDN domains to punycode", () => {
+  expect(parseAddress("Jane Doe <jane@Example.COM>")).toEqual({ name: "Jane Doe", email: "jane@example.com", domain: "example.com" });
+  expect(parseAddress("jane@bücher.de")?.email).toBe("jane@xn--bcher-kva.de");
+  for (const bad of ["jane doe@example.com", "a@b", "a@-x.com", "x@[127.0.0.1]", "a@b.com, c@d.com", "a\r\n@b.com", "", 5, null, "ü@x.com"]) {
+    expect(parseAddress(bad)).toBeNull();
+  }
+});
+
+test("relaxed body hash matches mailauth's streaming implementation", () => {
+  const bodies = ["", "\r\n", "a  b \t\r\n\r\n\r\n", "no newline at end  ", "x\n\ny\n", "tab\there\r\n.\r\n", "ü é ".repeat(50) + "\r\n"];
+  for (const b of bodies) {
+    const h = dkimBody("relaxed", "sha256", false);
+    h.update(Buffer.from(b));
+    expect(relaxedBodyHash(Buffer.from(b))).toBe(h.digest("base64"));
+  }
+});
