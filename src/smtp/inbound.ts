@@ -8,7 +8,7 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerEnvelope, type SM
 import type { Deps } from "../context.ts";
 import { serverSecret } from "../secrets.ts";
 import { acceptInbound } from "./accept.ts";
-import { baseServerOptions, DEFAULT_LIMITS, readMessage, smtpError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+import { baseServerOptions, DEFAULT_LIMITS, DataBudget, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
 import { RecipientResolver, type InboundTarget } from "./recipients.ts";
 
 export interface InboundListenerOptions extends Partial<ListenerLimits> {
@@ -21,6 +21,7 @@ export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPSer
   const resolver = new RecipientResolver(deps.sqlite, serverSecret(deps.sqlite), deps.config.inboundDomain);
   // What each accepted RCPT resolved to, per transaction (smtp-server makes a new envelope each time).
   const targets = new WeakMap<SMTPServerEnvelope, Map<string, InboundTarget>>();
+  const budget = new DataBudget(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
 
   return new SMTPServer({
     ...baseServerOptions(deps.config, limits),
@@ -55,25 +56,26 @@ export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPSer
   });
 
   async function receive(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
-    const { raw, oversized } = await readMessage(stream, deps.config.maxMessageBytes);
-    if (oversized) throw smtpError(552, `5.3.4 Message exceeds the size limit of ${deps.config.maxMessageBytes} bytes`);
-    const map = targets.get(session.envelope);
-    const list = session.envelope.rcptTo.map((r) => map?.get(r.address.toLowerCase())).filter((t): t is InboundTarget => t !== undefined);
-    if (list.length === 0) throw smtpError(554, "5.5.1 No valid recipients");
-    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+    const { raw, oversized, starved, release } = await readMessage(stream, deps.config.maxMessageBytes, budget);
     try {
-      const result = await acceptInbound(deps, {
-        mailFrom,
-        ip: session.remoteAddress,
-        helo: session.hostNameAppearsAs ?? "",
-        secure: session.secure,
-        targets: list,
-      }, raw);
+      if (oversized) throw smtpError(552, `5.3.4 Message exceeds the size limit of ${deps.config.maxMessageBytes} bytes`);
+      if (starved) throw starvedError();
+      const map = targets.get(session.envelope);
+      const list = session.envelope.rcptTo.map((r) => map?.get(r.address.toLowerCase())).filter((t): t is InboundTarget => t !== undefined);
+      if (list.length === 0) throw smtpError(554, "5.5.1 No valid recipients");
+      const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+      const envelope = { mailFrom, ip: session.remoteAddress, helo: session.hostNameAppearsAs ?? "", secure: session.secure, targets: list };
+      let result;
+      try {
+        result = await acceptInbound(deps, envelope, raw);
+      } catch (err) {
+        // Not stored, so not accepted: the client keeps the message and retries.
+        deps.log.error("inbound message could not be stored", { error: String(err), session: session.id });
+        throw smtpError(451, "4.3.0 Temporary local problem, try again later");
+      }
       return `Queued as ${result.queueId}`;
-    } catch (err) {
-      // Not stored, so not accepted: the client keeps the message and retries.
-      deps.log.error("inbound message could not be stored", { error: String(err), session: session.id });
-      throw smtpError(451, "4.3.0 Temporary local problem, try again later");
+    } finally {
+      release();
     }
   }
 }
@@ -87,6 +89,6 @@ export function startInboundListener(deps: Deps, opts: InboundListenerOptions = 
 
 function stripUndefined(o: InboundListenerOptions): Partial<ListenerLimits> {
   const out: Partial<ListenerLimits> = {};
-  for (const k of ["socketTimeoutMs", "closeTimeoutMs", "maxClients", "maxRecipients"] as const) if (o[k] !== undefined) out[k] = o[k];
+  for (const k of ["socketTimeoutMs", "closeTimeoutMs", "maxClients", "maxRecipients", "maxBufferedBytes"] as const) if (o[k] !== undefined) out[k] = o[k];
   return out;
 }

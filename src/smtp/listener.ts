@@ -19,6 +19,12 @@ export interface ListenerLimits {
   maxClients: number;
   /** Recipients per message; further RCPTs are answered 452 4.5.3. */
   maxRecipients: number;
+  /**
+   * Message bytes held in memory by all sessions together. A message that would go over is
+   * drained and answered 452 4.3.1 (try again later), so many large messages at once cannot
+   * exhaust memory. At least one message of the largest size is always allowed.
+   */
+  maxBufferedBytes: number;
 }
 
 export const DEFAULT_LIMITS: ListenerLimits = {
@@ -26,7 +32,22 @@ export const DEFAULT_LIMITS: ListenerLimits = {
   closeTimeoutMs: 10_000,
   maxClients: 500,
   maxRecipients: 100,
+  maxBufferedBytes: 512 * 1024 * 1024,
 };
+
+/** Counts the message bytes a listener's sessions hold in memory (see maxBufferedBytes). */
+export class DataBudget {
+  used = 0;
+  constructor(readonly limit: number) {}
+  take(n: number): boolean {
+    if (this.used + n > this.limit) return false;
+    this.used += n;
+    return true;
+  }
+  give(n: number): void {
+    this.used = Math.max(0, this.used - n);
+  }
+}
 
 const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3} /;
 let patched = false;
@@ -107,20 +128,47 @@ export function startListening(name: string, server: SMTPServer, host: string, p
 
 /**
  * Reads a DATA stream into memory, keeping at most `limit` bytes (smtp-server already answers
- * 552 to anything larger; the rest is drained so the session can go on).
+ * 552 to anything larger; the rest is drained so the session can go on) and charging what it
+ * keeps to `budget`. `starved` means the budget ran out: the message was drained, not kept.
+ * Call `release()` once the message is stored or refused.
  */
-export function readMessage(stream: Readable & { sizeExceeded?: boolean }, limit: number): Promise<{ raw: Buffer; oversized: boolean }> {
+export function readMessage(
+  stream: Readable & { sizeExceeded?: boolean },
+  limit: number,
+  budget: DataBudget,
+): Promise<{ raw: Buffer; oversized: boolean; starved: boolean; release: () => void }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let held = 0;
+    let starved = false;
+    const release = () => {
+      budget.give(held);
+      held = 0;
+    };
     stream.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
+      if (size > limit || starved) return;
+      if (budget.take(chunk.length)) {
+        held += chunk.length;
+        chunks.push(chunk);
+      } else {
+        starved = true;
+        chunks.length = 0;
+        release();
+      }
     });
-    stream.once("error", reject);
-    stream.once("end", () => resolve({ raw: Buffer.concat(chunks), oversized: size > limit || stream.sizeExceeded === true }));
+    stream.once("error", (err) => {
+      release();
+      reject(err);
+    });
+    stream.once("end", () =>
+      resolve({ raw: starved ? Buffer.alloc(0) : Buffer.concat(chunks), oversized: size > limit || stream.sizeExceeded === true, starved, release }),
+    );
   });
 }
+
+export const starvedError = () => smtpError(452, "4.3.1 Too much mail in progress, try again later");
 
 /** A header-safe token from something a client sent (HELO name, address): printable ASCII only. */
 export const headerSafe = (value: string, max = 200): string => value.replace(/[^\x21-\x7e]/g, "").slice(0, max);

@@ -20,7 +20,7 @@ import { sha256Hex } from "../ids.ts";
 import { formatAddress, parseEmail } from "../mail/address.ts";
 import { TokenAuthenticator } from "../modules/auth/service.ts";
 import { acceptMessages, RESERVED_HEADERS, type SendInput } from "../modules/send/service.ts";
-import { baseServerOptions, DEFAULT_LIMITS, readMessage, smtpError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+import { baseServerOptions, DEFAULT_LIMITS, DataBudget, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
 
 export const ROUTE_HEADER = "x-posthorn-route";
 export const TAG_HEADER = "x-posthorn-tag";
@@ -153,6 +153,7 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
   const domainStmt = deps.sqlite.prepare<{ status: string }, [string, string]>(
     "SELECT d.status FROM domains d JOIN project_domains pd ON pd.domain_id = d.id AND pd.project_id = ? WHERE d.domain = ?",
   );
+  const budget = new DataBudget(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
   const smtpEnabledStmt = deps.sqlite.prepare<{ smtp_enabled: number }, [string]>("SELECT smtp_enabled FROM projects WHERE id = ?");
 
   return new SMTPServer({
@@ -202,29 +203,34 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
   });
 
   async function submit(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
-    const { raw, oversized } = await readMessage(stream, deps.config.maxMessageBytes);
-    if (oversized) throw smtpError(552, `5.3.4 Message exceeds the size limit of ${deps.config.maxMessageBytes} bytes`);
-    const user = session.user as SubmissionUser;
-    let parsed: ParsedMail;
+    const { raw, oversized, starved, release } = await readMessage(stream, deps.config.maxMessageBytes, budget);
     try {
-      parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
-    } catch {
-      throw smtpError(554, "5.6.0 The message could not be parsed as MIME");
-    }
-    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
-    const { inputs, idempotencyKey } = submissionInputs(parsed, { mailFrom, recipients: session.envelope.rcptTo.map((r) => r.address) });
-    try {
-      const accepted = await acceptMessages(deps, user, inputs, {
-        batch: inputs.length > 1,
-        idempotencyKey,
-        requestHash: idempotencyKey ? sha256Hex(`smtp\n${JSON.stringify(inputs)}`) : null,
-      });
-      const suppressed = accepted.every((a) => a.status === "suppressed") ? " (all recipients suppressed)" : "";
-      const more = accepted.length > 1 ? ` and ${accepted.length - 1} more` : "";
-      return `Queued as ${accepted[0]!.message_id}${more}${suppressed}`;
-    } catch (err) {
-      if (!(err instanceof AppError)) deps.log.error("submission could not be stored", { error: String(err), session: session.id });
-      throw smtpReplyFor(err);
+      if (oversized) throw smtpError(552, `5.3.4 Message exceeds the size limit of ${deps.config.maxMessageBytes} bytes`);
+      if (starved) throw starvedError();
+      const user = session.user as SubmissionUser;
+      let parsed: ParsedMail;
+      try {
+        parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
+      } catch {
+        throw smtpError(554, "5.6.0 The message could not be parsed as MIME");
+      }
+      const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+      const { inputs, idempotencyKey } = submissionInputs(parsed, { mailFrom, recipients: session.envelope.rcptTo.map((r) => r.address) });
+      try {
+        const accepted = await acceptMessages(deps, user, inputs, {
+          batch: inputs.length > 1,
+          idempotencyKey,
+          requestHash: idempotencyKey ? sha256Hex(`smtp\n${JSON.stringify(inputs)}`) : null,
+        });
+        const suppressed = accepted.every((a) => a.status === "suppressed") ? " (all recipients suppressed)" : "";
+        const more = accepted.length > 1 ? ` and ${accepted.length - 1} more` : "";
+        return `Queued as ${accepted[0]!.message_id}${more}${suppressed}`;
+      } catch (err) {
+        if (!(err instanceof AppError)) deps.log.error("submission could not be stored", { error: String(err), session: session.id });
+        throw smtpReplyFor(err);
+      }
+    } finally {
+      release();
     }
   }
 }
@@ -237,6 +243,6 @@ export interface SubmissionListenerOptions extends Partial<ListenerLimits>, Subm
 
 export function startSubmissionListener(deps: Deps, opts: SubmissionListenerOptions = {}): Promise<RunningListener> {
   const limits: ListenerLimits = { ...DEFAULT_LIMITS };
-  for (const k of ["socketTimeoutMs", "closeTimeoutMs", "maxClients", "maxRecipients"] as const) if (opts[k] !== undefined) limits[k] = opts[k];
+  for (const k of ["socketTimeoutMs", "closeTimeoutMs", "maxClients", "maxRecipients", "maxBufferedBytes"] as const) if (opts[k] !== undefined) limits[k] = opts[k];
   return startListening("submission", createSubmissionServer(deps, limits, opts), opts.host ?? deps.config.smtpHost, opts.port ?? deps.config.submissionPort, deps.log);
 }

@@ -284,7 +284,7 @@ describe("MX listener: mail for inbound routes", () => {
 describe("MX listener: limits", () => {
   let h: InboundHarness;
   beforeAll(async () => {
-    h = await startInbound({ env: { POSTHORN_MAX_MESSAGE_BYTES: "20000" }, listener: { socketTimeoutMs: 600, maxClients: 8 } });
+    h = await startInbound({ env: { POSTHORN_MAX_MESSAGE_BYTES: "20000" }, listener: { socketTimeoutMs: 600, maxClients: 8, maxBufferedBytes: 25_000 } });
   });
   afterAll(() => h.stop());
 
@@ -353,6 +353,26 @@ describe("MX listener: limits", () => {
     for (const id of sent) await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
     expect(inboundCount(h)).toBe(before + 3);
     expect(h.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM messages WHERE subject = 'never finished'").get()!.n).toBe(0);
+  });
+
+  test("when the sessions together hold too much message data, the next message gets 452 4.3.1 and can retry", async () => {
+    const { client: a } = await RawSmtpClient.connect(h.port);
+    await a.send("EHLO a.test");
+    await a.send("MAIL FROM:<a@sender.test>");
+    await a.send(`RCPT TO:<${h.inboundAddress}>`);
+    expect((await a.send("DATA")).code).toBe(354);
+    a.write(`Subject: first\r\n\r\n${"a".repeat(15_000)}\r\n`);
+    await Bun.sleep(50);
+    const b = `Subject: second\r\n\r\n${"b".repeat(15_000)}\r\n`;
+    const { client } = await RawSmtpClient.connect(h.port);
+    const refused = await client.transaction("b@sender.test", [h.inboundAddress], b);
+    expect(refused.final!.text).toBe("452 4.3.1 Too much mail in progress, try again later");
+    a.write(".\r\n");
+    expect((await a.read()).code).toBe(250);
+    const retried = await client.transaction("b@sender.test", [h.inboundAddress], b);
+    expect(retried.final!.code).toBe(250);
+    a.close();
+    client.close();
   });
 
   test("connections beyond maxClients are turned away with 421", async () => {
