@@ -2,8 +2,9 @@
  * Runs analyzeInbound (parse + SPF/DKIM/DMARC/ARC + content symbols, a few ms of CPU per
  * message) on worker threads, so that the main thread stays free for SMTP sessions and group
  * commits. Workers ask their DNS questions back here, where they go through deps.dns. When
- * workers cannot be started (e.g. a build without the worker entry point), messages are analyzed
- * on the calling thread instead: slower, same result. An analysis that takes too long (a
+ * workers cannot be started (e.g. a build without the worker entry point, which Bun reports as an
+ * error event rather than a throw), messages are analyzed on the calling thread instead: slower,
+ * same result. An analysis that takes too long (a
  * pathological message) terminates its worker, which is replaced on next use.
  */
 import type { Logger } from "../log.ts";
@@ -15,14 +16,17 @@ export class AnalyzerUnavailableError extends Error {
   override name = "AnalyzerUnavailableError";
 }
 
-type Pending = { resolve: (a: InboundAnalysis) => void; reject: (e: Error) => void; timer: Timer };
-type Thread = { worker: Worker; pending: Map<number, Pending> };
+type Pending = { raw: Uint8Array; input: AnalysisInput; resolve: (a: InboundAnalysis) => void; reject: (e: Error) => void; timer: Timer };
+/** `answered`: the worker has sent something, so it did start. */
+type Thread = { worker: Worker; pending: Map<number, Pending>; answered: boolean };
 
 export interface AnalyzerOptions {
   /** Worker threads; 0 analyzes on the calling thread. */
   threads: number;
   /** Longest time one analysis may take before its worker is replaced. */
   timeoutMs?: number;
+  /** The worker module (tests point it elsewhere). */
+  workerUrl?: string;
 }
 
 export class Analyzer {
@@ -49,7 +53,7 @@ export class Analyzer {
         this.log.warn("inbound analysis timed out; replacing its worker", { timeoutMs: this.timeoutMs });
         this.fail(thread, new AnalyzerUnavailableError(`analysis took longer than ${this.timeoutMs} ms`));
       }, this.timeoutMs);
-      thread.pending.set(id, { resolve, reject, timer });
+      thread.pending.set(id, { raw, input, resolve, reject, timer });
       thread.worker.postMessage({ type: "analyze", id, raw, input } satisfies ToWorker);
     });
   }
@@ -70,15 +74,16 @@ export class Analyzer {
   private start(): Thread | null {
     let worker: Worker;
     try {
-      worker = new Worker(new URL("./analysis-worker.ts", import.meta.url).href);
+      worker = new Worker(this.opts.workerUrl ?? new URL("./analysis-worker.ts", import.meta.url).href);
     } catch (err) {
       this.disabled = true;
       this.log.warn("analysis workers unavailable; analyzing inbound mail on the main thread", { error: String(err) });
       return null;
     }
-    const thread: Thread = { worker, pending: new Map() };
+    const thread: Thread = { worker, pending: new Map(), answered: false };
     worker.onmessage = (event: MessageEvent<FromWorker>) => {
       const msg = event.data;
+      thread.answered = true;
       if (msg.type === "dns") {
         this.resolver(msg.name, msg.rrtype).then(
           (value) => worker.postMessage({ type: "dns", qid: msg.qid, value } satisfies ToWorker),
@@ -95,6 +100,20 @@ export class Analyzer {
       else p.resolve(msg.analysis);
     };
     worker.onerror = (event) => {
+      if (!thread.answered) {
+        // It never started (Bun reports a missing worker module this way, asynchronously): use
+        // the calling thread from now on, for what this worker held too.
+        this.disabled = true;
+        this.log.warn("analysis workers unavailable; analyzing inbound mail on the main thread", { error: event.message });
+        const held = [...thread.pending.values()];
+        thread.pending.clear();
+        this.fail(thread, new AnalyzerUnavailableError("analysis worker did not start"));
+        for (const p of held) {
+          clearTimeout(p.timer);
+          analyzeInbound(p.raw, p.input, this.resolver).then(p.resolve, p.reject);
+        }
+        return;
+      }
       this.log.error("analysis worker failed", { error: event.message });
       this.fail(thread, new AnalyzerUnavailableError(`analysis worker failed: ${event.message}`));
     };

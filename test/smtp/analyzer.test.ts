@@ -1,0 +1,54 @@
+import { expect, test } from "bun:test";
+import { createLogger } from "../../src/log.ts";
+import { Analyzer, AnalyzerUnavailableError } from "../../src/smtp/analyzer.ts";
+import type { AuthResolver } from "../../src/smtp/auth-resolver.ts";
+
+const raw = new TextEncoder().encode("From: Ann <ann@sender.test>\r\nTo: x@inbound.test\r\nSubject: Hello\r\nDate: Wed, 1 May 2024 10:00:00 +0000\r\nMessage-ID: <m1@sender.test>\r\n\r\nHi there\r\n");
+const input = { ip: "127.0.0.1", helo: "client.test", mailFrom: "ann@sender.test", hostname: "mx.test", envelopeRecipientCount: 1, checkAuth: true };
+const questions: string[] = [];
+// Every name is absent: SPF, DKIM and DMARC come out as "none".
+const resolver: AuthResolver = async (name, rrtype) => {
+  questions.push(`${rrtype} ${name}`);
+  throw Object.assign(new Error("absent"), { code: "ENOTFOUND" });
+};
+const log = createLogger("silent");
+
+test("a worker analyzes the message and asks its DNS questions back through the given resolver", async () => {
+  const analyzer = new Analyzer({ threads: 1 }, resolver, log);
+  try {
+    questions.length = 0;
+    const a = await analyzer.analyze(raw, input);
+    expect(a).toMatchObject({ parsed: true, subject: "Hello", from: { email: "ann@sender.test", name: "Ann" }, messageIdHeader: "m1@sender.test", date: "2024-05-01T10:00:00.000Z" });
+    expect(a.text).toBe("Hi there\n");
+    expect(a.symbols.map((s) => s.name)).toEqual(["R_SPF_NA", "R_DKIM_NA", "DMARC_NA", "ARC_NA"]);
+    expect(questions).toContain("TXT sender.test");
+  } finally {
+    analyzer.close();
+  }
+});
+
+test("when the worker cannot start, messages are analyzed on the calling thread", async () => {
+  const analyzer = new Analyzer({ threads: 1, workerUrl: new URL("./no-such-worker.ts", import.meta.url).href }, resolver, log);
+  try {
+    const [a, b] = await Promise.all([analyzer.analyze(raw, input), analyzer.analyze(raw, input)]);
+    expect(a.subject).toBe("Hello");
+    expect(b.subject).toBe("Hello");
+    expect((await analyzer.analyze(raw, input)).parsed).toBe(true);
+  } finally {
+    analyzer.close();
+  }
+});
+
+test("an analysis that takes too long fails (the job retries) and its worker is replaced", async () => {
+  const slow: AuthResolver = (name, rrtype) => new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error("absent"), { code: "ENOTFOUND" })), 300));
+  const analyzer = new Analyzer({ threads: 1, timeoutMs: 100 }, slow, log);
+  try {
+    expect(analyzer.analyze(raw, input)).rejects.toBeInstanceOf(AnalyzerUnavailableError);
+    await Bun.sleep(150);
+    const fast = new Analyzer({ threads: 1 }, resolver, log);
+    expect((await fast.analyze(raw, input)).subject).toBe("Hello");
+    fast.close();
+  } finally {
+    analyzer.close();
+  }
+});
