@@ -43,11 +43,9 @@ test("an analysis that takes too long fails (the job retries) and its worker is 
   const slow: AuthResolver = (name, rrtype) => new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error("absent"), { code: "ENOTFOUND" })), 300));
   const analyzer = new Analyzer({ threads: 1, timeoutMs: 100 }, slow, log);
   try {
-    expect(analyzer.analyze(raw, input)).rejects.toBeInstanceOf(AnalyzerUnavailableError);
-    await Bun.sleep(150);
-    const fast = new Analyzer({ threads: 1 }, resolver, log);
-    expect((await fast.analyze(raw, input)).subject).toBe("Hello");
-    fast.close();
+    const started = Date.now();
+    await expect(analyzer.analyze(raw, input)).rejects.toBeInstanceOf(AnalyzerUnavailableError);
+    expect(Date.now() - started).toBeLessThan(300);
   } finally {
     analyzer.close();
   }
