@@ -12,6 +12,13 @@ import { analyzeInbound, type AnalysisInput, type InboundAnalysis } from "./anal
 import type { AuthResolver } from "./auth-resolver.ts";
 import type { FromWorker, ToWorker } from "./analysis-worker.ts";
 
+/**
+ * In a compiled binary (bun build --compile src/main.ts src/smtp/analysis-worker.ts …), modules
+ * live under /$bunfs/root and a worker entry point is found by its path from the entry points'
+ * common directory (src/); from source, next to this file.
+ */
+const WORKER_URL = import.meta.url.includes("/$bunfs/") ? "./smtp/analysis-worker.ts" : new URL("./analysis-worker.ts", import.meta.url).href;
+
 export class AnalyzerUnavailableError extends Error {
   override name = "AnalyzerUnavailableError";
 }
@@ -74,7 +81,7 @@ export class Analyzer {
   private start(): Thread | null {
     let worker: Worker;
     try {
-      worker = new Worker(this.opts.workerUrl ?? new URL("./analysis-worker.ts", import.meta.url).href);
+      worker = new Worker(this.opts.workerUrl ?? WORKER_URL);
     } catch (err) {
       this.disabled = true;
       this.log.warn("analysis workers unavailable; analyzing inbound mail on the main thread", { error: String(err) });
