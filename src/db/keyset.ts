@@ -31,8 +31,20 @@ export function decodeCursor(raw: string, expectedLength: number, field = "page[
   throw ValidationError.field(field, `The ${field} field is not a valid cursor.`);
 }
 
-/** `(a, b, id)` strictly after (or before) `values` under mixed directions, expanded for SQLite. */
+/**
+ * `(a, b, id)` strictly after (or before) `values`. When every key runs the same way this is a
+ * row-value comparison, which SQLite seeks with straight to the cursor; the OR-expanded form it is
+ * equal to makes the planner walk the index from its start (or, beside a range filter, pick a
+ * multi-index OR plus a full sort: 360 ms instead of 2 ms at 500k messages). Mixed directions
+ * need the expanded form.
+ */
 function keysetCondition(sort: SortKey[], values: CursorValue[], forward: boolean): { sql: string; params: CursorValue[] } {
+  const desc = sort[0]!.desc;
+  if (sort.every((k) => k.desc === desc)) {
+    // Ascending and moving forward means "greater than"; each flip (desc, or backward) inverts it.
+    const op = desc !== forward ? ">" : "<";
+    return { sql: `(${sort.map((k) => k.column).join(", ")}) ${op} (${sort.map(() => "?").join(", ")})`, params: [...values] };
+  }
   const ors: string[] = [];
   const params: CursorValue[] = [];
   for (let i = 0; i < sort.length; i++) {
@@ -41,7 +53,6 @@ function keysetCondition(sort: SortKey[], values: CursorValue[], forward: boolea
       ands.push(`${sort[j]!.column} = ?`);
       params.push(values[j]!);
     }
-    // Ascending and moving forward means "greater than"; each flip (desc, or backward) inverts it.
     ands.push(`${sort[i]!.column} ${sort[i]!.desc !== forward ? ">" : "<"} ?`);
     params.push(values[i]!);
     ors.push(`(${ands.join(" AND ")})`);

@@ -7,7 +7,9 @@ export const MAX_PAGE_SIZE = 100;
 
 /** Query fields every list endpoint accepts; merge with the endpoint's own filters. */
 export const PageQuery = {
-  "page[size]": t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, error: `The page[size] field must be an integer from 1 to ${MAX_PAGE_SIZE}.` })),
+  // A string, range-checked by parsePage: Elysia's numeric query coercion reports a range error
+  // without its field path, and the 422 must name page[size].
+  "page[size]": t.Optional(t.String({ maxLength: 10, description: `Results per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).` })),
   "page[cursor]": t.Optional(t.String({ maxLength: 2000 })),
 };
 
@@ -53,7 +55,11 @@ export interface PageParams {
 }
 
 export function parsePage(query: Record<string, unknown>, sortLength: number): PageParams {
-  const size = (query["page[size]"] as number | undefined) ?? DEFAULT_PAGE_SIZE;
+  const rawSize = query["page[size]"] as string | number | undefined;
+  const size = rawSize === undefined || rawSize === "" ? DEFAULT_PAGE_SIZE : Number(rawSize);
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE || !/^\d+$/.test(String(rawSize ?? size))) {
+    throw ValidationError.field("page[size]", `The page[size] field must be an integer from 1 to ${MAX_PAGE_SIZE}.`);
+  }
   const raw = query["page[cursor]"] as string | undefined;
   return { size, cursor: raw ? decodeCursor(raw, sortLength) : null };
 }

@@ -73,3 +73,17 @@ describe("error bodies", () => {
     expect(Object.keys(doc.paths)).toContain("/v1/ping");
   });
 });
+
+describe("list parameters", () => {
+  const t = createTestApp();
+  for (const size of ["0", "101", "abc", "1.5", "-3"]) {
+    test(`page[size]=${size} → 422 keyed page[size]`, async () => {
+      const res = await t.request("GET", `/v1/team/members?page[size]=${size}`);
+      expect(res.status).toBe(422);
+      expect(Object.keys(res.json.errors)).toEqual(["page[size]"]);
+    });
+  }
+  test("page[size]=100 is accepted", async () => {
+    expect((await t.request("GET", "/v1/team/members?page[size]=100")).json.per_page).toBe(100);
+  });
+});

@@ -3,7 +3,7 @@ import { keysetPage } from "../../db/keyset.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso } from "../../ids.ts";
-import { keysetSeek, likeContains, parseDateFilter } from "../team/common.ts";
+import { likeContains, parseDateFilter } from "../team/common.ts";
 import { LIST_COLUMNS, serializeListItem, type MessageData, type MessageListQuery, type MessageRow } from "./model.ts";
 
 /** Sort key → column. Every list is keyed on (sort…, id), so pages hold still while mail arrives. */
@@ -61,11 +61,6 @@ export function messageListQuery(teamId: string, q: MessageListQuery) {
   if (to !== null) {
     where.push("created_at <= ?");
     params.push(to);
-  }
-  const seek = keysetSeek(sort, page.cursor);
-  if (seek) {
-    where.push(seek.sql);
-    params.push(...seek.params);
   }
   const select = `SELECT ${LIST_COLUMNS} FROM messages${search ? " INDEXED BY messages_team_search" : ""}`;
   return { select, where, params, sort, page };

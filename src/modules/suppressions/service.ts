@@ -4,7 +4,6 @@ import { keysetPage } from "../../db/keyset.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
 import { addSuppression, suppressionScopeKey } from "../../events/message-status.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
-import { keysetSeek } from "../team/common.ts";
 import {
   serializeSuppression,
   type CreateSuppressionsBody,
@@ -95,11 +94,6 @@ export function listSuppressions(sqlite: Database, teamId: string, q: Suppressio
     if (value === undefined) continue;
     where.push(`${column} = ?`);
     params.push(value);
-  }
-  const seek = keysetSeek(sort, page.cursor);
-  if (seek) {
-    where.push(seek.sql);
-    params.push(...seek.params);
   }
   const result = keysetPage<SuppressionRow>(sqlite, {
     select: `SELECT ${COLUMNS} FROM suppressions`,
