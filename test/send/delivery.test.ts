@@ -135,6 +135,29 @@ test("broadcast routes add one-click List-Unsubscribe headers, covered by the DK
   expect(header).toMatch(/h=[^;]*List-Unsubscribe/);
   expect((await verifyDkim(mail.raw))[0]!.status.result).toBe("pass");
   expect(parsed.subject).toBe("News");
+
+  // The link: GET shows a form and changes nothing; POST (RFC 8058 one-click) unsubscribes.
+  const path = new URL(/List-Unsubscribe:\s+<([^>]+)>/.exec(header)![1]!).pathname;
+  const page = await h.request("GET", path, { token: null });
+  expect(page.status).toBe(200);
+  expect(page.text).toContain('method="post"');
+  expect(h.deps.sqlite.query("SELECT 1 FROM suppressions WHERE email = 'reader@dest.test'").get()).toBeNull();
+  const post = await h.request("POST", path, { token: null, body: "List-Unsubscribe=One-Click", headers: { "content-type": "application/x-www-form-urlencoded" } });
+  expect(post.status).toBe(200);
+  const sup = h.deps.sqlite.query<{ scope: string; reason: string; route_id: string }, []>("SELECT scope, reason, route_id FROM suppressions WHERE email = 'reader@dest.test'").get()!;
+  expect(sup.scope).toBe("route");
+  expect(sup.reason).toBe("unsubscribe");
+  expect(h.recipients(id)[0]!.status).toBe("unsubscribed");
+  const kinds = h.deps.sqlite.query<{ kind: string }, [string]>("SELECT kind FROM events WHERE message_id = ?").all(id).map((e) => e.kind);
+  expect(kinds).toContain("message.unsubscribed");
+  // Suppressed for that route only.
+  const again = await h.send({ from: "news@sender.test", to: ["reader@dest.test"], subject: "More news", text: "news", route: "broadcast" });
+  expect(again.json.status).toBe("suppressed");
+  const transactional = await h.send({ from: "news@sender.test", to: ["reader@dest.test"], subject: "Receipt", text: "receipt" });
+  expect(transactional.json.status).toBe("pending");
+  // A forged or altered link is a 404.
+  expect((await h.request("POST", path.slice(0, -1) + (path.endsWith("0") ? "1" : "0"), { token: null })).status).toBe(404);
+  expect((await h.request("GET", "/v1/unsubscribe/nonsense", { token: null })).status).toBe(404);
 });
 
 test("connections to a destination host are reused across messages", async () => {

@@ -4,6 +4,7 @@ import { authPlugin } from "../../http/auth.ts";
 import { sha256Hex } from "../../ids.ts";
 import { IdempotencyKeyParameter, SendBatch, SendEmail, SendResult } from "./model.ts";
 import { acceptMessages } from "./service.ts";
+import { confirmationPage, donePage, unsubscribe, unsubscribeTarget } from "./unsubscribe.ts";
 
 const security = [{ projectToken: [] }];
 const ErrorBody = t.Object({ message: t.String() });
@@ -61,5 +62,35 @@ export const sendController = (deps: Deps) =>
           parameters: [IdempotencyKeyParameter],
         },
         response: { 202: t.Array(SendResult), ...errors },
+      },
+    )
+    .get(
+      "/v1/unsubscribe/:token",
+      ({ params, set }) => {
+        const target = unsubscribeTarget(deps, params.token);
+        set.headers["content-type"] = "text/html; charset=utf-8";
+        return confirmationPage(target, params.token);
+      },
+      {
+        params: t.Object({ token: t.String({ maxLength: 100 }) }),
+        detail: { summary: "Unsubscribe confirmation page (the List-Unsubscribe link of broadcast mail); changes nothing", tags: ["Unsubscribe"] },
+        response: { 200: t.String({ description: "HTML" }), 404: ErrorBody },
+      },
+    )
+    .post(
+      "/v1/unsubscribe/:token",
+      async ({ params, set }) => {
+        const emails = await unsubscribe(deps, params.token);
+        set.headers["content-type"] = "text/html; charset=utf-8";
+        return donePage(emails);
+      },
+      {
+        params: t.Object({ token: t.String({ maxLength: 100 }) }),
+        parse: "none",
+        detail: {
+          summary: "One-click unsubscribe (RFC 8058): adds a route-scoped suppression for the message's recipients",
+          tags: ["Unsubscribe"],
+        },
+        response: { 200: t.String({ description: "HTML" }), 404: ErrorBody },
       },
     );

@@ -1,0 +1,54 @@
+/**
+ * One-click unsubscribe (RFC 8058) for mail sent through broadcast routes: the List-Unsubscribe
+ * URL carries the message id and a keyed signature. A POST adds a route-scoped suppression
+ * (reason unsubscribe) for the message's recipients and records "unsubscribed" on those the mail
+ * reached; a GET only shows a confirmation form, because link scanners follow GET links.
+ */
+import type { Deps } from "../../context.ts";
+import { NotFoundError } from "../../errors.ts";
+import { addSuppression, changeRecipientStatus } from "../../events/message-status.ts";
+import { stmt } from "../../mail/statements.ts";
+import { serverSecret, verifySignedValue } from "../../secrets.ts";
+
+type Target = { messageId: string; teamId: string; routeId: string; routeName: string; recipients: { id: string; email: string; status: string }[] };
+
+const REACHED = new Set(["delivered", "opened", "clicked"]);
+
+/** The message an unsubscribe token stands for, or NotFoundError. */
+export function unsubscribeTarget(deps: Deps, token: string): Target {
+  const m = /^([0-9a-f-]{36})\.([0-9a-f]{20})$/.exec(token);
+  if (!m || !verifySignedValue(serverSecret(deps.sqlite), "unsubscribe", m[1]!, m[2]!)) throw new NotFoundError("Unsubscribe link");
+  const row = stmt<{ team_id: string; route_id: string | null; name: string | null }, [string]>(
+    deps.sqlite,
+    "SELECT m.team_id, m.route_id, r.name FROM messages m LEFT JOIN routes r ON r.id = m.route_id WHERE m.id = ? AND m.type = 'outbound'",
+  ).get(m[1]!);
+  if (!row || !row.route_id) throw new NotFoundError("Unsubscribe link");
+  const recipients = stmt<{ id: string; email: string; status: string }, [string]>(deps.sqlite, "SELECT id, email, status FROM recipients WHERE message_id = ?").all(m[1]!);
+  return { messageId: m[1]!, teamId: row.team_id, routeId: row.route_id, routeName: row.name ?? "", recipients };
+}
+
+/** Suppresses the message's recipients for its route. Returns the addresses. */
+export async function unsubscribe(deps: Deps, token: string): Promise<string[]> {
+  return deps.writer.write(() => {
+    const target = unsubscribeTarget(deps, token);
+    const now = Date.now();
+    for (const r of target.recipients) {
+      addSuppression(deps.sqlite, { teamId: target.teamId, scope: "route", routeId: target.routeId, email: r.email, reason: "unsubscribe" }, now);
+      if (REACHED.has(r.status)) changeRecipientStatus(deps.sqlite, deps.queue, { recipientId: r.id, status: "unsubscribed", details: { via: "list-unsubscribe" } }, now);
+    }
+    return target.recipients.map((r) => r.email);
+  });
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function confirmationPage(target: Target, token: string): string {
+  const who = target.recipients.map((r) => escapeHtml(r.email)).join(", ");
+  return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Unsubscribe</title></head>
+<body style="font-family:sans-serif;max-width:32em;margin:4em auto"><h1>Unsubscribe</h1>
+<p>Stop receiving <strong>${escapeHtml(target.routeName)}</strong> mail at ${who}?</p>
+<form method="post" action="/v1/unsubscribe/${escapeHtml(token)}"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form></body></html>`;
+}
+
+export const donePage = (emails: string[]) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>Unsubscribed</title></head><body style="font-family:sans-serif;max-width:32em;margin:4em auto"><h1>You are unsubscribed</h1><p>${emails.map(escapeHtml).join(", ")} will not receive this mail any more.</p></body></html>`;
