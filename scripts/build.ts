@@ -5,7 +5,13 @@ import { join } from "node:path";
 const root = join(import.meta.dir, "..");
 mkdirSync(join(root, "dist"), { recursive: true });
 const result = await Bun.build({
-  entrypoints: [join(root, "src", "main.ts")],
+  // Worker threads are entry points of their own; in the binary they sit beside main.ts under the
+  // bundle root (src/), where src/mail/composer.ts and src/smtp/analyzer.ts look for them.
+  entrypoints: [
+    join(root, "src", "main.ts"),
+    join(root, "src", "mail", "compose-worker.ts"),
+    join(root, "src", "smtp", "analysis-worker.ts"),
+  ],
   compile: { outfile: join(root, "dist", "posthorn") },
   // Identifiers stay unminified: Elysia reads handler source to decide which request parts to parse.
   minify: { whitespace: true, syntax: true, identifiers: false },
