@@ -91,8 +91,7 @@ function composeRequest(deps: Deps, row: ComposeRow): { input: ComposeInput; key
   const attachments = stmt<{ filename: string; content_type: string; content_id: string | null; content: Uint8Array }, [string]>(
     deps.sqlite,
     "SELECT filename, content_type, content_id, content FROM attachments WHERE message_id = ? ORDER BY id",
-  )
-    .all(row.id)
+  ).all(row.id)
     .map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: Buffer.from(a.content) }));
   const input: ComposeInput = {
     messageId: row.message_id_header ?? `${row.id}@${row.domain}`,
@@ -162,14 +161,14 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
 
   const compose = async (job: Job<ComposeJob>): Promise<JobOutcome> => {
     const { messageId } = job.payload;
-    const row = stmt<ComposeRow, [string]>(sqlite, 
-        `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
-                c.html, c.text, c.headers, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key
-         FROM messages m JOIN message_contents c ON c.message_id = m.id
-         LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
-         WHERE m.id = ?`,
-      )
-      .get(messageId);
+    const row = stmt<ComposeRow, [string]>(
+      sqlite,
+      `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
+       c.html, c.text, c.headers, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key
+       FROM messages m JOIN message_contents c ON c.message_id = m.id
+       LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
+       WHERE m.id = ?`,
+    ).get(messageId);
     if (!row) return { type: "done" };
     const recipients = pendingRecipients(sqlite, messageId);
     if (recipients.length === 0) return { type: "done" };
@@ -207,11 +206,11 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
 
   const deliver = async (job: Job<DeliveryJob>): Promise<JobOutcome> => {
     const { messageId, domain, recipientIds } = job.payload;
-    const msg = stmt<{ created_at: number; raw: Uint8Array | null; domain: string | null; return_path_host: string | null }, [string]>(sqlite, 
-        `SELECT m.created_at, c.raw, d.domain, d.return_path_host FROM messages m JOIN message_contents c ON c.message_id = m.id
-         LEFT JOIN domains d ON d.id = m.domain_id WHERE m.id = ?`,
-      )
-      .get(messageId);
+    const msg = stmt<{ created_at: number; raw: Uint8Array | null; domain: string | null; return_path_host: string | null }, [string]>(
+      sqlite,
+      `SELECT m.created_at, c.raw, d.domain, d.return_path_host FROM messages m JOIN message_contents c ON c.message_id = m.id
+       LEFT JOIN domains d ON d.id = m.domain_id WHERE m.id = ?`,
+    ).get(messageId);
     if (!msg) return { type: "done" };
     // One statement for any number of recipients (a variable IN list would be a new statement each time).
     const wanted = new Set(recipientIds);

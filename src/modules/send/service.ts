@@ -320,23 +320,25 @@ class ProjectLookup {
     if (this.routes.has(key)) return this.routes.get(key)!;
     const row =
       slugOrId === null
-        ? stmt<RouteRow, [string]>(this.sqlite, 
-              "SELECT id, route_type FROM routes WHERE project_id = ? AND route_type = 'transactional' ORDER BY is_default DESC, created_at LIMIT 1",
-            )
-            .get(this.principal.projectId)
-        : stmt<RouteRow, [string, string, string]>(this.sqlite, "SELECT id, route_type FROM routes WHERE project_id = ? AND (slug = ? OR id = ?) LIMIT 1")
-            .get(this.principal.projectId, slugOrId, isUuid(slugOrId) ? slugOrId.toLowerCase() : "");
+        ? stmt<RouteRow, [string]>(
+            this.sqlite,
+            "SELECT id, route_type FROM routes WHERE project_id = ? AND route_type = 'transactional' ORDER BY is_default DESC, created_at LIMIT 1",
+          ).get(this.principal.projectId)
+        : stmt<RouteRow, [string, string, string]>(
+            this.sqlite,
+            "SELECT id, route_type FROM routes WHERE project_id = ? AND (slug = ? OR id = ?) LIMIT 1",
+          ).get(this.principal.projectId, slugOrId, isUuid(slugOrId) ? slugOrId.toLowerCase() : "");
     this.routes.set(key, row ?? null);
     return row ?? null;
   }
 
   domain(name: string): DomainRow | null {
     if (this.domains.has(name)) return this.domains.get(name)!;
-    const row = stmt<DomainRow, [string, string, string]>(this.sqlite, 
-        `SELECT d.id, d.status FROM domains d JOIN project_domains pd ON pd.domain_id = d.id AND pd.project_id = ?
-         WHERE d.team_id = ? AND d.domain = ?`,
-      )
-      .get(this.principal.projectId, this.principal.teamId, name);
+    const row = stmt<DomainRow, [string, string, string]>(
+      this.sqlite,
+      `SELECT d.id, d.status FROM domains d JOIN project_domains pd ON pd.domain_id = d.id AND pd.project_id = ?
+       WHERE d.team_id = ? AND d.domain = ?`,
+    ).get(this.principal.projectId, this.principal.teamId, name);
     this.domains.set(name, row ?? null);
     return row ?? null;
   }
@@ -392,10 +394,10 @@ export async function acceptMessages(
     const now = Date.now();
     if (key) {
       purgeExpiredKeys(deps.sqlite, now);
-      const row = stmt<{ request_hash: string; response_body: string | null; expires_at: number }, [string, string]>(deps.sqlite, 
-          "SELECT request_hash, response_body, expires_at FROM idempotency_keys WHERE project_id = ? AND key = ?",
-        )
-        .get(principal.projectId, key);
+      const row = stmt<{ request_hash: string; response_body: string | null; expires_at: number }, [string, string]>(
+        deps.sqlite,
+        "SELECT request_hash, response_body, expires_at FROM idempotency_keys WHERE project_id = ? AND key = ?",
+      ).get(principal.projectId, key);
       if (row && row.expires_at > now) {
         if (row.request_hash !== requestHash) {
           throw new ConflictError("This Idempotency-Key was already used with a different request body.");
@@ -407,11 +409,11 @@ export async function acceptMessages(
     }
     const accepted = storeMessages(deps, principal, prepared, opts.batch ?? false, now);
     if (key) {
-      stmt(deps.sqlite, 
-          `INSERT INTO idempotency_keys (project_id, key, request_hash, response_status, response_body, created_at, expires_at)
-           VALUES (?, ?, ?, 202, ?, ?, ?)`,
-        )
-        .run(principal.projectId, key, requestHash, JSON.stringify(accepted), now, now + LIMITS.idempotencyTtlMs);
+      stmt(
+        deps.sqlite,
+        `INSERT INTO idempotency_keys (project_id, key, request_hash, response_status, response_body, created_at, expires_at)
+         VALUES (?, ?, ?, 202, ?, ?, ?)`,
+      ).run(principal.projectId, key, requestHash, JSON.stringify(accepted), now, now + LIMITS.idempotencyTtlMs);
     }
     return { accepted };
   });
@@ -445,19 +447,23 @@ function storeMessages(deps: Deps, principal: SendPrincipal, emails: PreparedEma
   });
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
-  const insertMessage = stmt(sqlite, 
+  const insertMessage = stmt(
+    sqlite,
     `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, tag, from_email, from_name, subject,
-       "to", cc, bcc, reply_to, metadata, message_id_header, created_at, updated_at)
+     "to", cc, bcc, reply_to, metadata, message_id_header, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, 'outbound', 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertContents = stmt(sqlite, "INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, ?, ?, ?, NULL)");
-  const insertAttachment = stmt(sqlite, 
+  const insertAttachment = stmt(
+    sqlite,
     "INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
-  const insertRecipient = stmt(sqlite, 
+  const insertRecipient = stmt(
+    sqlite,
     "INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, attempts, created_at) VALUES (?, ?, ?, ?, 'pending', ?, 0, ?)",
   );
-  const insertHistory = stmt(sqlite, 
+  const insertHistory = stmt(
+    sqlite,
     "INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, NULL, 'message.created', 'pending', ?, ?)",
   );
 
