@@ -6,7 +6,7 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from "smtp-server";
 import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
-import { registerOutboundJobs, type OutboundOptions } from "../../src/mail/jobs.ts";
+import { closeOutbound, registerOutboundJobs, type OutboundOptions } from "../../src/mail/jobs.ts";
 import type { SmtpPools } from "../../src/mail/smtp-pool.ts";
 import { createTestApp, insertTestDomain, waitFor, type TestApp } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
@@ -179,7 +179,7 @@ export async function startOutbound(
       }, timeoutMs),
     close: async () => {
       await runner.stop(2000);
-      pools.close();
+      closeOutbound(t.deps); // SMTP pools and the compose worker
       if (!opts.sink) await sink.close();
       if (!opts.dns) await dns.close();
       t.deps.writer.stop();
