@@ -75,12 +75,14 @@ type ComposeRow = {
   domain: string | null;
   dkim_selector: string | null;
   dkim_private_key: string | null;
+  return_path_host: string | null;
 };
 
-type RecipientRow = { id: string; email: string; status: string };
+type RecipientRow = { id: string; email: string; status: string; attempts: number };
+type MessageInfo = { created_at: number; raw: Uint8Array | null; domain: string | null; return_path_host: string | null };
 
 function pendingRecipients(sqlite: Database, messageId: string): RecipientRow[] {
-  return stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status FROM recipients WHERE message_id = ? AND status = 'pending' ORDER BY id")
+  return stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ? AND status = 'pending' ORDER BY id")
     .all(messageId);
 }
 
@@ -112,14 +114,19 @@ function composeRequest(deps: Deps, row: ComposeRow): { input: ComposeInput; key
 }
 
 /** Outbound SMTP pools and compose workers per Deps, closed at shutdown by closeOutbound. */
-const resources = new WeakMap<Deps, { pools: SmtpPools; composer: Composer }>();
+const resources = new WeakMap<Deps, { pools: SmtpPools; composer: Composer; stop(): Promise<void> }>();
 
-/** Closes the outbound connection pools and compose workers (server shutdown). */
-export function closeOutbound(deps: Deps): void {
+/**
+ * Shutdown: stops starting deliveries, lets those under way finish (up to 15 s) so that no
+ * accepted reply goes unrecorded, then closes the SMTP connections and compose workers.
+ */
+export async function closeOutbound(deps: Deps): Promise<void> {
   const r = resources.get(deps);
-  r?.pools.close();
-  r?.composer.close();
+  if (!r) return;
   resources.delete(deps);
+  await r.stop();
+  r.pools.close();
+  r.composer.close();
 }
 
 /** Registers the compose and delivery queues. Returns the pools (tests read their stats). */
@@ -129,25 +136,44 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   const schedule = opts.retryScheduleMs ?? DELIVERY_SCHEDULE_MS;
   const pools = new SmtpPools({ heloName: config.hostname, log, ...opts.pool });
   const composer = new Composer(opts.composeThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)), log);
-  closeOutbound(deps);
-  resources.set(deps, { pools, composer });
+  void closeOutbound(deps);
   const deliverer = new Deliverer(deps, pools, { mxCacheMs: opts.mxCacheMs ?? 60_000 });
   let secret: string | null = null;
   const verpSecret = () => (secret ??= serverSecret(sqlite));
 
-  /** Keeps a running job leased, so that a short lease is safe for slow SMTP servers. */
+  /** Keeps a job leased while `work` runs, so that a short lease is safe for slow SMTP servers. */
+  const runLeased = async <T>(job: Job<unknown>, work: () => Promise<T>): Promise<T> => {
+    const timer = setInterval(() => {
+      deps.writer.write(() => queue.extend(job, leaseMs)).catch(() => {});
+    }, leaseMs / 3);
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
+    }
+  };
+  /** Work in progress, so that shutdown can let it finish before the connections close. */
+  let closing = false;
+  const inflight = new Set<Promise<unknown>>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p)).catch(() => {});
+    return p;
+  };
   const leased =
     <P>(handler: (job: Job<P>) => Promise<JobOutcome>) =>
-    async (job: Job<P>): Promise<JobOutcome> => {
-      const timer = setInterval(() => {
-        deps.writer.write(() => queue.extend(job, leaseMs)).catch(() => {});
-      }, leaseMs / 3);
-      try {
-        return await handler(job);
-      } finally {
-        clearInterval(timer);
-      }
-    };
+    (job: Job<P>): Promise<JobOutcome> =>
+      // While shutting down, claimed jobs are put back untouched rather than started.
+      closing ? Promise.resolve({ type: "retry", delayMs: 1000, error: "server shutting down" }) : track(runLeased(job, () => handler(job)));
+  resources.set(deps, {
+    pools,
+    composer,
+    async stop() {
+      closing = true;
+      const deadline = Date.now() + 15_000;
+      while (inflight.size > 0 && Date.now() < deadline) await Promise.race([Promise.allSettled([...inflight]), Bun.sleep(100)]);
+    },
+  });
 
   const failAll = (ids: string[], reason: string): JobOutcome => ({
     type: "done",
@@ -164,7 +190,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     const row = stmt<ComposeRow, [string]>(
       sqlite,
       `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
-       c.html, c.text, c.headers, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key
+       c.html, c.text, c.headers, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, d.return_path_host
        FROM messages m JOIN message_contents c ON c.message_id = m.id
        LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
        WHERE m.id = ?`,
@@ -172,7 +198,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     if (!row) return { type: "done" };
     const recipients = pendingRecipients(sqlite, messageId);
     if (recipients.length === 0) return { type: "done" };
-    if (!row.domain || !row.dkim_private_key) {
+    if (!row.domain || !row.dkim_private_key || !row.return_path_host) {
       return failAll(recipients.map((r) => r.id), "The sending domain was removed before the message was sent.");
     }
     let raw: Buffer;
@@ -205,8 +231,8 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   };
 
   const deliver = async (job: Job<DeliveryJob>): Promise<JobOutcome> => {
-    const { messageId, domain, recipientIds } = job.payload;
-    const msg = stmt<{ created_at: number; raw: Uint8Array | null; domain: string | null; return_path_host: string | null }, [string]>(
+    const { messageId, recipientIds } = job.payload;
+    const msg = stmt<MessageInfo, [string]>(
       sqlite,
       `SELECT m.created_at, c.raw, d.domain, d.return_path_host FROM messages m JOIN message_contents c ON c.message_id = m.id
        LEFT JOIN domains d ON d.id = m.domain_id WHERE m.id = ?`,
@@ -214,52 +240,52 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     if (!msg) return { type: "done" };
     // One statement for any number of recipients (a variable IN list would be a new statement each time).
     const wanted = new Set(recipientIds);
-    const due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status FROM recipients WHERE message_id = ?")
+    const due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ?")
       .all(messageId)
       .filter((r) => wanted.has(r.id) && !FINAL_RECIPIENT_STATUSES.has(r.status));
     if (due.length === 0) return { type: "done" };
     if (!msg.raw || !msg.domain || !msg.return_path_host) {
       return failAll(due.map((r) => r.id), "The message source or its sending domain is missing.");
     }
-    const raw = Buffer.from(msg.raw);
-    const deadline = msg.created_at + config.queueLifetimeSeconds * 1000;
-
-    if (config.delivery === "sink") {
-      const reply: RemoteReply = { code: 250, enhanced_code: "2.0.0", message: "Accepted by the sink (POSTHORN_DELIVERY=sink); not sent" };
-      return {
-        type: "done",
-        write: () => {
-          const now = Date.now();
-          for (const r of due) {
-            changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "processed", attempted: true }, now);
-            changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "delivered", response: reply }, now);
-          }
-        },
-      };
-    }
-
     // The attempt is on record before the first byte goes out: after a crash these recipients
     // are attempted again (at-least-once), never forgotten.
     await deps.writer.write(() => {
       const now = Date.now();
       for (const r of due) changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "processed", attempted: true }, now);
     });
+    return attempt(job, due.map((r) => ({ ...r, attempts: r.attempts + 1 })), msg);
+  };
 
-    const bounceDomain = bounceDomainOf({ domain: msg.domain, returnPathHost: msg.return_path_host });
+  /** One delivery attempt for recipients already marked processed. */
+  const attempt = async (job: Job<DeliveryJob>, due: RecipientRow[], msg: MessageInfo): Promise<JobOutcome> => {
+    const deadline = msg.created_at + config.queueLifetimeSeconds * 1000;
+    if (config.delivery === "sink") {
+      const reply: RemoteReply = { code: 250, enhanced_code: "2.0.0", message: "Accepted by the sink (POSTHORN_DELIVERY=sink); not sent" };
+      return {
+        type: "done",
+        write: () => {
+          const now = Date.now();
+          for (const r of due) changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "delivered", response: reply }, now);
+        },
+      };
+    }
+    const bounceDomain = bounceDomainOf({ domain: msg.domain!, returnPathHost: msg.return_path_host! });
     const outcomes = await deliverer.deliver(
-      domain,
+      job.payload.domain,
       due.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret(), r.id, bounceDomain) })),
-      raw,
+      Buffer.isBuffer(msg.raw) ? msg.raw : Buffer.from(msg.raw!),
     );
-    return outcomeOf(job, outcomes, deadline);
+    // The n-th attempt of a recipient waits the n-th step of the schedule.
+    const attemptNo = Math.max(1, ...due.map((r) => r.attempts));
+    return outcomeOf(attemptNo, outcomes, deadline);
   };
 
   /** Records each recipient's result; schedules another attempt for the soft failures. */
-  const outcomeOf = (job: Job<DeliveryJob>, outcomes: RecipientOutcome[], deadline: number): JobOutcome => {
+  const outcomeOf = (attemptNo: number, outcomes: RecipientOutcome[], deadline: number): JobOutcome => {
     const now = Date.now();
     const soft = outcomes.filter((o) => o.verdict === "soft");
     const requested = Math.max(0, ...soft.map((o) => requestedRetryMs(o.reply.message) ?? 0));
-    const delayMs = scheduledBackoff(job.attempt, schedule, { requestedMs: requested || null });
+    const delayMs = scheduledBackoff(attemptNo, schedule, { requestedMs: requested || null });
     const expired = now + delayMs > deadline;
     const write = () => {
       const at = Date.now();

@@ -178,8 +178,8 @@ export async function startOutbound(
         return statuses.includes(s) ? s : null;
       }, timeoutMs),
     close: async () => {
+      await closeOutbound(t.deps); // lets deliveries under way finish, closes SMTP pools and the compose worker
       await runner.stop(2000);
-      closeOutbound(t.deps); // SMTP pools and the compose worker
       if (!opts.sink) await sink.close();
       if (!opts.dns) await dns.close();
       t.deps.writer.stop();

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { relayTargetOf } from "../../src/mail/deliver.ts";
+import { closeOutbound } from "../../src/mail/jobs.ts";
 import { startOutbound, startSink } from "./harness.ts";
 
 const mail = (to: string) => ({ from: "app@sender.test", to: [to], subject: "Relayed", text: "via the smarthost" });
@@ -67,5 +68,25 @@ test("sink mode: composed, signed and recorded as delivered; nothing is sent", a
   } finally {
     await h.close();
     await probe.close();
+  }
+});
+
+test("shutdown lets a delivery under way finish and record its reply before connections close", async () => {
+  const h = await startOutbound();
+  try {
+    h.routeToSink("slowmx.test");
+    h.sink.dataDelayMs = 400;
+    const res = await h.send(mail("x@slowmx.test"));
+    const id = res.json.message_id;
+    await h.waitForStatus(id, ["processed"]);
+    // The order of RunningServer.stop: background pieces (this), the runner, then the writer's last flush.
+    await closeOutbound(h.deps);
+    expect(h.sink.received.length).toBe(1); // the transaction under way completed before the pools closed
+    await h.runner.stop(2000);
+    h.deps.writer.flush();
+    expect(h.messageStatus(id)).toBe("delivered");
+  } finally {
+    h.sink.dataDelayMs = 0;
+    await h.close();
   }
 });

@@ -521,7 +521,7 @@ function storeMessages(deps: Deps, principal: SendPrincipal, emails: PreparedEma
         status = changeRecipientStatus(sqlite, queue, { recipientId: recipientIds[j]!, status: "suppressed", details: { reason: "suppressed" } }, now);
       } else sendable++;
     });
-    if (sendable > 0) queue.enqueue(COMPOSE_QUEUE, { messageId: id } satisfies ComposeJob, { maxAttempts: 10 });
+    if (sendable > 0) queue.enqueue(COMPOSE_QUEUE, { messageId: id } satisfies ComposeJob, { maxAttempts: 1000 });
     return { message_id: id, status: (sendable > 0 ? "pending" : status) as MessageStatus };
   });
 }
