@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 
 type Pending = { work: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
 
@@ -8,19 +8,36 @@ type Pending = { work: () => unknown; resolve: (v: unknown) => void; reject: (e:
  * after that commit. Each write runs inside its own savepoint, so one failing write is rolled
  * back and rejected alone while the others commit.
  *
+ * Under load, commits are paced: a flush comes at least `minCommitIntervalMs` after the previous
+ * commit, so the writes of several turns share one fsync instead of each turn paying its own. A
+ * write arriving when no commit happened recently is flushed on the next turn, as before.
+ *
  * Work functions are synchronous by design: bun:sqlite transactions must never await.
  */
 export class Writer {
   private queue: Pending[] = [];
   private scheduled = false;
   private stopped = false;
+  private lastCommitAt = 0;
+  private readonly tx: Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo", Statement>;
   /** Commits made and writes they carried, for tests and metrics. */
   readonly stats = { commits: 0, writes: 0, largestBatch: 0 };
 
   constructor(
     private readonly sqlite: Database,
     private readonly maxBatch = 1000,
-  ) {}
+    private readonly minCommitIntervalMs = 5,
+  ) {
+    // Prepared once: these run several times per write, and exec() would parse them each time.
+    this.tx = {
+      begin: sqlite.prepare("BEGIN IMMEDIATE"),
+      commit: sqlite.prepare("COMMIT"),
+      rollback: sqlite.prepare("ROLLBACK"),
+      savepoint: sqlite.prepare("SAVEPOINT w"),
+      release: sqlite.prepare("RELEASE w"),
+      rollbackTo: sqlite.prepare("ROLLBACK TO w"),
+    };
+  }
 
   /** Runs `work` inside the next group transaction; resolves with its result once committed. */
   write<T>(work: () => T): Promise<T> {
@@ -29,7 +46,9 @@ export class Writer {
       this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        const wait = this.lastCommitAt + this.minCommitIntervalMs - performance.now();
+        if (wait > 0) setTimeout(() => this.flush(), wait);
+        else setImmediate(() => this.flush());
       }
     });
   }
@@ -41,22 +60,23 @@ export class Writer {
       const batch = this.queue.splice(0, this.maxBatch);
       const results: { ok: boolean; value: unknown }[] = [];
       try {
-        this.sqlite.exec("BEGIN IMMEDIATE");
+        this.tx.begin.run();
         for (const p of batch) {
-          this.sqlite.exec("SAVEPOINT w");
+          this.tx.savepoint.run();
           try {
             results.push({ ok: true, value: p.work() });
-            this.sqlite.exec("RELEASE w");
+            this.tx.release.run();
           } catch (err) {
-            this.sqlite.exec("ROLLBACK TO w");
-            this.sqlite.exec("RELEASE w");
+            this.tx.rollbackTo.run();
+            this.tx.release.run();
             results.push({ ok: false, value: err });
           }
         }
-        this.sqlite.exec("COMMIT");
+        this.tx.commit.run();
+        this.lastCommitAt = performance.now();
       } catch (err) {
         try {
-          this.sqlite.exec("ROLLBACK");
+          this.tx.rollback.run();
         } catch {
           // no transaction left to roll back
         }

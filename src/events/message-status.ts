@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { stmt } from "../db/statements.ts";
 import { newId } from "../ids.ts";
 import type { JobQueue } from "../jobs/queue.ts";
 import { publishEvent, type EventKind } from "./publish.ts";
@@ -116,18 +117,12 @@ type RecipientRow = {
  * Returns the message's status afterwards.
  */
 export function changeRecipientStatus(sqlite: Database, queue: JobQueue, change: RecipientChange, now = Date.now()): string {
-  const r = sqlite
-    .query<RecipientRow, [string]>(
-      `SELECT r.id, r.message_id, r.email, r.status, m.team_id, m.route_id, m.project_id, m.tag, m.metadata, m.status AS message_status
-       FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ?`,
-    )
+  const r = stmt<RecipientRow, [string]>(sqlite, `SELECT r.id, r.message_id, r.email, r.status, m.team_id, m.route_id, m.project_id, m.tag, m.metadata, m.status AS message_status
+       FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ?`)
     .get(change.recipientId);
   if (!r) throw new Error(`recipient ${change.recipientId} not found`);
 
-  sqlite
-    .query(
-      `UPDATE recipients SET status = ?, status_changed_at = ?, attempts = attempts + ?, last_response = coalesce(?, last_response) WHERE id = ?`,
-    )
+  stmt(sqlite, `UPDATE recipients SET status = ?, status_changed_at = ?, attempts = attempts + ?, last_response = coalesce(?, last_response) WHERE id = ?`)
     .run(change.status, now, change.attempted ? 1 : 0, change.response ? JSON.stringify(change.response) : null, r.id);
 
   const kind = STATUS_EVENT[change.status];
@@ -140,17 +135,15 @@ export function changeRecipientStatus(sqlite: Database, queue: JobQueue, change:
     ...(change.response ? { response: change.response } : {}),
     ...change.details,
   };
-  sqlite
-    .query("INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+  stmt(sqlite, "INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
     .run(newId(), r.message_id, r.id, kind ?? `message.${change.status}`, change.status, JSON.stringify(eventData), now);
 
-  const statuses = sqlite
-    .query<{ status: string }, [string]>("SELECT status FROM recipients WHERE message_id = ?")
+  const statuses = stmt<{ status: string }, [string]>(sqlite, "SELECT status FROM recipients WHERE message_id = ?")
     .all(r.message_id)
     .map((x) => x.status);
   const aggregate = aggregateStatus(statuses);
   if (aggregate !== r.message_status) {
-    sqlite.query("UPDATE messages SET status = ?, status_changed_at = ?, updated_at = ? WHERE id = ?").run(aggregate, now, now, r.message_id);
+    stmt(sqlite, "UPDATE messages SET status = ?, status_changed_at = ?, updated_at = ? WHERE id = ?").run(aggregate, now, now, r.message_id);
   }
 
   if (kind) {
@@ -188,11 +181,8 @@ export const suppressionScopeKey = (s: Pick<SuppressionInput, "scope" | "project
 
 /** Adds a suppression unless one exists for that scope and address. True when added. */
 export function addSuppression(sqlite: Database, s: SuppressionInput, now = Date.now()): boolean {
-  const res = sqlite
-    .query(
-      `INSERT INTO suppressions (id, team_id, scope, project_id, route_id, scope_key, email, reason, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team_id, scope_key, email) DO NOTHING`,
-    )
+  const res = stmt(sqlite, `INSERT INTO suppressions (id, team_id, scope, project_id, route_id, scope_key, email, reason, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team_id, scope_key, email) DO NOTHING`)
     .run(
       newId(),
       s.teamId,
@@ -218,8 +208,7 @@ export function suppressedAmong(
   const keys = ["team", `project:${scope.projectId}`, `route:${scope.routeId}`];
   const rows = sqlite
     .query<{ email: string }, string[]>(
-      `SELECT email FROM suppressions WHERE team_id = ? AND scope_key IN (?, ?, ?) AND email IN (${lowered.map(() => "?").join(",")})`,
-    )
+      `SELECT email FROM suppressions WHERE team_id = ? AND scope_key IN (?, ?, ?) AND email IN (${lowered.map(() => "?").join(",")})`)
     .all(scope.teamId, ...keys, ...lowered);
   return new Set(rows.map((r) => r.email));
 }

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { stmt } from "../db/statements.ts";
 import { iso, newId } from "../ids.ts";
 import type { JobQueue } from "../jobs/queue.ts";
 
@@ -48,12 +49,10 @@ export interface WebhookJob {
 export function publishEvent(sqlite: Database, queue: JobQueue, input: EventInput, now = Date.now()): string {
   const id = newId();
   const body = JSON.stringify({ id, event: input.kind, timestamp: iso(now), data: input.data });
-  sqlite
-    .query("INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+  stmt(sqlite, "INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
     .run(id, input.teamId, input.routeId, input.messageId ?? null, input.kind, body, now);
   if (input.routeId) {
-    const hooks = sqlite
-      .query<{ id: string; events: string }, [string]>("SELECT id, events FROM webhooks WHERE route_id = ? AND enabled = 1")
+    const hooks = stmt<{ id: string; events: string }, [string]>(sqlite, "SELECT id, events FROM webhooks WHERE route_id = ? AND enabled = 1")
       .all(input.routeId);
     for (const hook of hooks) {
       const kinds = JSON.parse(hook.events) as string[];

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { stmt } from "../db/statements.ts";
 import type { Deps } from "../context.ts";
 import { iso, newId } from "../ids.ts";
 import { scheduledBackoff, WEBHOOK_SCHEDULE_MS } from "../jobs/backoff.ts";
@@ -24,20 +25,16 @@ export interface AttemptRecord {
 export function recordAttempt(sqlite: Database, a: AttemptRecord, now = Date.now()): string | null {
   const id = newId();
   const r = a.result;
-  const inserted = sqlite
-    .query(
-      `INSERT INTO webhook_deliveries
+  const inserted = stmt(sqlite, `INSERT INTO webhook_deliveries
          (id, webhook_id, event_id, event, attempt, outcome, status_code, duration_ms, error, response_excerpt, next_attempt_at, created_at)
-       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)`,
-    )
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)`)
     .run(id, a.webhookId, a.eventId, a.event, a.attempt, r.outcome, r.statusCode, r.durationMs, r.error, r.responseExcerpt, a.nextAttemptAt, now, a.webhookId);
   if (inserted.changes === 0) return null;
   if (r.gone) {
-    sqlite
-      .query("UPDATE webhooks SET last_called_at = ?, enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?")
+    stmt(sqlite, "UPDATE webhooks SET last_called_at = ?, enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?")
       .run(now, `The receiver answered 410 Gone at ${iso(now)}; deliveries stopped. Re-enable the webhook to resume.`, now, a.webhookId);
   } else {
-    sqlite.query("UPDATE webhooks SET last_called_at = ? WHERE id = ?").run(now, a.webhookId);
+    stmt(sqlite, "UPDATE webhooks SET last_called_at = ? WHERE id = ?").run(now, a.webhookId);
   }
   return id;
 }

@@ -34,6 +34,7 @@ export class JobQueue {
   private readonly retryStmt: Statement;
   private readonly deadStmt: Statement;
   private readonly extendStmt: Statement;
+  private readonly nextDueStmt: Statement<{ t: number | null }, [string]>;
   /** Called (after the current turn, so after the enqueuing transaction commits) with queues that got jobs. */
   onEnqueue: ((queue: string) => void) | null = null;
   private readonly toWake = new Set<string>();
@@ -54,6 +55,7 @@ export class JobQueue {
     this.retryStmt = sqlite.prepare("UPDATE jobs SET run_at = ?, last_error = ? WHERE id = ? AND attempts = ?");
     this.deadStmt = sqlite.prepare("UPDATE jobs SET dead_at = ?, last_error = ? WHERE id = ? AND attempts = ?");
     this.extendStmt = sqlite.prepare("UPDATE jobs SET run_at = ? WHERE id = ? AND attempts = ?");
+    this.nextDueStmt = sqlite.prepare("SELECT min(run_at) AS t FROM jobs WHERE queue = ? AND dead_at IS NULL");
   }
 
   enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}): number {
@@ -118,9 +120,6 @@ export class JobQueue {
 
   /** When the next job of `queue` is due (epoch ms), or null. */
   nextDue(queue: string): number | null {
-    const row = this.sqlite
-      .query<{ t: number | null }, [string]>("SELECT min(run_at) AS t FROM jobs WHERE queue = ? AND dead_at IS NULL")
-      .get(queue);
-    return row?.t ?? null;
+    return this.nextDueStmt.get(queue)?.t ?? null;
   }
 }

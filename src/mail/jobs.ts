@@ -22,7 +22,7 @@ import { Composer, ComposerUnavailableError } from "./composer.ts";
 import type { DkimKey } from "./dkim.ts";
 import { Deliverer, type RecipientOutcome } from "./deliver.ts";
 import { requestedRetryMs } from "./reply.ts";
-import { stmt } from "./statements.ts";
+import { stmt } from "../db/statements.ts";
 import { SmtpPools, type SmtpPoolOptions } from "./smtp-pool.ts";
 import { bounceDomainOf, verpAddress } from "./verp.ts";
 

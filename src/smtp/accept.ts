@@ -6,6 +6,7 @@
  * must not hold the SMTP session); reports are classified before the commit (local and quick).
  */
 import type { Deps } from "../context.ts";
+import { stmt } from "../db/statements.ts";
 import { newId } from "../ids.ts";
 import type { InboundTarget } from "./recipients.ts";
 import { analyzeReport, applyReport, type ReportOutcome } from "./reports.ts";
@@ -75,11 +76,10 @@ export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buff
   });
 
   const reports = await deps.writer.write(() => {
-    const insertMessage = deps.sqlite.query(
-      `INSERT INTO messages (id, team_id, project_id, route_id, type, status, status_changed_at, from_email, from_name, subject, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
+    const insertMessage = stmt(deps.sqlite, `INSERT INTO messages (id, team_id, project_id, route_id, type, status, status_changed_at, from_email, from_name, subject, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'inbound', 'pending', ?, ?, '', '', '[]', '[]', '[]', '[]', '{}', ?, ?)`,
     );
-    const insertContent = deps.sqlite.query("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, NULL, NULL, '{}', ?)");
+    const insertContent = stmt(deps.sqlite, "INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, NULL, NULL, '{}', ?)");
     for (const s of stored) {
       insertMessage.run(s.id, s.group.teamId, s.group.projectId, s.group.routeId, now, env.mailFrom, now, now);
       insertContent.run(s.id, s.raw);

@@ -6,6 +6,7 @@
  * while it is still pending, so a job that runs twice publishes once.
  */
 import type { Database } from "bun:sqlite";
+import { stmt } from "../db/statements.ts";
 import { availableParallelism } from "node:os";
 import type { Deps } from "../context.ts";
 import { publishEvent } from "../events/publish.ts";
@@ -108,8 +109,7 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
       return {
         type: "done",
         write: () =>
-          void deps.sqlite
-            .query("UPDATE messages SET status = 'failed', status_changed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'")
+          void stmt(deps.sqlite, "UPDATE messages SET status = 'failed', status_changed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'")
             .run(now0, now0, row.id),
       };
     }
@@ -236,12 +236,9 @@ interface Finish {
 /** Synchronous: the job's outcome write. Does nothing unless the message is still pending. */
 function finishInbound(deps: Deps, f: Finish): void {
   const sqlite: Database = deps.sqlite;
-  const res = sqlite
-    .query(
-      `UPDATE messages SET status = ?, status_changed_at = ?, from_email = ?, from_name = ?, subject = ?, "to" = ?, cc = ?, reply_to = ?,
+  const res = stmt(sqlite, `UPDATE messages SET status = ?, status_changed_at = ?, from_email = ?, from_name = ?, subject = ?, "to" = ?, cc = ?, reply_to = ?,
          message_id_header = ?, spam_score = ?, spam_symbols = ?, updated_at = ?
-       WHERE id = ? AND status = 'pending'`,
-    )
+       WHERE id = ? AND status = 'pending'`)
     .run(
       f.status,
       f.now,
@@ -258,13 +255,11 @@ function finishInbound(deps: Deps, f: Finish): void {
       f.messageId,
     );
   if (res.changes === 0) return;
-  sqlite.query("UPDATE message_contents SET html = ?, text = ?, headers = ? WHERE message_id = ?").run(f.html, f.text, JSON.stringify(f.headers), f.messageId);
-  const insertAttachment = sqlite.query(
-    "INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  stmt(sqlite, "UPDATE message_contents SET html = ?, text = ?, headers = ? WHERE message_id = ?").run(f.html, f.text, JSON.stringify(f.headers), f.messageId);
+  const insertAttachment = stmt(sqlite, "INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
   for (const a of f.files) insertAttachment.run(a.id, f.messageId, a.filename, a.contentType, a.contentId, a.content.length, a.content);
-  sqlite
-    .query("INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, NULL, ?, ?, ?, ?)")
+  stmt(sqlite, "INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, NULL, ?, ?, ?, ?)")
     .run(
       newId(),
       f.messageId,

@@ -5,6 +5,7 @@
  * accepts it. None of it reaches the inbound routes.
  */
 import type { Database } from "bun:sqlite";
+import { stmt } from "../db/statements.ts";
 import { createHash } from "node:crypto";
 import { simpleParser, type ParsedMail, type SimpleParserOptions } from "mailparser";
 import { changeRecipientStatus } from "../events/message-status.ts";
@@ -77,24 +78,17 @@ export type ReportOutcome = "hard_bounced" | "soft_bounced" | "spam_complaint" |
  * bytes) changes nothing the second time, and a bounce never counts twice for a recipient.
  */
 export function applyReport(sqlite: Database, queue: JobQueue, recipientId: string, a: ReportAnalysis, now = Date.now()): ReportOutcome {
-  const r = sqlite
-    .query<RecipientRow, [string]>(
-      `SELECT r.id, r.email, r.status, r.message_id, m.team_id, m.route_id, m.tag, m.metadata
-       FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ?`,
-    )
+  const r = stmt<RecipientRow, [string]>(sqlite, `SELECT r.id, r.email, r.status, r.message_id, m.team_id, m.route_id, m.tag, m.metadata
+       FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ?`)
     .get(recipientId);
   if (!r) return "recipient_gone";
-  const seen = sqlite
-    .query<{ one: number }, [string, string, string]>(
-      "SELECT 1 AS one FROM message_events WHERE message_id = ? AND recipient_id = ? AND json_extract(data, '$.report.id') = ? LIMIT 1",
-    )
+  const seen = stmt<{ one: number }, [string, string, string]>(sqlite, "SELECT 1 AS one FROM message_events WHERE message_id = ? AND recipient_id = ? AND json_extract(data, '$.report.id') = ? LIMIT 1")
     .get(r.message_id, r.id, a.id);
   if (seen) return "duplicate";
 
   const base = { id: a.id, from: a.from, subject: a.subject };
   const history = (kind: string, report: Record<string, unknown>) =>
-    sqlite
-      .query("INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)")
+    stmt(sqlite, "INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)")
       .run(newId(), r.message_id, r.id, kind, JSON.stringify({ message_id: r.message_id, recipient: r.email, report }), now);
 
   const bounce = (verdict: BounceVerdict, report: Record<string, unknown>): ReportOutcome => {

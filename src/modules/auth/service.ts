@@ -1,4 +1,5 @@
 import type { Deps } from "../../context.ts";
+import { stmt } from "../../db/statements.ts";
 import { UnauthenticatedError } from "../../errors.ts";
 import { digestsEqual, sha256Hex } from "../../ids.ts";
 
@@ -27,7 +28,7 @@ export class TokenAuthenticator {
 
   team(token: string | null | undefined, ip: string | null): TeamPrincipal {
     const hash = this.digest(token, "ph_team_");
-    const row = this.deps.sqlite.query<{ id: string; token_hash: string }, [string]>("SELECT id, token_hash FROM teams WHERE token_hash = ?").get(hash);
+    const row = stmt<{ id: string; token_hash: string }, [string]>(this.deps.sqlite, "SELECT id, token_hash FROM teams WHERE token_hash = ?").get(hash);
     if (!row || !digestsEqual(row.token_hash, hash)) throw new UnauthenticatedError();
     this.touch("teams", row.id, ip);
     return { kind: "team", teamId: row.id };
@@ -35,10 +36,7 @@ export class TokenAuthenticator {
 
   project(token: string | null | undefined, ip: string | null): ProjectPrincipal {
     const hash = this.digest(token, "ph_");
-    const row = this.deps.sqlite
-      .query<{ id: string; team_id: string; token_hash: string; smtp_enabled: number }, [string]>(
-        "SELECT id, team_id, token_hash, smtp_enabled FROM projects WHERE token_hash = ?",
-      )
+    const row = stmt<{ id: string; team_id: string; token_hash: string; smtp_enabled: number }, [string]>(this.deps.sqlite, "SELECT id, team_id, token_hash, smtp_enabled FROM projects WHERE token_hash = ?")
       .get(hash);
     if (!row || !digestsEqual(row.token_hash, hash)) throw new UnauthenticatedError();
     this.touch("projects", row.id, ip);

@@ -14,7 +14,7 @@ import { publishEvent } from "../../events/publish.ts";
 import { isUuid, newId, sha256Hex } from "../../ids.ts";
 import { parseAddress, type ParsedAddress } from "../../mail/address.ts";
 import { COMPOSE_QUEUE, type ComposeJob } from "../../mail/jobs.ts";
-import { stmt } from "../../mail/statements.ts";
+import { stmt } from "../../db/statements.ts";
 import { LIMITS } from "./limits.ts";
 
 /** One email as the send endpoints take it (the spec's single-send body). */

@@ -7,7 +7,7 @@
 import type { Deps } from "../../context.ts";
 import { NotFoundError } from "../../errors.ts";
 import { addSuppression, changeRecipientStatus } from "../../events/message-status.ts";
-import { stmt } from "../../mail/statements.ts";
+import { stmt } from "../../db/statements.ts";
 import { serverSecret, verifySignedValue } from "../../secrets.ts";
 
 type Target = { messageId: string; teamId: string; routeId: string; routeName: string; recipients: { id: string; email: string; status: string }[] };

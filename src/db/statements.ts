@@ -7,7 +7,8 @@ const caches = new WeakMap<Database, Map<string, Statement>>();
  * only a couple of dozen statements; the send path uses more than that, and a statement that
  * falls out of that cache is compiled again on every call (measured: the outbound pipeline spent
  * ~40% of its CPU re-preparing SQL). Statements here never leave the cache, and using them keeps
- * query()'s small cache free for the shared event code.
+ * query()'s small cache free for SQL that is built at run time (lists, IN lists), which must
+ * not be kept forever.
  */
 export function stmt<R = unknown, P extends SQLQueryBindings[] = SQLQueryBindings[]>(sqlite: Database, sql: string): Statement<R, P> {
   let cache = caches.get(sqlite);
