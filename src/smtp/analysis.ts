@@ -3,7 +3,8 @@
  * SPF/DKIM/DMARC/ARC symbols (mailauth) and its content symbols. Pure and CPU-heavy, so it runs
  * on an analysis worker (analyzer.ts); the result is plain data that crosses threads.
  */
-import { simpleParser, type AddressObject, type ParsedMail, type SimpleParserOptions } from "mailparser";
+import type { AddressObject, ParsedMail, SimpleParserOptions } from "mailparser";
+import { loadMailparser } from "../mail/libraries.ts";
 import type { AuthResolver } from "./auth-resolver.ts";
 import { authSymbols, contentSymbols, type SpamSymbol } from "./spam.ts";
 
@@ -117,7 +118,7 @@ export async function analyzeInbound(rawBytes: Uint8Array, input: AnalysisInput,
   const raw = Buffer.from(rawBytes.buffer, rawBytes.byteOffset, rawBytes.byteLength);
   let parsed: ParsedMail | null = null;
   try {
-    parsed = await simpleParser(raw, PARSE_OPTIONS);
+    parsed = await (await loadMailparser()).simpleParser(raw, PARSE_OPTIONS);
   } catch {
     parsed = null;
   }

@@ -7,7 +7,8 @@
 import type { Database } from "bun:sqlite";
 import { stmt } from "../db/statements.ts";
 import { createHash } from "node:crypto";
-import { simpleParser, type ParsedMail, type SimpleParserOptions } from "mailparser";
+import type { ParsedMail, SimpleParserOptions } from "mailparser";
+import { loadMailparser } from "../mail/libraries.ts";
 import { changeRecipientStatus } from "../events/message-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { newId } from "../ids.ts";
@@ -43,7 +44,7 @@ const firstHeader = (parsed: ParsedMail) => (name: string) => {
 export async function analyzeReport(raw: Buffer, envelopeFrom: string | null): Promise<ReportAnalysis> {
   let parsed: ParsedMail;
   try {
-    parsed = await simpleParser(raw, { keepDeliveryStatus: true, skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true } as SimpleParserOptions);
+    parsed = await (await loadMailparser()).simpleParser(raw, { keepDeliveryStatus: true, skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true } as SimpleParserOptions);
   } catch {
     return { kind: "unrecognized", id: `sha256:${createHash("sha256").update(raw).digest("hex")}`, from: null, subject: "" };
   }

@@ -4,7 +4,7 @@
  * weights follow rspamd's where one exists, so switching to rspamd changes little for users.
  * The score is the sum of the symbols' scores.
  */
-import { authenticate } from "mailauth";
+import { loadMailauth } from "../mail/libraries.ts";
 import type { ParsedMail } from "mailparser";
 import type { AuthResolver } from "./auth-resolver.ts";
 
@@ -41,7 +41,7 @@ export const plainIp = (ip: string): string => ip.replace(/^::ffff:(\d+\.\d+\.\d
 
 /** SPF, DKIM, DMARC and ARC as symbols. DNS goes through `resolver` only. */
 export async function authSymbols(raw: Buffer, input: AuthInput): Promise<SpamSymbol[]> {
-  const res = await authenticate(raw, {
+  const res = await (await loadMailauth()).authenticate(raw, {
     ip: plainIp(input.ip),
     helo: input.helo || undefined,
     sender: input.mailFrom || undefined,

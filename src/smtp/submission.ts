@@ -12,7 +12,8 @@
  * These three headers are removed from the message that is sent.
  */
 import { isIP } from "node:net";
-import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import type { AddressObject, ParsedMail } from "mailparser";
+import { loadMailparser } from "../mail/libraries.ts";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import type { Deps } from "../context.ts";
 import { AppError, ConflictError, UnauthenticatedError, ValidationError } from "../errors.ts";
@@ -210,7 +211,7 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
       const user = session.user as SubmissionUser;
       let parsed: ParsedMail;
       try {
-        parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
+        parsed = await (await loadMailparser()).simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
       } catch {
         throw smtpError(554, "5.6.0 The message could not be parsed as MIME");
       }
