@@ -11,7 +11,14 @@ export type JobOutcome =
   | { type: "retry"; delayMs: number; error: string; write?: () => void }
   | { type: "dead"; error: string; write?: () => void };
 
-export type JobHandler<P = any> = (job: Job<P>) => Promise<JobOutcome | void>;
+export type JobHandler<P = any, C = any> = (job: Job<P>, claimed: C) => Promise<JobOutcome | void>;
+
+/**
+ * Runs for each claimed job inside the claim's transaction, so that what it writes commits with
+ * the claim (one commit instead of two before the handler starts). Its result is handed to the
+ * handler. A throw rolls back its own writes and fails the job (retried like a handler throw).
+ */
+export type ClaimHook<P = any, C = any> = (job: Job<P>) => C;
 
 export interface QueueOptions {
   concurrency: number;
@@ -20,12 +27,14 @@ export interface QueueOptions {
   batch?: number;
   /** Longest idle sleep between polls; enqueues in this process wake the runner at once. */
   pollMs?: number;
+  onClaim?: ClaimHook;
 }
 
 type Lane = {
   name: string;
   handler: JobHandler;
-  opts: Required<QueueOptions>;
+  opts: Required<Omit<QueueOptions, "onClaim">>;
+  onClaim: ClaimHook | null;
   inflight: number;
   timer: Timer | null;
   pumping: boolean;
@@ -44,11 +53,13 @@ export class JobRunner {
     private readonly log: Logger,
   ) {}
 
-  register<P>(name: string, handler: JobHandler<P>, opts: QueueOptions): this {
+  register<P, C = undefined>(name: string, handler: JobHandler<P, C>, opts: QueueOptions & { onClaim?: ClaimHook<P, C> }): this {
+    const { onClaim, ...rest } = opts;
     this.lanes.set(name, {
       name,
       handler: handler as JobHandler,
-      opts: { batch: Math.min(opts.concurrency, 100), pollMs: 1000, ...opts },
+      opts: { batch: Math.min(opts.concurrency, 100), pollMs: 1000, ...rest },
+      onClaim: (onClaim as ClaimHook | undefined) ?? null,
       inflight: 0,
       timer: null,
       pumping: false,
@@ -108,8 +119,8 @@ export class JobRunner {
         lane.again = false;
         while (this.running && lane.inflight < lane.opts.concurrency) {
           const want = Math.min(lane.opts.batch, lane.opts.concurrency - lane.inflight);
-          const jobs = await this.writer.write(() => this.queue.claim(lane.name, want, lane.opts.leaseMs));
-          for (const job of jobs) this.run(lane, job);
+          const jobs = await this.writer.write(() => this.claim(lane, want));
+          for (const { job, claimed } of jobs) this.run(lane, job, claimed);
           if (jobs.length < want) break;
         }
       } while (lane.again && this.running && lane.inflight < lane.opts.concurrency);
@@ -126,7 +137,25 @@ export class JobRunner {
     }
   }
 
-  private run(lane: Lane, job: Job): void {
+  /** Inside a write: claims up to `want` jobs and runs the lane's claim hook on each. */
+  private claim(lane: Lane, want: number): { job: Job; claimed: unknown }[] {
+    const jobs = this.queue.claim(lane.name, want, lane.opts.leaseMs);
+    const onClaim = lane.onClaim;
+    if (!onClaim) return jobs.map((job) => ({ job, claimed: undefined }));
+    const ready: { job: Job; claimed: unknown }[] = [];
+    for (const job of jobs) {
+      try {
+        ready.push({ job, claimed: this.writer.part(() => onClaim(job)) });
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        this.log.warn("job failed", { queue: lane.name, job: job.id, attempt: job.attempt, error: message });
+        this.queue.fail(job, message);
+      }
+    }
+    return ready;
+  }
+
+  private run(lane: Lane, job: Job, claimed: unknown): void {
     lane.inflight++;
     const finish = (outcome: JobOutcome): Promise<unknown> =>
       this.writer.write(() => {
@@ -145,7 +174,7 @@ export class JobRunner {
     };
 
     lane
-      .handler(job)
+      .handler(job, claimed)
       .then(
         (outcome) => {
           const done = finish(outcome ?? { type: "done" });
