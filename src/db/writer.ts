@@ -19,10 +19,7 @@ export class Writer {
   private scheduled = false;
   private stopped = false;
   private lastCommitAt = 0;
-  private readonly tx: Record<
-    "begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo" | "innerSavepoint" | "innerRelease" | "innerRollbackTo",
-    Statement
-  >;
+  private readonly tx: Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo", Statement>;
   /** Commits made and writes they carried, for tests and metrics. */
   readonly stats = { commits: 0, writes: 0, largestBatch: 0 };
 
@@ -39,9 +36,6 @@ export class Writer {
       savepoint: sqlite.prepare("SAVEPOINT w"),
       release: sqlite.prepare("RELEASE w"),
       rollbackTo: sqlite.prepare("ROLLBACK TO w"),
-      innerSavepoint: sqlite.prepare("SAVEPOINT inner_w"),
-      innerRelease: sqlite.prepare("RELEASE inner_w"),
-      innerRollbackTo: sqlite.prepare("ROLLBACK TO inner_w"),
     };
   }
 
@@ -57,23 +51,6 @@ export class Writer {
         else setImmediate(() => this.flush());
       }
     });
-  }
-
-  /**
-   * For use inside a write: runs `part` in a nested savepoint, so that when it throws only its
-   * own changes are rolled back (the error is rethrown) and the rest of the write goes on.
-   */
-  part<T>(part: () => T): T {
-    this.tx.innerSavepoint.run();
-    try {
-      const value = part();
-      this.tx.innerRelease.run();
-      return value;
-    } catch (err) {
-      this.tx.innerRollbackTo.run();
-      this.tx.innerRelease.run();
-      throw err;
-    }
   }
 
   /** Commits everything queued now. Safe to call at any time; used at shutdown. */

@@ -11,14 +11,7 @@ export type JobOutcome =
   | { type: "retry"; delayMs: number; error: string; write?: () => void }
   | { type: "dead"; error: string; write?: () => void };
 
-export type JobHandler<P = any, C = any> = (job: Job<P>, claimed: C) => Promise<JobOutcome | void>;
-
-/**
- * Runs for each claimed job inside the claim's transaction, so that what it writes commits with
- * the claim (one commit instead of two before the handler starts). Its result is handed to the
- * handler. A throw rolls back its own writes and fails the job (retried like a handler throw).
- */
-export type ClaimHook<P = any, C = any> = (job: Job<P>) => C;
+export type JobHandler<P = any> = (job: Job<P>) => Promise<JobOutcome | void>;
 
 export interface QueueOptions {
   concurrency: number;
@@ -27,14 +20,12 @@ export interface QueueOptions {
   batch?: number;
   /** Longest idle sleep between polls; enqueues in this process wake the runner at once. */
   pollMs?: number;
-  onClaim?: ClaimHook;
 }
 
 type Lane = {
   name: string;
   handler: JobHandler;
-  opts: Required<Omit<QueueOptions, "onClaim">>;
-  onClaim: ClaimHook | null;
+  opts: Required<QueueOptions>;
   inflight: number;
   timer: Timer | null;
   pumping: boolean;
@@ -53,13 +44,11 @@ export class JobRunner {
     private readonly log: Logger,
   ) {}
 
-  register<P, C = undefined>(name: string, handler: JobHandler<P, C>, opts: QueueOptions & { onClaim?: ClaimHook<P, C> }): this {
-    const { onClaim, ...rest } = opts;
+  register<P>(name: string, handler: JobHandler<P>, opts: QueueOptions): this {
     this.lanes.set(name, {
       name,
       handler: handler as JobHandler,
-      opts: { batch: Math.min(opts.concurrency, 100), pollMs: 1000, ...rest },
-      onClaim: (onClaim as ClaimHook | undefined) ?? null,
+      opts: { batch: Math.min(opts.concurrency, 100), pollMs: 1000, ...opts },
       inflight: 0,
       timer: null,
       pumping: false,
@@ -119,8 +108,8 @@ export class JobRunner {
         lane.again = false;
         while (this.running && lane.inflight < lane.opts.concurrency) {
           const want = Math.min(lane.opts.batch, lane.opts.concurrency - lane.inflight);
-          const jobs = await this.writer.write(() => this.claim(lane, want));
-          for (const { job, claimed } of jobs) this.run(lane, job, claimed);
+          const jobs = await this.writer.write(() => this.queue.claim(lane.name, want, lane.opts.leaseMs));
+          for (const job of jobs) this.run(lane, job);
           if (jobs.length < want) break;
         }
       } while (lane.again && this.running && lane.inflight < lane.opts.concurrency);
@@ -137,25 +126,7 @@ export class JobRunner {
     }
   }
 
-  /** Inside a write: claims up to `want` jobs and runs the lane's claim hook on each. */
-  private claim(lane: Lane, want: number): { job: Job; claimed: unknown }[] {
-    const jobs = this.queue.claim(lane.name, want, lane.opts.leaseMs);
-    const onClaim = lane.onClaim;
-    if (!onClaim) return jobs.map((job) => ({ job, claimed: undefined }));
-    const ready: { job: Job; claimed: unknown }[] = [];
-    for (const job of jobs) {
-      try {
-        ready.push({ job, claimed: this.writer.part(() => onClaim(job)) });
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        this.log.warn("job failed", { queue: lane.name, job: job.id, attempt: job.attempt, error: message });
-        this.queue.fail(job, message);
-      }
-    }
-    return ready;
-  }
-
-  private run(lane: Lane, job: Job, claimed: unknown): void {
+  private run(lane: Lane, job: Job): void {
     lane.inflight++;
     const finish = (outcome: JobOutcome): Promise<unknown> =>
       this.writer.write(() => {
@@ -174,7 +145,7 @@ export class JobRunner {
     };
 
     lane
-      .handler(job, claimed)
+      .handler(job)
       .then(
         (outcome) => {
           const done = finish(outcome ?? { type: "done" });

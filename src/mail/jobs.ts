@@ -80,8 +80,6 @@ type ComposeRow = {
 
 type RecipientRow = { id: string; email: string; status: string; attempts: number };
 type MessageInfo = { created_at: number; raw: Uint8Array | null; domain: string | null; return_path_host: string | null };
-/** What claiming a delivery job found: recipients now processed and the message, or the job's outcome already. */
-type DeliveryStart = { outcome: JobOutcome } | { due: RecipientRow[]; msg: MessageInfo };
 
 function pendingRecipients(sqlite: Database, messageId: string): RecipientRow[] {
   return stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ? AND status = 'pending' ORDER BY id")
@@ -163,10 +161,10 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     return p;
   };
   const leased =
-    <P, C = undefined>(handler: (job: Job<P>, claimed: C) => Promise<JobOutcome>) =>
-    (job: Job<P>, claimed: C): Promise<JobOutcome> =>
-      // While shutting down, claimed jobs are put back rather than started.
-      closing ? Promise.resolve({ type: "retry", delayMs: 1000, error: "server shutting down" }) : track(runLeased(job, () => handler(job, claimed)));
+    <P>(handler: (job: Job<P>) => Promise<JobOutcome>) =>
+    (job: Job<P>): Promise<JobOutcome> =>
+      // While shutting down, claimed jobs are put back untouched rather than started.
+      closing ? Promise.resolve({ type: "retry", delayMs: 1000, error: "server shutting down" }) : track(runLeased(job, () => handler(job)));
   resources.set(deps, {
     pools,
     composer,
@@ -232,36 +230,31 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     };
   };
 
-  /**
-   * Runs inside the transaction that claims the delivery job: the attempt is on record (the
-   * recipients are processed) before the first byte goes out, and after a crash these recipients
-   * are attempted again (at-least-once), never forgotten. Sharing the claim's commit spares each
-   * delivery a commit of its own before it can start.
-   */
-  const startDelivery = (job: Job<DeliveryJob>): DeliveryStart => {
+  const deliver = async (job: Job<DeliveryJob>): Promise<JobOutcome> => {
     const { messageId, recipientIds } = job.payload;
     const msg = stmt<MessageInfo, [string]>(
       sqlite,
       `SELECT m.created_at, c.raw, d.domain, d.return_path_host FROM messages m JOIN message_contents c ON c.message_id = m.id
        LEFT JOIN domains d ON d.id = m.domain_id WHERE m.id = ?`,
     ).get(messageId);
-    if (!msg) return { outcome: { type: "done" } };
+    if (!msg) return { type: "done" };
     // One statement for any number of recipients (a variable IN list would be a new statement each time).
     const wanted = new Set(recipientIds);
     const due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ?")
       .all(messageId)
       .filter((r) => wanted.has(r.id) && !FINAL_RECIPIENT_STATUSES.has(r.status));
-    if (due.length === 0) return { outcome: { type: "done" } };
+    if (due.length === 0) return { type: "done" };
     if (!msg.raw || !msg.domain || !msg.return_path_host) {
-      return { outcome: failAll(due.map((r) => r.id), "The message source or its sending domain is missing.") };
+      return failAll(due.map((r) => r.id), "The message source or its sending domain is missing.");
     }
-    const now = Date.now();
-    for (const r of due) changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "processed", attempted: true }, now);
-    return { due: due.map((r) => ({ ...r, attempts: r.attempts + 1 })), msg };
+    // The attempt is on record before the first byte goes out: after a crash these recipients
+    // are attempted again (at-least-once), never forgotten.
+    await deps.writer.write(() => {
+      const now = Date.now();
+      for (const r of due) changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "processed", attempted: true }, now);
+    });
+    return attempt(job, due.map((r) => ({ ...r, attempts: r.attempts + 1 })), msg);
   };
-
-  const deliver = async (job: Job<DeliveryJob>, start: DeliveryStart): Promise<JobOutcome> =>
-    "outcome" in start ? start.outcome : attempt(job, start.due, start.msg);
 
   /** One delivery attempt for recipients already marked processed. */
   const attempt = async (job: Job<DeliveryJob>, due: RecipientRow[], msg: MessageInfo): Promise<JobOutcome> => {
@@ -319,10 +312,6 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   };
 
   runner.register<ComposeJob>(COMPOSE_QUEUE, leased(compose), { concurrency: opts.composeConcurrency ?? 32, leaseMs });
-  runner.register<DeliveryJob, DeliveryStart>(DELIVERY_QUEUE, leased(deliver), {
-    concurrency: opts.deliveryConcurrency ?? config.deliveryConcurrency,
-    leaseMs,
-    onClaim: startDelivery,
-  });
+  runner.register<DeliveryJob>(DELIVERY_QUEUE, leased(deliver), { concurrency: opts.deliveryConcurrency ?? config.deliveryConcurrency, leaseMs });
   return pools;
 }
