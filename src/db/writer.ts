@@ -8,9 +8,10 @@ type Pending = { work: () => unknown; resolve: (v: unknown) => void; reject: (e:
  * after that commit. Each write runs inside its own savepoint, so one failing write is rolled
  * back and rejected alone while the others commit.
  *
- * Under load, commits are paced: a flush comes at least `minCommitIntervalMs` after the previous
- * commit, so the writes of several turns share one fsync instead of each turn paying its own. A
- * write arriving when no commit happened recently is flushed on the next turn, as before.
+ * Under load, commits are paced: the next flush waits as long as the previous commit took (at most
+ * `maxCommitDelayMs`), so while the disk is slow the writes of several turns share one fsync, and
+ * while commits are quick (or the writer idle) a write is flushed on the next turn. A fixed delay
+ * would throttle closed loops such as claim → run → complete to one cycle per delay.
  *
  * Work functions are synchronous by design: bun:sqlite transactions must never await.
  */
@@ -19,6 +20,7 @@ export class Writer {
   private scheduled = false;
   private stopped = false;
   private lastCommitAt = 0;
+  private lastCommitMs = 0;
   private readonly tx: Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo", Statement>;
   /** Commits made and writes they carried, for tests and metrics. */
   readonly stats = { commits: 0, writes: 0, largestBatch: 0 };
@@ -26,7 +28,7 @@ export class Writer {
   constructor(
     private readonly sqlite: Database,
     private readonly maxBatch = 1000,
-    private readonly minCommitIntervalMs = 5,
+    private readonly maxCommitDelayMs = 5,
   ) {
     // Prepared once: these run several times per write, and exec() would parse them each time.
     this.tx = {
@@ -46,7 +48,7 @@ export class Writer {
       this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        const wait = this.lastCommitAt + this.minCommitIntervalMs - performance.now();
+        const wait = this.lastCommitAt + Math.min(this.lastCommitMs, this.maxCommitDelayMs) - performance.now();
         if (wait > 0) setTimeout(() => this.flush(), wait);
         else setImmediate(() => this.flush());
       }
@@ -60,6 +62,7 @@ export class Writer {
       const batch = this.queue.splice(0, this.maxBatch);
       const results: { ok: boolean; value: unknown }[] = [];
       try {
+        const started = performance.now();
         this.tx.begin.run();
         for (const p of batch) {
           this.tx.savepoint.run();
@@ -74,6 +77,7 @@ export class Writer {
         }
         this.tx.commit.run();
         this.lastCommitAt = performance.now();
+        this.lastCommitMs = this.lastCommitAt - started;
       } catch (err) {
         try {
           this.tx.rollback.run();
