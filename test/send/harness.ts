@@ -16,6 +16,8 @@ export interface ReceivedMail {
   to: string[];
   raw: Buffer;
   secure: boolean;
+  /** When the sink answered 250 for it (epoch ms). */
+  at: number;
 }
 
 export type RcptDecision = { code: number; message: string } | null;
@@ -83,10 +85,12 @@ export async function startSink(opts: { host?: string; auth?: { user: string; pa
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks),
           secure: session.secure,
+          at: 0,
         };
         const answer = () => {
           const d = sink.onData?.(mail) ?? null;
           if (d) return cb(smtpError(d));
+          mail.at = Date.now();
           sink.received.push(mail);
           cb(null, "2.0.0 Ok: queued");
         };
