@@ -148,6 +148,7 @@ await waitAllDelivered();
 
 const before = delivered();
 const receivedBefore = received;
+const cpuBefore = s.server.cpuSeconds();
 const t3 = performance.now();
 let sent = 0;
 await Promise.all(
@@ -166,8 +167,16 @@ const acceptedSecs = (performance.now() - t3) / 1000;
 const ok = await waitAllDelivered();
 const e2eSecs = (performance.now() - t3) / 1000;
 const n = delivered() - before;
+const cpuAfter = s.server.cpuSeconds();
 console.log(`End to end, ${E2E} messages: accepted in ${acceptedSecs.toFixed(1)} s, all delivered (status) after ${e2eSecs.toFixed(1)} s:`);
 console.log(`  ${(n / e2eSecs).toFixed(0)} messages/s accepted → delivered   (sink received ${received - receivedBefore}${ok ? "" : "; NOT ALL DELIVERED before the deadline"})`);
+if (cpuBefore && cpuAfter) {
+  const perMessage = (secs: number) => `${((secs * 1000) / n).toFixed(2)} ms`;
+  console.log(
+    `  server CPU per message: ${perMessage(cpuAfter.process - cpuBefore.process)} (all threads), ${perMessage(cpuAfter.mainThread - cpuBefore.mainThread)} on the event-loop thread` +
+      ` (busy ${((100 * (cpuAfter.mainThread - cpuBefore.mainThread)) / e2eSecs).toFixed(0)} % of the time)`,
+  );
+}
 console.log(`Full server peak RSS: ${((s.server.peakRssKb() ?? 0) / 1024).toFixed(0)} MB`);
 
 await teardown(s);
