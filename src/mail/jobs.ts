@@ -1,13 +1,11 @@
 /**
- * The outbound pipeline's two job queues:
- *   compose  (one per accepted message): build the MIME, DKIM-sign it, store it as the message's
- *            raw source, mark recipients queued, and queue one delivery per destination domain;
- *   delivery (one per message and destination domain, carrying its recipients): deliver over
- *            SMTP (direct to MX, through the relay, or to the sink) and record each recipient's
- *            outcome; soft failures retry on DELIVERY_SCHEDULE_MS until the queue lifetime.
- * Every status change goes through changeRecipientStatus and commits together with the job's fate.
+ * The outbound pipeline: one job per accepted message. Its first run composes and DKIM-signs the
+ * message (stored as its raw source), marks the recipients queued and processed, and delivers to
+ * every destination domain over SMTP (direct to MX, through the relay, or to the sink), all with
+ * the composed bytes in hand. Soft failures retry the same job on DELIVERY_SCHEDULE_MS until the
+ * queue lifetime; a retry finds the raw source stored and only delivers. Every status change goes
+ * through changeRecipientStatus and commits together with the job's fate.
  */
-import type { Database } from "bun:sqlite";
 import { availableParallelism } from "node:os";
 import type { Deps } from "../context.ts";
 import type { Address } from "../db/schema.ts";
@@ -26,26 +24,22 @@ import { stmt } from "../db/statements.ts";
 import { SmtpPools, type SmtpPoolOptions } from "./smtp-pool.ts";
 import { bounceDomainOf, verpAddress } from "./verp.ts";
 
-export const COMPOSE_QUEUE = "compose";
-export const DELIVERY_QUEUE = "delivery";
+export const OUTBOUND_QUEUE = "outbound";
 
-export interface ComposeJob {
+/** One job per accepted message, from composing to a final status for every recipient. */
+export interface OutboundJob {
   messageId: string;
 }
-export interface DeliveryJob {
-  messageId: string;
-  /** Destination domain (lower-case ASCII). */
-  domain: string;
-  recipientIds: string[];
-}
+/** Claims of one message's job, crashes included; the queue lifetime ends it long before. */
+export const OUTBOUND_MAX_ATTEMPTS = 1000;
 
 export interface OutboundOptions {
   /** Delays between delivery attempts; default DESIGN.md §5 (tests shorten them). */
   retryScheduleMs?: readonly number[];
   /** How long a claimed job is held; renewed while it runs, so a crash frees it this soon. */
   leaseMs?: number;
-  composeConcurrency?: number;
-  deliveryConcurrency?: number;
+  /** Messages in progress at once (composing or delivering); default POSTHORN_DELIVERY_CONCURRENCY. */
+  concurrency?: number;
   pool?: Partial<Omit<SmtpPoolOptions, "log" | "heloName">>;
   /** How long MX answers are reused; 0 looks up every time. */
   mxCacheMs?: number;
@@ -56,9 +50,7 @@ export interface OutboundOptions {
 /** The unsubscribe token of a broadcast message: its id and a keyed signature. */
 export const unsubscribeToken = (secret: string, messageId: string): string => `${messageId}.${signValue(secret, "unsubscribe", messageId, 20)}`;
 
-const MAX_ATTEMPTS = 100_000;
-
-type ComposeRow = {
+type OutboundRow = {
   id: string;
   from_email: string;
   from_name: string;
@@ -71,6 +63,8 @@ type ComposeRow = {
   html: string | null;
   text: string | null;
   headers: string;
+  /** The composed, signed message; null until the first attempt stores it. */
+  raw: Uint8Array | null;
   route_type: string | null;
   domain: string | null;
   dkim_selector: string | null;
@@ -79,17 +73,12 @@ type ComposeRow = {
 };
 
 type RecipientRow = { id: string; email: string; status: string; attempts: number };
-type MessageInfo = { created_at: number; raw: Uint8Array | null; domain: string | null; return_path_host: string | null };
-
-function pendingRecipients(sqlite: Database, messageId: string): RecipientRow[] {
-  return stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ? AND status = 'pending' ORDER BY id")
-    .all(messageId);
-}
+type MessageInfo = { created_at: number; raw: Buffer; domain: string; return_path_host: string };
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
 
 /** What the composer needs for one message: the MIME input and the signing key. */
-function composeRequest(deps: Deps, row: ComposeRow): { input: ComposeInput; key: DkimKey } {
+function composeRequest(deps: Deps, row: OutboundRow): { input: ComposeInput; key: DkimKey } {
   const attachments = stmt<{ filename: string; content_type: string; content_id: string | null; content: Uint8Array }, [string]>(
     deps.sqlite,
     "SELECT filename, content_type, content_id, content FROM attachments WHERE message_id = ? ORDER BY id",
@@ -185,99 +174,77 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     },
   });
 
-  const compose = async (job: Job<ComposeJob>): Promise<JobOutcome> => {
+  /**
+   * One attempt at a message: compose and sign it the first time (stored as its raw source), put
+   * the attempt on record, then deliver to every destination domain of the recipients still
+   * without a final status. A retry or a re-run after a crash finds the raw source stored and
+   * goes straight to delivery.
+   */
+  const send = async (job: Job<OutboundJob>): Promise<JobOutcome> => {
     const { messageId } = job.payload;
-    const row = stmt<ComposeRow, [string]>(
+    const row = stmt<OutboundRow, [string]>(
       sqlite,
       `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
-       c.html, c.text, c.headers, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, d.return_path_host
+       c.html, c.text, c.headers, c.raw, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, d.return_path_host
        FROM messages m JOIN message_contents c ON c.message_id = m.id
        LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
        WHERE m.id = ?`,
     ).get(messageId);
     if (!row) return { type: "done" };
-    const recipients = pendingRecipients(sqlite, messageId);
-    if (recipients.length === 0) return { type: "done" };
+    const due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ? ORDER BY id")
+      .all(messageId)
+      .filter((r) => !FINAL_RECIPIENT_STATUSES.has(r.status));
+    if (due.length === 0) return { type: "done" };
     if (!row.domain || !row.dkim_private_key || !row.return_path_host) {
-      return failAll(recipients.map((r) => r.id), "The sending domain was removed before the message was sent.");
+      return failAll(due.map((r) => r.id), "The sending domain was removed before the message was sent.");
     }
     let raw: Buffer;
-    try {
-      const { input, key } = composeRequest(deps, row);
-      raw = await composer.compose(input, key);
-    } catch (err) {
-      if (err instanceof ComposerUnavailableError) throw err; // the runner retries the job
-      log.error("compose failed", { message: messageId, error: err instanceof Error ? err.message : String(err) });
-      return failAll(recipients.map((r) => r.id), `The message could not be composed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    return {
-      type: "done",
-      write: () => {
-        const now = Date.now();
-        stmt(sqlite, "UPDATE message_contents SET raw = ? WHERE message_id = ?").run(raw, messageId);
-        const byDomain = new Map<string, string[]>();
-        for (const r of recipients) {
-          changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "queued" }, now);
-          const d = domainOf(r.email);
-          const list = byDomain.get(d) ?? [];
-          list.push(r.id);
-          byDomain.set(d, list);
-        }
-        for (const [domain, recipientIds] of byDomain) {
-          queue.enqueue(DELIVERY_QUEUE, { messageId, domain, recipientIds } satisfies DeliveryJob, { maxAttempts: MAX_ATTEMPTS });
-        }
-      },
-    };
-  };
-
-  const deliver = async (job: Job<DeliveryJob>): Promise<JobOutcome> => {
-    const { messageId, recipientIds } = job.payload;
-    const msg = stmt<MessageInfo, [string]>(
-      sqlite,
-      `SELECT m.created_at, c.raw, d.domain, d.return_path_host FROM messages m JOIN message_contents c ON c.message_id = m.id
-       LEFT JOIN domains d ON d.id = m.domain_id WHERE m.id = ?`,
-    ).get(messageId);
-    if (!msg) return { type: "done" };
-    // One statement for any number of recipients (a variable IN list would be a new statement each time).
-    const wanted = new Set(recipientIds);
-    const due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ?")
-      .all(messageId)
-      .filter((r) => wanted.has(r.id) && !FINAL_RECIPIENT_STATUSES.has(r.status));
-    if (due.length === 0) return { type: "done" };
-    if (!msg.raw || !msg.domain || !msg.return_path_host) {
-      return failAll(due.map((r) => r.id), "The message source or its sending domain is missing.");
+    const composed = !row.raw;
+    if (row.raw) raw = Buffer.isBuffer(row.raw) ? row.raw : Buffer.from(row.raw);
+    else {
+      try {
+        const { input, key } = composeRequest(deps, row);
+        raw = await composer.compose(input, key);
+      } catch (err) {
+        if (err instanceof ComposerUnavailableError) throw err; // the runner retries the job
+        log.error("compose failed", { message: messageId, error: err instanceof Error ? err.message : String(err) });
+        return failAll(due.map((r) => r.id), `The message could not be composed: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
     // The attempt is on record before the first byte goes out: after a crash these recipients
     // are attempted again (at-least-once), never forgotten.
     await deps.writer.write(() => {
       const now = Date.now();
-      for (const r of due) changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "processed", attempted: true }, now);
+      if (composed) stmt(sqlite, "UPDATE message_contents SET raw = ? WHERE message_id = ?").run(raw, messageId);
+      for (const r of due) {
+        if (r.status === "pending") changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "queued" }, now);
+        changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "processed", attempted: true }, now);
+      }
     });
-    return attempt(job, due.map((r) => ({ ...r, attempts: r.attempts + 1 })), msg);
+    return attempt(due.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, raw, domain: row.domain, return_path_host: row.return_path_host });
   };
 
-  /** One delivery attempt for recipients already marked processed. */
-  const attempt = async (job: Job<DeliveryJob>, due: RecipientRow[], msg: MessageInfo): Promise<JobOutcome> => {
+  /** One delivery attempt for recipients already marked processed: each destination domain in parallel. */
+  const attempt = async (due: RecipientRow[], msg: MessageInfo): Promise<JobOutcome> => {
     const deadline = msg.created_at + config.queueLifetimeSeconds * 1000;
-    if (config.delivery === "sink") {
-      const reply: RemoteReply = { code: 250, enhanced_code: "2.0.0", message: "Accepted by the sink (POSTHORN_DELIVERY=sink); not sent" };
-      return {
-        type: "done",
-        write: () => {
-          const now = Date.now();
-          for (const r of due) changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "delivered", response: reply }, now);
-        },
-      };
-    }
-    const bounceDomain = bounceDomainOf({ domain: msg.domain!, returnPathHost: msg.return_path_host! });
-    const outcomes = await deliverer.deliver(
-      job.payload.domain,
-      due.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret(), r.id, bounceDomain) })),
-      Buffer.isBuffer(msg.raw) ? msg.raw : Buffer.from(msg.raw!),
-    );
     // The n-th attempt of a recipient waits the n-th step of the schedule.
     const attemptNo = Math.max(1, ...due.map((r) => r.attempts));
-    return outcomeOf(attemptNo, outcomes, deadline);
+    if (config.delivery === "sink") {
+      const reply: RemoteReply = { code: 250, enhanced_code: "2.0.0", message: "Accepted by the sink (POSTHORN_DELIVERY=sink); not sent" };
+      return outcomeOf(attemptNo, due.map((r) => ({ recipientId: r.id, email: r.email, verdict: "delivered", reply, host: null, suppress: false })), deadline);
+    }
+    const bounceDomain = bounceDomainOf({ domain: msg.domain, returnPathHost: msg.return_path_host });
+    const byDomain = new Map<string, RecipientRow[]>();
+    for (const r of due) {
+      const d = domainOf(r.email);
+      byDomain.set(d, [...(byDomain.get(d) ?? []), r]);
+    }
+    const outcomes = await Promise.all(
+      [...byDomain].map(([domain, rs]) =>
+        deliverer.deliver(domain, rs.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret(), r.id, bounceDomain) })), msg.raw),
+      ),
+    );
+    return outcomeOf(attemptNo, outcomes.flat(), deadline);
   };
 
   /** Records each recipient's result; schedules another attempt for the soft failures. */
@@ -311,7 +278,6 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     return { type: "retry", delayMs, error: summary.slice(0, 1000), write };
   };
 
-  runner.register<ComposeJob>(COMPOSE_QUEUE, leased(compose), { concurrency: opts.composeConcurrency ?? 32, leaseMs });
-  runner.register<DeliveryJob>(DELIVERY_QUEUE, leased(deliver), { concurrency: opts.deliveryConcurrency ?? config.deliveryConcurrency, leaseMs });
+  runner.register<OutboundJob>(OUTBOUND_QUEUE, leased(send), { concurrency: opts.concurrency ?? config.deliveryConcurrency, leaseMs });
   return pools;
 }

@@ -15,6 +15,27 @@ describe("storage", () => {
     expect(migrate(again)).toEqual([]);
   });
 
+  test("queued compose and delivery jobs of earlier versions become one outbound job per message", () => {
+    const path = join(tempDir(), "q.db");
+    const s = openStorage(path);
+    // Back to the state before migration 0003, with the old queues' jobs in it.
+    s.sqlite.query("DELETE FROM __posthorn_migrations WHERE tag >= '0003'").run();
+    const job = s.sqlite.query("INSERT INTO jobs (queue, payload, run_at, max_attempts, created_at) VALUES (?, ?, ?, ?, ?)");
+    job.run("compose", '{"messageId":"m1"}', 1, 1000, 1);
+    job.run("delivery", '{"messageId":"m2","domain":"a.test","recipientIds":["r1"]}', 5, 100000, 2);
+    job.run("delivery", '{"messageId":"m2","domain":"b.test","recipientIds":["r2"]}', 3, 100000, 2);
+    job.run("delivery", '{"messageId":"m1","domain":"a.test","recipientIds":["r3"]}', 9, 100000, 2);
+    job.run("webhook", '{"deliveryId":"w"}', 1, 25, 1);
+    expect(migrate(s.sqlite).map((t) => t.slice(0, 4))).toEqual(["0003"]);
+    const rows = s.sqlite.query<{ queue: string; payload: string; run_at: number }, []>("SELECT queue, payload, run_at FROM jobs ORDER BY id").all();
+    expect(rows).toEqual([
+      { queue: "outbound", payload: '{"messageId":"m1"}', run_at: 1 },
+      { queue: "webhook", payload: '{"deliveryId":"w"}', run_at: 1 },
+      { queue: "outbound", payload: '{"messageId":"m2"}', run_at: 3 },
+    ]);
+    s.close();
+  });
+
   test("every connection has WAL, synchronous=FULL and foreign keys", () => {
     const db = openDatabase(join(tempDir(), "p.db"));
     expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });

@@ -17,7 +17,7 @@ const count = (table: string) => app.deps.sqlite.query<{ n: number }, []>(`SELEC
 
 describe("POST /v1/send", () => {
   beforeEach(freshApp);
-  test("202 with message_id and status pending; message, recipients and compose job stored", async () => {
+  test("202 with message_id and status pending; message, recipients and its outbound job stored", async () => {
     const res = await send(valid({ from: `Hello Team <hello@${DOMAIN}>`, cc: ["C <c@dest.example>"], bcc: ["b@dest.example"], tag: "welcome mail_1-x", metadata: { user: "42" } }));
     expect(res.status).toBe(202);
     expect(res.json).toEqual({ message_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: "pending" });
@@ -39,7 +39,7 @@ describe("POST /v1/send", () => {
       { email: "b@dest.example", kind: "bcc", status: "pending" },
       { email: "c@dest.example", kind: "cc", status: "pending" },
     ]);
-    expect(app.deps.queue.depth("compose")).toBe(1);
+    expect(app.deps.queue.depth("outbound")).toBe(1);
   });
 
   test("the project token is required; a team token is not a sending token", async () => {
@@ -115,7 +115,7 @@ describe("POST /v1/send", () => {
     const all = await send(valid({ to: ["t@dest.example"] }));
     expect(all.status).toBe(202);
     expect(all.json.status).toBe("suppressed");
-    expect(app.deps.queue.depth("compose")).toBe(1); // only the partial one goes on
+    expect(app.deps.queue.depth("outbound")).toBe(1); // only the partial one goes on
     // A route suppression applies to that route only.
     const other = await send(valid({ to: ["r@dest.example"], route: "broadcast" }));
     expect(other.json.status).toBe("pending");

@@ -26,7 +26,7 @@ async function sendOne(to: string): Promise<string> {
 const jobRow = (messageId: string) =>
   h.deps.sqlite
     .query<{ run_at: number; attempts: number; last_error: string | null }, [string]>(
-      "SELECT run_at, attempts, last_error FROM jobs WHERE queue = 'delivery' AND json_extract(payload, '$.messageId') = ?",
+      "SELECT run_at, attempts, last_error FROM jobs WHERE queue = 'outbound' AND json_extract(payload, '$.messageId') = ?",
     )
     .get(messageId);
 

@@ -73,7 +73,7 @@ describe("SMTP submission", () => {
       { email: "ann@example.net", kind: "to" },
     ]);
     expect(eventBodies(app.deps, "message.created").some((e) => e.data.message_id === id)).toBe(true);
-    expect(app.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'compose'").get()!.n).toBeGreaterThan(0);
+    expect(app.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'outbound'").get()!.n).toBeGreaterThan(0);
 
     // The client lost our 250 and sends the same message again with the same key: accepted once.
     const again = await send({

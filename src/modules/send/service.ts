@@ -13,7 +13,7 @@ import { changeRecipientStatus, suppressedAmong, type MessageStatus } from "../.
 import { publishEvent } from "../../events/publish.ts";
 import { isUuid, newId, sha256Hex } from "../../ids.ts";
 import { parseAddress, type ParsedAddress } from "../../mail/address.ts";
-import { COMPOSE_QUEUE, type ComposeJob } from "../../mail/jobs.ts";
+import { OUTBOUND_MAX_ATTEMPTS, OUTBOUND_QUEUE, type OutboundJob } from "../../mail/jobs.ts";
 import { stmt } from "../../db/statements.ts";
 import { LIMITS } from "./limits.ts";
 
@@ -521,7 +521,7 @@ function storeMessages(deps: Deps, principal: SendPrincipal, emails: PreparedEma
         status = changeRecipientStatus(sqlite, queue, { recipientId: recipientIds[j]!, status: "suppressed", details: { reason: "suppressed" } }, now);
       } else sendable++;
     });
-    if (sendable > 0) queue.enqueue(COMPOSE_QUEUE, { messageId: id } satisfies ComposeJob, { maxAttempts: 1000 });
+    if (sendable > 0) queue.enqueue(OUTBOUND_QUEUE, { messageId: id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });
     return { message_id: id, status: (sendable > 0 ? "pending" : status) as MessageStatus };
   });
 }
