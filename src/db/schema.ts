@@ -207,6 +207,18 @@ export const recipients = sqliteTable("recipients", {
   createdAt: ts("created_at").notNull(),
 }, (t) => [index("recipients_message").on(t.messageId), index("recipients_email").on(t.email)]);
 
+/**
+ * A remote server's acceptance of a recipient that its job has not recorded yet: written the
+ * instant the 250 arrives (Writer.commitNow) and removed when the outcome commits with the job.
+ * A job re-run after a crash records these rather than sending the message again.
+ */
+export const deliveryReceipts = sqliteTable("delivery_receipts", {
+  recipientId: text("recipient_id").primaryKey().references(() => recipients.id, { onDelete: "cascade" }),
+  reply: json<{ code: number | null; enhanced_code: string | null; message: string }>("reply").notNull(),
+  host: text("host"),
+  createdAt: ts("created_at").notNull(),
+});
+
 /** A message's history: one row per status change or engagement. */
 export const messageEvents = sqliteTable("message_events", {
   id: text("id").primaryKey(),

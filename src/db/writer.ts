@@ -21,7 +21,7 @@ export class Writer {
   private stopped = false;
   private lastCommitAt = 0;
   private lastCommitMs = 0;
-  private readonly tx: Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo", Statement>;
+  private readonly tx: Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo" | "syncNormal" | "syncFull", Statement>;
   /** Commits made and writes they carried, for tests and metrics. */
   readonly stats = { commits: 0, writes: 0, largestBatch: 0 };
 
@@ -38,6 +38,8 @@ export class Writer {
       savepoint: sqlite.prepare("SAVEPOINT w"),
       release: sqlite.prepare("RELEASE w"),
       rollbackTo: sqlite.prepare("ROLLBACK TO w"),
+      syncNormal: sqlite.prepare("PRAGMA synchronous = NORMAL"),
+      syncFull: sqlite.prepare("PRAGMA synchronous = FULL"),
     };
   }
 
@@ -53,6 +55,32 @@ export class Writer {
         else setImmediate(() => this.flush());
       }
     });
+  }
+
+  /**
+   * Runs `work` in a transaction of its own, committed at once and without an fsync: it is in the
+   * log (and survives the process being killed) as soon as this returns, and on disk once the
+   * next group commit syncs the log. For the few records whose value is in being written the
+   * instant something happens, not in being acknowledged (a remote server's 250). Runs between
+   * group commits, since JavaScript never interleaves with flush().
+   */
+  commitNow<T>(work: () => T): T {
+    if (this.stopped) throw new Error("writer is stopped");
+    // NORMAL, not OFF: a checkpoint this commit may trigger still syncs the log and the database.
+    this.tx.syncNormal.run();
+    try {
+      this.tx.begin.run();
+      try {
+        const value = work();
+        this.tx.commit.run();
+        return value;
+      } catch (err) {
+        this.tx.rollback.run();
+        throw err;
+      }
+    } finally {
+      this.tx.syncFull.run();
+    }
   }
 
   /** Commits everything queued now. Safe to call at any time; used at shutdown. */

@@ -60,7 +60,15 @@ export class Deliverer {
   constructor(
     private readonly deps: Deps,
     private readonly pools: SmtpPools,
-    private readonly opts: { mxCacheMs: number },
+    private readonly opts: {
+      mxCacheMs: number;
+      /**
+       * Called the moment a server accepts a recipient (2xx after DATA), before deliver()
+       * returns and long before the outcome commits with the job: where a crash-proof record of
+       * the acceptance is made.
+       */
+      onAccepted?: (outcome: RecipientOutcome) => void;
+    },
   ) {
     this.relay = deps.config.delivery === "relay" && deps.config.relayUrl ? relayTargetOf(deps.config.relayUrl) : null;
   }
@@ -103,7 +111,7 @@ export class Deliverer {
           for (const ip of ips) {
             const target: SmtpTarget = { host: ip, port: this.deps.config.mxPort, servername: host.name };
             const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, raw);
-            if (outcome.kind === "reply") return this.fromReply(r, outcome, host.name, false);
+            if (outcome.kind === "reply") return this.answered(this.fromReply(r, outcome, host.name, false));
             last = { ...outcome.reply, message: `${host.name} [${ip}]: ${outcome.reply.message}` };
           }
         }
@@ -129,7 +137,7 @@ export class Deliverer {
     return Promise.all(
       recipients.map(async (r) => {
         const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, raw);
-        if (outcome.kind === "reply") return this.fromReply(r, outcome, relay.host, true);
+        if (outcome.kind === "reply") return this.answered(this.fromReply(r, outcome, relay.host, true));
         return {
           recipientId: r.id,
           email: r.email,
@@ -140,6 +148,11 @@ export class Deliverer {
         };
       }),
     );
+  }
+
+  private answered(outcome: RecipientOutcome): RecipientOutcome {
+    if (outcome.verdict === "delivered") this.opts.onAccepted?.(outcome);
+    return outcome;
   }
 
   /**

@@ -126,7 +126,19 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   const pools = new SmtpPools({ heloName: config.hostname, log, ...opts.pool });
   const composer = new Composer(opts.composeThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)), log);
   void closeOutbound(deps);
-  const deliverer = new Deliverer(deps, pools, { mxCacheMs: opts.mxCacheMs ?? 60_000 });
+  // A 250 is on record the instant it arrives, so that a crash before the job's outcome commits
+  // does not send the message again (see send()). Best effort: the outcome write records it anyway.
+  const receive = (o: RecipientOutcome) => {
+    try {
+      deps.writer.commitNow(() =>
+        stmt(sqlite, "INSERT INTO delivery_receipts (recipient_id, reply, host, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (recipient_id) DO NOTHING")
+          .run(o.recipientId, JSON.stringify(o.reply), o.host, Date.now()),
+      );
+    } catch (err) {
+      log.warn("delivery receipt not written", { recipient: o.recipientId, error: err instanceof Error ? err.message : String(err) });
+    }
+  };
+  const deliverer = new Deliverer(deps, pools, { mxCacheMs: opts.mxCacheMs ?? 60_000, onAccepted: receive });
   let secret: string | null = null;
   const verpSecret = () => (secret ??= serverSecret(sqlite));
 
@@ -191,10 +203,28 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
        WHERE m.id = ?`,
     ).get(messageId);
     if (!row) return { type: "done" };
-    const due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ? ORDER BY id")
+    let due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ? ORDER BY id")
       .all(messageId)
       .filter((r) => !FINAL_RECIPIENT_STATUSES.has(r.status));
     if (due.length === 0) return { type: "done" };
+    // Recipients a server accepted just before a crash cut the last run short: recorded, not sent again.
+    const receipts = stmt<{ recipient_id: string; reply: string; host: string | null }, [string]>(
+      sqlite,
+      "SELECT recipient_id, reply, host FROM delivery_receipts WHERE recipient_id IN (SELECT id FROM recipients WHERE message_id = ?)",
+    ).all(messageId);
+    if (receipts.length > 0) {
+      const accepted = new Set(receipts.map((rc) => rc.recipient_id));
+      const done = due.filter((r) => accepted.has(r.id));
+      await deps.writer.write(() => {
+        const at = Date.now();
+        for (const r of done) {
+          const rc = receipts.find((x) => x.recipient_id === r.id)!;
+          recordDelivered({ recipientId: r.id, email: r.email, verdict: "delivered", reply: JSON.parse(rc.reply) as RemoteReply, host: rc.host, suppress: false }, at);
+        }
+      });
+      due = due.filter((r) => !accepted.has(r.id));
+      if (due.length === 0) return { type: "done" };
+    }
     if (!row.domain || !row.dkim_private_key || !row.return_path_host) {
       return failAll(due.map((r) => r.id), "The sending domain was removed before the message was sent.");
     }
@@ -248,6 +278,11 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   };
 
   /** Records each recipient's result; schedules another attempt for the soft failures. */
+  const recordDelivered = (o: RecipientOutcome, at: number) => {
+    changeRecipientStatus(sqlite, queue, { recipientId: o.recipientId, status: "delivered", response: o.reply, details: { mx: o.host ?? null } }, at);
+    stmt(sqlite, "DELETE FROM delivery_receipts WHERE recipient_id = ?").run(o.recipientId);
+  };
+
   const outcomeOf = (attemptNo: number, outcomes: RecipientOutcome[], deadline: number): JobOutcome => {
     const now = Date.now();
     const soft = outcomes.filter((o) => o.verdict === "soft");
@@ -258,7 +293,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       const at = Date.now();
       for (const o of outcomes) {
         const base = { recipientId: o.recipientId, response: o.reply, details: { mx: o.host ?? null } };
-        if (o.verdict === "delivered") changeRecipientStatus(sqlite, queue, { ...base, status: "delivered" }, at);
+        if (o.verdict === "delivered") recordDelivered(o, at);
         else if (o.verdict === "hard") {
           changeRecipientStatus(sqlite, queue, { ...base, status: "hard_bounced", suppress: o.suppress ? "hard_bounce" : null }, at);
         } else if (expired) {

@@ -20,13 +20,14 @@ describe("storage", () => {
     const s = openStorage(path);
     // Back to the state before migration 0003, with the old queues' jobs in it.
     s.sqlite.query("DELETE FROM __posthorn_migrations WHERE tag >= '0003'").run();
+    s.sqlite.exec("DROP TABLE delivery_receipts");
     const job = s.sqlite.query("INSERT INTO jobs (queue, payload, run_at, max_attempts, created_at) VALUES (?, ?, ?, ?, ?)");
     job.run("compose", '{"messageId":"m1"}', 1, 1000, 1);
     job.run("delivery", '{"messageId":"m2","domain":"a.test","recipientIds":["r1"]}', 5, 100000, 2);
     job.run("delivery", '{"messageId":"m2","domain":"b.test","recipientIds":["r2"]}', 3, 100000, 2);
     job.run("delivery", '{"messageId":"m1","domain":"a.test","recipientIds":["r3"]}', 9, 100000, 2);
     job.run("webhook", '{"deliveryId":"w"}', 1, 25, 1);
-    expect(migrate(s.sqlite).map((t) => t.slice(0, 4))).toEqual(["0003"]);
+    expect(migrate(s.sqlite).map((t) => t.slice(0, 4))).toEqual(["0003", "0004"]);
     const rows = s.sqlite.query<{ queue: string; payload: string; run_at: number }, []>("SELECT queue, payload, run_at FROM jobs ORDER BY id").all();
     expect(rows).toEqual([
       { queue: "outbound", payload: '{"messageId":"m1"}', run_at: 1 },
@@ -41,6 +42,21 @@ describe("storage", () => {
     expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
     expect(db.query("PRAGMA synchronous").get()).toEqual({ synchronous: 2 });
     expect(db.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
+  });
+
+  test("commitNow commits at once, outside the group commit, and leaves the connection at synchronous=FULL", () => {
+    const path = join(tempDir(), "n.db");
+    const s = openStorage(path);
+    s.sqlite.exec("CREATE TABLE t (v INTEGER NOT NULL UNIQUE)");
+    const writer = new Writer(s.sqlite);
+    writer.commitNow(() => s.sqlite.query("INSERT INTO t (v) VALUES (1)").run());
+    const other = openDatabase(path);
+    expect(other.query("SELECT v FROM t").all()).toEqual([{ v: 1 }]); // visible to another connection: committed
+    expect(() => writer.commitNow(() => s.sqlite.query("INSERT INTO t (v) VALUES (1)").run())).toThrow();
+    expect(s.sqlite.query("PRAGMA synchronous").get()).toEqual({ synchronous: 2 });
+    expect(writer.stats.commits).toBe(0);
+    other.close();
+    s.close();
   });
 
   test("concurrent writes share commits; a failing write is rolled back alone", async () => {

@@ -58,6 +58,29 @@ test("451 after DATA, then 250: retried and delivered once", async () => {
   h.sink.onData = null;
 });
 
+test("a 250 is on record at once: a job re-run after a crash takes the receipt and does not send again", async () => {
+  h.routeToSink("receipt.test");
+  const id = await sendOne("r@receipt.test");
+  await h.waitForStatus(id, ["delivered"]);
+  const copies = () => h.sink.received.filter((m) => m.raw.includes(id)).length;
+  expect(copies()).toBe(1);
+  const receipts = () => h.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM delivery_receipts").get()!.n;
+  expect(receipts()).toBe(0); // the outcome's commit removed it
+  // What a crash between the 250 and the outcome's commit leaves: the recipient processed, its
+  // receipt written, the job still queued.
+  const rid = h.recipients(id)[0]!.id;
+  h.deps.sqlite.query("UPDATE recipients SET status = 'processed' WHERE id = ?").run(rid);
+  h.deps.sqlite
+    .query("INSERT INTO delivery_receipts (recipient_id, reply, host, created_at) VALUES (?, ?, 'mx.sink.test', ?)")
+    .run(rid, JSON.stringify({ code: 250, enhanced_code: "2.0.0", message: "Ok: queued as R1" }), Date.now());
+  h.deps.queue.enqueue("outbound", { messageId: id }, { maxAttempts: 1000 });
+  await waitFor(() => h.recipients(id)[0]!.status === "delivered" && receipts() === 0);
+  expect(copies()).toBe(1);
+  const last = h.history(id).at(-1)!;
+  expect(last.status).toBe("delivered");
+  expect(last.data.response).toEqual({ code: 250, enhanced_code: "2.0.0", message: "Ok: queued as R1" });
+});
+
 test("a remote's 'try again in N' sets the next attempt", async () => {
   h.routeToSink("slow.test");
   h.sink.onRcpt = (address) => (address === "later@slow.test" ? { code: 450, message: "4.2.0 Mailbox busy, try again in 30 seconds" } : null);
