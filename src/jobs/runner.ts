@@ -30,6 +30,8 @@ type Lane = {
   timer: Timer | null;
   pumping: boolean;
   again: boolean;
+  /** A pump is scheduled for the next turn (see release in run). */
+  refill: boolean;
 };
 
 /** Runs handlers for queued jobs with bounded concurrency per queue. */
@@ -53,6 +55,7 @@ export class JobRunner {
       timer: null,
       pumping: false,
       again: false,
+      refill: false,
     });
     return this;
   }
@@ -137,11 +140,18 @@ export class JobRunner {
       });
     // The slot is freed as soon as the handler settles: the job stays leased until its outcome
     // commits, so it cannot be claimed twice, and the next claim shares that commit.
+    // Refilled on the next turn, once every handler that settled in this one has freed its slot:
+    // one claim for all of them, in the same commit as their outcomes.
     const release = () => {
       lane.inflight--;
       for (const r of this.idle) r();
       this.idle.clear();
-      void this.pump(lane);
+      if (lane.refill) return;
+      lane.refill = true;
+      setImmediate(() => {
+        lane.refill = false;
+        void this.pump(lane);
+      });
     };
 
     lane
