@@ -118,7 +118,7 @@ export async function closeOutbound(deps: Deps): Promise<void> {
   r.composer.close();
 }
 
-/** Registers the compose and delivery queues. Returns the pools (tests read their stats). */
+/** Registers the outbound queue. Returns the pools (tests read their stats). */
 export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: OutboundOptions = {}): SmtpPools {
   const { sqlite, queue, config, log } = deps;
   const leaseMs = opts.leaseMs ?? 10_000;

@@ -360,7 +360,7 @@ type WriteResult = { replay: AcceptedMessage[] } | { accepted: AcceptedMessage[]
  * ValidationError (keys prefixed by the item index when `opts.batch`) and nothing is stored.
  *
  * When the returned promise resolves, the messages, their recipients, the message.created
- * events and the compose jobs are committed (synchronous=FULL, one group commit shared with
+ * events and their outbound jobs are committed (synchronous=FULL, one group commit shared with
  * concurrent requests). Recipients suppressed for the team, project or route are recorded as
  * suppressed and not sent to; a message with no one left is `suppressed`.
  *
