@@ -58,6 +58,23 @@ test("451 after DATA, then 250: retried and delivered once", async () => {
   h.sink.onData = null;
 });
 
+test("several destination domains: each gets its copy on the first attempt; a retry goes only to the one that deferred", async () => {
+  h.routeToSink("first.test");
+  h.routeToSink("second.test");
+  let refusals = 0;
+  h.sink.onRcpt = (address) => (address === "b@second.test" && refusals++ === 0 ? { code: 451, message: "4.7.1 Try again later" } : null);
+  const res = await h.send(mail("a@first.test", { cc: ["b@second.test"] }));
+  const id = res.json.message_id;
+  expect(await h.waitForStatus(id, ["delivered"])).toBe("delivered");
+  const copies = (rcpt: string) => h.sink.received.filter((m) => m.raw.includes(id) && m.to.includes(rcpt)).length;
+  expect([copies("a@first.test"), copies("b@second.test")]).toEqual([1, 1]);
+  expect(h.recipients(id).map((r) => [r.email, r.status, r.attempts])).toEqual([
+    ["a@first.test", "delivered", 1],
+    ["b@second.test", "delivered", 2],
+  ]);
+  h.sink.onRcpt = null;
+});
+
 test("a 250 is on record at once: a job re-run after a crash takes the receipt and does not send again", async () => {
   h.routeToSink("receipt.test");
   const id = await sendOne("r@receipt.test");
