@@ -102,6 +102,7 @@ type RecipientRow = {
   message_id: string;
   email: string;
   status: string;
+  attempts: number;
   team_id: string;
   route_id: string | null;
   project_id: string | null;
@@ -117,7 +118,7 @@ type RecipientRow = {
  * Returns the message's status afterwards.
  */
 export function changeRecipientStatus(sqlite: Database, queue: JobQueue, change: RecipientChange, now = Date.now()): string {
-  const r = stmt<RecipientRow, [string]>(sqlite, `SELECT r.id, r.message_id, r.email, r.status, m.team_id, m.route_id, m.project_id, m.tag, m.metadata, m.status AS message_status
+  const r = stmt<RecipientRow, [string]>(sqlite, `SELECT r.id, r.message_id, r.email, r.status, r.attempts, m.team_id, m.route_id, m.project_id, m.tag, m.metadata, m.status AS message_status
        FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ?`)
     .get(change.recipientId);
   if (!r) throw new Error(`recipient ${change.recipientId} not found`);
@@ -146,7 +147,10 @@ export function changeRecipientStatus(sqlite: Database, queue: JobQueue, change:
     stmt(sqlite, "UPDATE messages SET status = ?, status_changed_at = ?, updated_at = ? WHERE id = ?").run(aggregate, now, now, r.message_id);
   }
 
-  if (kind) {
+  // message.sent goes out once per recipient, at its first attempt; a retry's "processed" is in
+  // the history only.
+  const retried = change.status === "processed" && r.attempts > 0;
+  if (kind && !retried) {
     publishEvent(sqlite, queue, { teamId: r.team_id, routeId: r.route_id, messageId: r.message_id, kind, data: eventData }, now);
   }
   if (change.status === "soft_bounced" || change.status === "hard_bounced") {

@@ -43,6 +43,7 @@ test("451 at RCPT, then 250: soft_bounced, retried, delivered", async () => {
   expect(bounce.data.next_attempt_at).toBeString();
   expect(h.recipients(id)[0]!.attempts).toBe(2);
   const events = h.deps.sqlite.query<{ kind: string; body: string }, [string]>("SELECT kind, body FROM events WHERE message_id = ?").all(id);
+  expect(events.filter((e) => e.kind === "message.sent").length).toBe(1); // the retry is in the history only
   const bounced = events.find((e) => e.kind === "message.bounced")!;
   expect(JSON.parse(bounced.body).data.bounce_type).toBe("soft");
   h.sink.onRcpt = null;
