@@ -207,11 +207,14 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       .all(messageId)
       .filter((r) => !FINAL_RECIPIENT_STATUSES.has(r.status));
     if (due.length === 0) return { type: "done" };
-    // Recipients a server accepted just before a crash cut the last run short: recorded, not sent again.
-    const receipts = stmt<{ recipient_id: string; reply: string; host: string | null }, [string]>(
-      sqlite,
-      "SELECT recipient_id, reply, host FROM delivery_receipts WHERE recipient_id IN (SELECT id FROM recipients WHERE message_id = ?)",
-    ).all(messageId);
+    // Recipients a server accepted just before a crash cut the last run short: recorded, not sent
+    // again. Only a message already composed (and so sent before) can have any.
+    const receipts = row.raw
+      ? stmt<{ recipient_id: string; reply: string; host: string | null }, [string]>(
+          sqlite,
+          "SELECT recipient_id, reply, host FROM delivery_receipts WHERE recipient_id IN (SELECT id FROM recipients WHERE message_id = ?)",
+        ).all(messageId)
+      : [];
     if (receipts.length > 0) {
       const accepted = new Set(receipts.map((rc) => rc.recipient_id));
       const done = due.filter((r) => accepted.has(r.id));
