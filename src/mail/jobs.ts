@@ -6,6 +6,7 @@
  * queue lifetime; a retry finds the raw source stored and only delivers. Every status change goes
  * through changeRecipientStatus and commits together with the job's fate.
  */
+import type { Database } from "bun:sqlite";
 import { availableParallelism } from "node:os";
 import type { Deps } from "../context.ts";
 import type { Address } from "../db/schema.ts";
@@ -71,6 +72,38 @@ type OutboundRow = {
   dkim_private_key: string | null;
   return_path_host: string | null;
 };
+
+/**
+ * Everything an attempt needs, read by primary key table by table: as one four-table join it
+ * took ~70 µs a message in the delivery benchmark, ~43 µs this way (see recipientWithMessage).
+ */
+function outboundRow(sqlite: Database, messageId: string): OutboundRow | null {
+  const m = stmt<Omit<OutboundRow, "html" | "text" | "headers" | "raw" | "route_type" | "domain" | "dkim_selector" | "dkim_private_key" | "return_path_host"> & { route_id: string | null; domain_id: string | null }, [string]>(
+    sqlite,
+    `SELECT id, from_email, from_name, subject, "to", cc, reply_to, message_id_header, created_at, route_id, domain_id FROM messages WHERE id = ?`,
+  ).get(messageId);
+  if (!m) return null;
+  const c = stmt<Pick<OutboundRow, "html" | "text" | "headers" | "raw">, [string]>(sqlite, "SELECT html, text, headers, raw FROM message_contents WHERE message_id = ?")
+    .get(messageId);
+  if (!c) return null;
+  const route = m.route_id ? stmt<{ route_type: string }, [string]>(sqlite, "SELECT route_type FROM routes WHERE id = ?").get(m.route_id) : null;
+  const d = m.domain_id
+    ? stmt<Pick<OutboundRow, "domain" | "dkim_selector" | "dkim_private_key" | "return_path_host">, [string]>(
+        sqlite,
+        "SELECT domain, dkim_selector, dkim_private_key, return_path_host FROM domains WHERE id = ?",
+      ).get(m.domain_id)
+    : null;
+  const { route_id: _route, domain_id: _domain, ...message } = m;
+  return {
+    ...message,
+    ...c,
+    route_type: route?.route_type ?? null,
+    domain: d?.domain ?? null,
+    dkim_selector: d?.dkim_selector ?? null,
+    dkim_private_key: d?.dkim_private_key ?? null,
+    return_path_host: d?.return_path_host ?? null,
+  };
+}
 
 type RecipientRow = { id: string; email: string; status: string; attempts: number };
 type MessageInfo = { created_at: number; raw: Buffer; domain: string; return_path_host: string };
@@ -194,14 +227,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
    */
   const send = async (job: Job<OutboundJob>): Promise<JobOutcome> => {
     const { messageId } = job.payload;
-    const row = stmt<OutboundRow, [string]>(
-      sqlite,
-      `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
-       c.html, c.text, c.headers, c.raw, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, d.return_path_host
-       FROM messages m JOIN message_contents c ON c.message_id = m.id
-       LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
-       WHERE m.id = ?`,
-    ).get(messageId);
+    const row = outboundRow(sqlite, messageId);
     if (!row) return { type: "done" };
     let due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ? ORDER BY id")
       .all(messageId)
