@@ -114,7 +114,7 @@ const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLo
 function composeRequest(deps: Deps, row: OutboundRow): { input: ComposeInput; key: DkimKey } {
   const attachments = stmt<{ filename: string; content_type: string; content_id: string | null; content: Uint8Array }, [string]>(
     deps.sqlite,
-    "SELECT filename, content_type, content_id, content FROM attachments WHERE message_id = ? ORDER BY id",
+    "SELECT filename, content_type, content_id, content FROM attachments WHERE message_id = ? ORDER BY rowid",
   ).all(row.id)
     .map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: Buffer.from(a.content) }));
   const input: ComposeInput = {
@@ -229,7 +229,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     const { messageId } = job.payload;
     const row = outboundRow(sqlite, messageId);
     if (!row) return { type: "done" };
-    let due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ? ORDER BY id")
+    let due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ? ORDER BY rowid")
       .all(messageId)
       .filter((r) => !FINAL_RECIPIENT_STATUSES.has(r.status));
     if (due.length === 0) return { type: "done" };
