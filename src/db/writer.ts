@@ -8,20 +8,24 @@ type Pending = { work: () => unknown; resolve: (v: unknown) => void; reject: (e:
  * after that commit. Each write runs inside its own savepoint, so one failing write is rolled
  * back and rejected alone while the others commit.
  *
- * Under load, commits are paced: a flush comes `commitIntervalMs` after the previous commit ended,
- * so the writes of several turns share one commit (fewer fsyncs, and each page the batch touches
- * written once), or as soon as `flushAt` writes are waiting: then every caller of a closed loop
- * (claim → run → complete, 64 clients each awaiting its send) is waiting on this commit, and
- * waiting longer would only idle them. An idle writer flushes on the next turn.
+ * Commits are paced by load: a flush comes 0.25 ms per write the previous commit carried (at most
+ * `commitIntervalMs`) after that commit ended, so under load the writes of several turns share
+ * one commit (fewer fsyncs, and each page the batch touches written once) while a lightly loaded
+ * writer flushes almost at once. It flushes at once when `flushAt` writes are waiting: then every
+ * caller of a closed loop (claim → run → complete, 64 clients each awaiting its send) is waiting
+ * on this commit, and waiting longer would only idle them.
  *
  * Work functions are synchronous by design: bun:sqlite transactions must never await.
  */
+const PACE_MS_PER_WRITE = 0.25;
+
 export class Writer {
   private queue: Pending[] = [];
   private scheduled = false;
   private timer: Timer | null = null;
   private stopped = false;
   private lastCommitAt = 0;
+  private lastBatch = 0;
   private readonly tx: Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo" | "syncNormal" | "syncFull", Statement>;
   /** Commits made and writes they carried, for tests and metrics. */
   readonly stats = { commits: 0, writes: 0, largestBatch: 0 };
@@ -52,7 +56,8 @@ export class Writer {
       this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        const wait = this.lastCommitAt + this.commitIntervalMs - performance.now();
+        const pace = Math.min(this.commitIntervalMs, this.lastBatch * PACE_MS_PER_WRITE);
+        const wait = this.lastCommitAt + pace - performance.now();
         if (wait > 0) this.timer = setTimeout(() => this.flush(), wait);
         else setImmediate(() => this.flush());
       } else if (this.timer && this.queue.length >= this.flushAt) {
@@ -112,6 +117,7 @@ export class Writer {
         }
         this.tx.commit.run();
         this.lastCommitAt = performance.now();
+        this.lastBatch = batch.length;
       } catch (err) {
         try {
           this.tx.rollback.run();
