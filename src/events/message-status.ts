@@ -97,7 +97,8 @@ export interface RecipientChange {
   attempted?: boolean;
 }
 
-type RecipientRow = {
+/** A recipient with what status changes and reports need of its message. */
+export type RecipientWithMessage = {
   id: string;
   message_id: string;
   email: string;
@@ -112,21 +113,22 @@ type RecipientRow = {
 };
 
 /**
- * The recipient and what the change needs of its message, as two lookups by primary key: with
- * the SQLite bundled in Bun (3.54.1) the same as one join took several times longer (~1.5 µs per
- * lookup against 6–15 µs for the join, measured), and this runs for every status change.
+ * The recipient and what a change needs of its message (null when the recipient is gone), as two
+ * lookups by primary key: with the SQLite bundled in Bun (3.54.1) the same as one join took
+ * several times longer (~1.5 µs per lookup against 6–15 µs for the join, measured), and this runs
+ * for every status change.
  */
-function recipientWithMessage(sqlite: Database, recipientId: string): RecipientRow {
-  const rcpt = stmt<Pick<RecipientRow, "id" | "message_id" | "email" | "status" | "attempts">, [string]>(
+export function recipientWithMessage(sqlite: Database, recipientId: string): RecipientWithMessage | null {
+  const rcpt = stmt<Pick<RecipientWithMessage, "id" | "message_id" | "email" | "status" | "attempts">, [string]>(
     sqlite,
     "SELECT id, message_id, email, status, attempts FROM recipients WHERE id = ?",
   ).get(recipientId);
-  if (!rcpt) throw new Error(`recipient ${recipientId} not found`);
-  const m = stmt<Pick<RecipientRow, "team_id" | "route_id" | "project_id" | "tag" | "metadata"> & { status: string }, [string]>(
+  if (!rcpt) return null;
+  const m = stmt<Pick<RecipientWithMessage, "team_id" | "route_id" | "project_id" | "tag" | "metadata"> & { status: string }, [string]>(
     sqlite,
     "SELECT team_id, route_id, project_id, tag, metadata, status FROM messages WHERE id = ?",
   ).get(rcpt.message_id);
-  if (!m) throw new Error(`message ${rcpt.message_id} not found`);
+  if (!m) return null;
   return { ...rcpt, team_id: m.team_id, route_id: m.route_id, project_id: m.project_id, tag: m.tag, metadata: m.metadata, message_status: m.status };
 }
 
@@ -138,6 +140,7 @@ function recipientWithMessage(sqlite: Database, recipientId: string): RecipientR
  */
 export function changeRecipientStatus(sqlite: Database, queue: JobQueue, change: RecipientChange, now = Date.now()): string {
   const r = recipientWithMessage(sqlite, change.recipientId);
+  if (!r) throw new Error(`recipient ${change.recipientId} not found`);
 
   stmt(sqlite, `UPDATE recipients SET status = ?, status_changed_at = ?, attempts = attempts + ?, last_response = coalesce(?, last_response) WHERE id = ?`)
     .run(change.status, now, change.attempted ? 1 : 0, change.response ? JSON.stringify(change.response) : null, r.id);

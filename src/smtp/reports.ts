@@ -9,7 +9,7 @@ import { stmt } from "../db/statements.ts";
 import { createHash } from "node:crypto";
 import type { ParsedMail, SimpleParserOptions } from "mailparser";
 import { loadMailparser } from "../mail/libraries.ts";
-import { changeRecipientStatus } from "../events/message-status.ts";
+import { changeRecipientStatus, recipientWithMessage } from "../events/message-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { newId } from "../ids.ts";
 import type { JobQueue } from "../jobs/queue.ts";
@@ -64,8 +64,6 @@ export async function analyzeReport(raw: Buffer, envelopeFrom: string | null): P
   return { ...meta, kind: "unrecognized" };
 }
 
-type RecipientRow = { id: string; email: string; status: string; message_id: string; team_id: string; route_id: string | null; tag: string | null; metadata: string };
-
 /** Statuses a delay may overwrite: the message is still on its way somewhere. */
 const SOFT_FROM = new Set(["pending", "queued", "processed", "delivered", "soft_bounced"]);
 /** Statuses a permanent failure may overwrite (asynchronous bounces come after "delivered"). */
@@ -79,9 +77,7 @@ export type ReportOutcome = "hard_bounced" | "soft_bounced" | "spam_complaint" |
  * bytes) changes nothing the second time, and a bounce never counts twice for a recipient.
  */
 export function applyReport(sqlite: Database, queue: JobQueue, recipientId: string, a: ReportAnalysis, now = Date.now()): ReportOutcome {
-  const r = stmt<RecipientRow, [string]>(sqlite, `SELECT r.id, r.email, r.status, r.message_id, m.team_id, m.route_id, m.tag, m.metadata
-       FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ?`)
-    .get(recipientId);
+  const r = recipientWithMessage(sqlite, recipientId);
   if (!r) return "recipient_gone";
   const seen = stmt<{ one: number }, [string, string, string]>(sqlite, "SELECT 1 AS one FROM message_events WHERE message_id = ? AND recipient_id = ? AND json_extract(data, '$.report.id') = ? LIMIT 1")
     .get(r.message_id, r.id, a.id);
