@@ -242,16 +242,15 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
         ).all(messageId)
       : [];
     if (receipts.length > 0) {
-      const accepted = new Set(receipts.map((rc) => rc.recipient_id));
-      const done = due.filter((r) => accepted.has(r.id));
+      const receiptOf = new Map(receipts.map((rc) => [rc.recipient_id, rc]));
       await deps.writer.write(() => {
         const at = Date.now();
-        for (const r of done) {
-          const rc = receipts.find((x) => x.recipient_id === r.id)!;
-          recordDelivered({ recipientId: r.id, email: r.email, verdict: "delivered", reply: JSON.parse(rc.reply) as RemoteReply, host: rc.host, suppress: false }, at);
+        for (const r of due) {
+          const rc = receiptOf.get(r.id);
+          if (rc) recordDelivered({ recipientId: r.id, email: r.email, verdict: "delivered", reply: JSON.parse(rc.reply) as RemoteReply, host: rc.host, suppress: false }, at);
         }
       });
-      due = due.filter((r) => !accepted.has(r.id));
+      due = due.filter((r) => !receiptOf.has(r.id));
       if (due.length === 0) return { type: "done" };
     }
     if (!row.domain || !row.dkim_private_key || !row.return_path_host) {
@@ -306,12 +305,13 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     return outcomeOf(attemptNo, outcomes.flat(), deadline);
   };
 
-  /** Records each recipient's result; schedules another attempt for the soft failures. */
+  /** A recipient's delivery, on record: its receipt, if one was written, has served its purpose. */
   const recordDelivered = (o: RecipientOutcome, at: number) => {
     changeRecipientStatus(sqlite, queue, { recipientId: o.recipientId, status: "delivered", response: o.reply, details: { mx: o.host ?? null } }, at);
     stmt(sqlite, "DELETE FROM delivery_receipts WHERE recipient_id = ?").run(o.recipientId);
   };
 
+  /** Records each recipient's result; schedules another attempt for the soft failures. */
   const outcomeOf = (attemptNo: number, outcomes: RecipientOutcome[], deadline: number): JobOutcome => {
     const now = Date.now();
     const soft = outcomes.filter((o) => o.verdict === "soft");
