@@ -3,7 +3,7 @@ import type { Deps } from "../context.ts";
 import type { RemoteReply } from "../events/message-status.ts";
 import { resolveMx, type MxResult } from "./mx.ts";
 import { verdictOf, type Verdict } from "./reply.ts";
-import type { SendOutcome, SmtpPools, SmtpTarget } from "./smtp-pool.ts";
+import type { SendOutcome, SmtpSender, SmtpTarget } from "./smtp-pool.ts";
 
 export interface OutboundRecipient {
   id: string;
@@ -59,7 +59,7 @@ export class Deliverer {
 
   constructor(
     private readonly deps: Deps,
-    private readonly pools: SmtpPools,
+    private readonly pools: SmtpSender,
     private readonly opts: {
       mxCacheMs: number;
       /**
@@ -110,7 +110,7 @@ export class Deliverer {
           }
           for (const ip of ips) {
             const target: SmtpTarget = { host: ip, port: this.deps.config.mxPort, servername: host.name };
-            const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, raw);
+            const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, raw, { recipientId: r.id, host: host.name });
             if (outcome.kind === "reply") return this.answered(this.fromReply(r, outcome, host.name, false));
             last = { ...outcome.reply, message: `${host.name} [${ip}]: ${outcome.reply.message}` };
           }
@@ -136,7 +136,7 @@ export class Deliverer {
     }
     return Promise.all(
       recipients.map(async (r) => {
-        const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, raw);
+        const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, raw, { recipientId: r.id, host: relay.host });
         if (outcome.kind === "reply") return this.answered(this.fromReply(r, outcome, relay.host, true));
         return {
           recipientId: r.id,

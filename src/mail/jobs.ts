@@ -22,7 +22,9 @@ import type { DkimKey } from "./dkim.ts";
 import { Deliverer, type RecipientOutcome } from "./deliver.ts";
 import { requestedRetryMs } from "./reply.ts";
 import { stmt } from "../db/statements.ts";
-import { SmtpPools, type SmtpPoolOptions } from "./smtp-pool.ts";
+import { writeReceipt } from "./receipts.ts";
+import { SmtpAgent } from "./smtp-agent.ts";
+import type { SmtpPoolOptions, SmtpSender } from "./smtp-pool.ts";
 import { bounceDomainOf, verpAddress } from "./verp.ts";
 
 export const OUTBOUND_QUEUE = "outbound";
@@ -136,7 +138,7 @@ function composeRequest(deps: Deps, row: OutboundRow): { input: ComposeInput; ke
 }
 
 /** Outbound SMTP pools and compose workers per Deps, closed at shutdown by closeOutbound. */
-const resources = new WeakMap<Deps, { pools: SmtpPools; composer: Composer; stop(): Promise<void> }>();
+const resources = new WeakMap<Deps, { pools: SmtpSender; composer: Composer; stop(): Promise<void> }>();
 
 /**
  * Shutdown: stops starting deliveries, lets those under way finish (up to 15 s) so that no
@@ -152,21 +154,19 @@ export async function closeOutbound(deps: Deps): Promise<void> {
 }
 
 /** Registers the outbound queue. Returns the pools (tests read their stats). */
-export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: OutboundOptions = {}): SmtpPools {
+export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: OutboundOptions = {}): SmtpSender {
   const { sqlite, queue, config, log } = deps;
   const leaseMs = opts.leaseMs ?? 10_000;
   const schedule = opts.retryScheduleMs ?? DELIVERY_SCHEDULE_MS;
-  const pools = new SmtpPools({ heloName: config.hostname, log, ...opts.pool });
+  const databasePath = sqlite.filename && sqlite.filename !== ":memory:" ? sqlite.filename : null;
+  const pools = new SmtpAgent({ heloName: config.hostname, logLevel: config.logLevel, databasePath, ...opts.pool }, log);
   const composer = new Composer(opts.composeThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)), log);
   void closeOutbound(deps);
   // A 250 is on record the instant it arrives, so that a crash before the job's outcome commits
   // does not send the message again (see send()). Best effort: the outcome write records it anyway.
   const receive = (o: RecipientOutcome) => {
     try {
-      deps.writer.commitNow(() =>
-        stmt(sqlite, "INSERT INTO delivery_receipts (recipient_id, reply, host, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (recipient_id) DO NOTHING")
-          .run(o.recipientId, JSON.stringify(o.reply), o.host, Date.now()),
-      );
+      deps.writer.commitNow(() => writeReceipt(sqlite, o, Date.now()));
     } catch (err) {
       log.warn("delivery receipt not written", { recipient: o.recipientId, error: err instanceof Error ? err.message : String(err) });
     }

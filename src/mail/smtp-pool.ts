@@ -27,6 +27,20 @@ export type SendOutcome =
   | { kind: "reply"; reply: RemoteReply; /** MAIL FROM, RCPT TO, DATA (the message) */ stage: string }
   | { kind: "connection"; reply: RemoteReply; code: string };
 
+/** Who a transaction is for: enough to write its delivery receipt (receipts.ts). */
+export interface ReceiptTag {
+  recipientId: string;
+  /** The host name recorded with the delivery (MX name or relay). */
+  host: string | null;
+}
+
+/** Runs SMTP transactions: SmtpPools in this process, or SmtpAgent in a child process. */
+export interface SmtpSender {
+  send(target: SmtpTarget, envelope: { from: string; to: string }, raw: Buffer, receipt?: ReceiptTag): Promise<SendOutcome>;
+  readonly stats: { connections: number; messages: number };
+  close(): void;
+}
+
 export interface SmtpPoolOptions {
   /** EHLO name: POSTHORN_HOSTNAME. */
   heloName: string;
@@ -307,7 +321,7 @@ class HostPool {
  * ~100 ms (connect, greeting, EHLO, STARTTLS); a reused one a few ms per message (DESIGN.md §1).
  * Each message is its own transaction (MAIL FROM carries a per-recipient VERP address).
  */
-export class SmtpPools {
+export class SmtpPools implements SmtpSender {
   private readonly pools = new Map<string, HostPool>();
   private readonly opts: SmtpPoolOptions;
   private readonly sweeper: Timer;

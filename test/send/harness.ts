@@ -7,7 +7,7 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from "smtp
 import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
 import { closeOutbound, registerOutboundJobs, type OutboundOptions } from "../../src/mail/jobs.ts";
-import type { SmtpPools } from "../../src/mail/smtp-pool.ts";
+import type { SmtpSender } from "../../src/mail/smtp-pool.ts";
 import { createTestApp, insertTestDomain, waitFor, type TestApp } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
 
@@ -111,7 +111,7 @@ export interface OutboundHarness extends TestApp {
   dns: TestDnsServer;
   sink: Sink;
   runner: JobRunner;
-  pools: SmtpPools;
+  pools: SmtpSender;
   domain: { domainId: string; selector: string; privateKeyPem: string; publicKeyBase64: string };
   /** Sends through the API with the project token. */
   send(body: unknown, headers?: Record<string, string>): ReturnType<TestApp["request"]>;
