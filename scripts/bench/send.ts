@@ -3,7 +3,8 @@
 //      against the full server (bun src/main.ts serve) while it delivers what it accepts;
 //   2. POST /v1/send/batch of 500 against the full server;
 //   3. end to end: accepted → "delivered" status, direct delivery through a loopback DNS server
-//      to an SMTP server (in this process) playing the recipients' MX;
+//      to an SMTP sink (in this process) playing the recipients' MX: POSTHORN_BENCH_SINK=lean
+//      (default, plain SMTP like Postfix's smtp-sink) or smtp-server (full receiver, STARTTLS);
 //   4. the full server's peak RSS.
 //
 //   bun scripts/bench/send.ts [singleRequests=20000] [batches=20] [e2eMessages=10000]
@@ -17,6 +18,7 @@ import { databasePath } from "../../src/db/connection.ts";
 import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
 import { freePort, prepareDataDir, spawnServer, type ServerProcess } from "../../test/e2e/fixtures/outbound-server.ts";
 import { startSink } from "../../test/send/harness.ts";
+import { startLeanSink } from "./lean-sink.ts";
 import { startDnsServer } from "../../test/support/dns-server.ts";
 
 const SINGLE = Number(process.argv[2] ?? 20_000);
@@ -31,12 +33,21 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 const dns = await startDnsServer();
-const sink = await startSink();
-let received = 0;
-sink.onData = () => {
-  received++;
-  return null;
-};
+/**
+ * The recipients' MX. "lean" (default): a minimal sink like Postfix's smtp-sink, plain SMTP with
+ * PIPELINING, so that little of this 2-core machine goes to receiving. "smtp-server": the test
+ * harness's full receiver (smtp-server, STARTTLS offered and used), as a real MX would be.
+ */
+const SINK_KIND = process.env.POSTHORN_BENCH_SINK ?? "lean";
+if (SINK_KIND !== "lean" && SINK_KIND !== "smtp-server") throw new Error("POSTHORN_BENCH_SINK is lean or smtp-server");
+const sink = SINK_KIND === "lean" ? startLeanSink() : await startSink();
+let smtpServerReceived = 0;
+if ("onData" in sink)
+  sink.onData = () => {
+    smtpServerReceived++;
+    return null;
+  };
+const receivedCount = () => ("onData" in sink ? smtpServerReceived : sink.received);
 dns.set("dest.test", "MX", [{ exchange: "mx.dest.test", priority: 10 }]);
 dns.set("mx.dest.test", "A", ["127.0.0.1"]);
 
@@ -115,8 +126,8 @@ const total = () => s.db.query<{ n: number }, []>("SELECT count(*) AS n FROM mes
  */
 async function waitAllDelivered(): Promise<boolean> {
   while (timeLeft() > 0) {
-    if (received >= total() && delivered() >= total()) return true;
-    await Bun.sleep(received >= total() ? 10 : 100);
+    if (receivedCount() >= total() && delivered() >= total()) return true;
+    await Bun.sleep(receivedCount() >= total() ? 10 : 100);
   }
   return false;
 }
@@ -150,7 +161,8 @@ console.log(`  p50 ${fmt(pct(batchLat, 50))}   p99 ${fmt(pct(batchLat, 99))}   n
 await waitAllDelivered();
 
 const before = delivered();
-const receivedBefore = received;
+const receivedBefore = receivedCount();
+const benchCpuBefore = process.cpuUsage();
 const cpuBefore = s.server.cpuSeconds();
 const t3 = performance.now();
 let sent = 0;
@@ -170,17 +182,22 @@ const acceptedSecs = (performance.now() - t3) / 1000;
 const ok = await waitAllDelivered();
 const e2eSecs = (performance.now() - t3) / 1000;
 const n = delivered() - before;
+const benchCpu = process.cpuUsage(benchCpuBefore);
 const cpuAfter = s.server.cpuSeconds();
-console.log(`End to end, ${E2E} messages: accepted in ${acceptedSecs.toFixed(1)} s, all delivered (status) after ${e2eSecs.toFixed(1)} s:`);
-console.log(`  ${(n / e2eSecs).toFixed(0)} messages/s accepted → delivered   (sink received ${received - receivedBefore}${ok ? "" : "; NOT ALL DELIVERED before the deadline"})`);
+console.log(`End to end, ${E2E} messages to the ${SINK_KIND} sink: accepted in ${acceptedSecs.toFixed(1)} s, all delivered (status) after ${e2eSecs.toFixed(1)} s:`);
+console.log(`  ${(n / e2eSecs).toFixed(0)} messages/s accepted → delivered   (sink received ${receivedCount() - receivedBefore}${ok ? "" : "; NOT ALL DELIVERED before the deadline"})`);
 if (cpuBefore && cpuAfter) {
   const perMessage = (secs: number) => `${((secs * 1000) / n).toFixed(2)} ms`;
+  const server = cpuAfter.process - cpuBefore.process;
+  const agent = cpuAfter.agent - cpuBefore.agent;
   console.log(
-    `  server CPU per message: ${perMessage(cpuAfter.process - cpuBefore.process)} (all threads), ${perMessage(cpuAfter.mainThread - cpuBefore.mainThread)} on the event-loop thread` +
-      ` (busy ${((100 * (cpuAfter.mainThread - cpuBefore.mainThread)) / e2eSecs).toFixed(0)} % of the time)`,
+    `  server CPU per message: ${perMessage(server + agent)} in all: ${perMessage(server)} in the server process` +
+      ` (${perMessage(cpuAfter.mainThread - cpuBefore.mainThread)} on its event-loop thread, busy ${((100 * (cpuAfter.mainThread - cpuBefore.mainThread)) / e2eSecs).toFixed(0)} % of the time)` +
+      ` + ${perMessage(agent)} in its SMTP agent process`,
   );
+  console.log(`  this process (sink, DNS, HTTP clients) CPU per message: ${((benchCpu.user + benchCpu.system) / 1000 / n).toFixed(2)} ms`);
 }
-console.log(`Full server peak RSS: ${((s.server.peakRssKb() ?? 0) / 1024).toFixed(0)} MB`);
+console.log(`Full server peak RSS: ${((s.server.peakRssKb() ?? 0) / 1024).toFixed(0)} MB, its SMTP agent ${((s.server.agentPeakRssKb() ?? 0) / 1024).toFixed(0)} MB`);
 
 await teardown(s);
 await sink.close();
