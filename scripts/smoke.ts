@@ -1,18 +1,21 @@
 // Smoke test of the compiled binary, run by .ci/run: from an empty directory, `init --json`,
 // `serve`, then the main paths through the binary itself — /healthz, token checks, a domain, a
-// send that reaches `delivered` (sink delivery; composing runs on the compiled compose worker),
-// and an inbound message over SMTP that reaches `processed` (the compiled analysis worker).
+// send that reaches `delivered` (relayed over SMTP to a sink here, composed on the compiled compose
+// worker and sent by the binary's SMTP agent process), and an inbound message over SMTP that
+// reaches `processed` (the compiled analysis worker).
 // Usage: bun scripts/smoke.ts dist/posthorn
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { startLeanSink } from "./bench/lean-sink.ts";
 
 const bin = resolve(process.argv[2] ?? "dist/posthorn");
 const dir = mkdtempSync(join(tmpdir(), "posthorn-smoke-"));
 const httpPort = 18765;
 const smtpPort = 18766;
 const base = `http://127.0.0.1:${httpPort}`;
+const relay = startLeanSink();
 const env = {
   ...process.env,
   POSTHORN_DATA_DIR: join(dir, "data"),
@@ -23,7 +26,8 @@ const env = {
   POSTHORN_SUBMISSION_PORT: "0",
   POSTHORN_HOSTNAME: "mx.smoke.test",
   POSTHORN_DNS_SERVERS: "127.0.0.1:1",
-  POSTHORN_DELIVERY: "sink",
+  POSTHORN_DELIVERY: "relay",
+  POSTHORN_RELAY_URL: `smtp://127.0.0.1:${relay.port}`,
   POSTHORN_REQUIRE_VERIFIED_DOMAIN: "false",
   POSTHORN_LOG_LEVEL: "warn",
 };
@@ -103,7 +107,12 @@ try {
     const m = (await (await fetch(`${base}/v1/messages/${accepted.message_id}`, { headers: team })).json()) as { status: string };
     return m.status === "delivered" ? m : null;
   }, "the sent message to be delivered");
-  check(delivered.status === "delivered", "sent message reaches delivered (composed and signed in the binary)");
+  check(delivered.status === "delivered" && relay.received === 1, "sent message reaches delivered and the relay (composed and signed in the binary)");
+  const agents = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .filter((pid) => pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("smtp-agent"));
+  check(agents.length === 1, "the message went out through the binary's SMTP agent process");
 
   const routes = (await (await fetch(`${base}/v1/projects/${tokens.project_id}/routes`, { headers: team })).json()) as {
     data: { route_type: string; inbound_address?: string | null }[];
@@ -128,6 +137,8 @@ try {
 
   server.kill("SIGTERM");
   check((await server.exited) === 0, "SIGTERM → clean exit");
+  await waitFor(async () => !existsSync(`/proc/${agents[0]}`), "the SMTP agent to exit with the server", 6_000);
+  check(true, "the SMTP agent exits with the server");
   server = null;
   console.log("smoke test passed");
 } catch (err) {
@@ -135,5 +146,6 @@ try {
   process.exitCode = 1;
 } finally {
   server?.kill("SIGKILL");
+  relay.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -35,6 +35,8 @@ export interface Sink {
   dataDelayMs: number;
   dataDelayJitterMs: number;
   connections: number;
+  /** Messages read to their final "." and not yet answered. */
+  answering: number;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function startSink(opts: { host?: string; auth?: { user: string; pa
     dataDelayMs: 0,
     dataDelayJitterMs: 0,
     connections: 0,
+    answering: 0,
     close: async () => {},
   };
   const server = new SMTPServer({
@@ -87,7 +90,9 @@ export async function startSink(opts: { host?: string; auth?: { user: string; pa
           secure: session.secure,
           at: 0,
         };
+        sink.answering++;
         const answer = () => {
+          sink.answering--;
           const d = sink.onData?.(mail) ?? null;
           if (d) return cb(smtpError(d));
           mail.at = Date.now();
