@@ -6,11 +6,11 @@
  * Were the server to die (SIGKILL, the OOM killer, a crash) between that 250 and the commit that
  * records it, the message would go out again after the restart. The agent outlives its parent:
  * when the channel closes without a "close" from the parent, it writes a delivery receipt
- * (receipts.ts) for every acceptance the parent may not have recorded, waits for the replies
- * still due and records those too, then exits, all well within the job lease after which the
- * restarted server runs the job again and finds the receipts. As in Postfix, where the delivery
- * agent rather than the queue manager marks a recipient done, an answer that arrives is never
- * lost with the process that asked for it. Its event loop does nothing but SMTP, so a reply is
+ * (receipts.ts) for every acceptance the parent may not have recorded, starts no further
+ * transaction, waits for the replies still due and records those too, then exits, all well
+ * within the job lease after which the restarted server runs the job again and finds the
+ * receipts. As in Postfix, where the delivery agent rather than the queue manager marks a
+ * recipient done, an answer that arrives is never lost with the process that asked for it. Its event loop does nothing but SMTP, so a reply is
  * read as it arrives rather than after whatever the server's loop is busy with.
  */
 import type { Subprocess } from "bun";
@@ -203,6 +203,9 @@ export function runSmtpAgent(): void {
     // Acceptances already reported may not have reached the database before the parent died.
     record([...accepted.values()].map((a) => a.receipt));
     accepted.clear();
+    // Only transactions under way go on; those still waiting for a connection are not started
+    // (they fail here unsent, and the restarted server sends them).
+    pools?.close();
     if (inflight === 0) return finish();
     setTimeout(finish, ORPHAN_GRACE_MS);
   };
