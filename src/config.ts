@@ -147,7 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
     rspamdUrl: optional(env, "POSTHORN_RSPAMD_URL"),
     maxBodyBytes: int(env, "POSTHORN_MAX_BODY_BYTES", 50 * 1024 * 1024),
     maxMessageBytes: int(env, "POSTHORN_MAX_MESSAGE_BYTES", 25 * 1024 * 1024),
-    deliveryConcurrency: int(env, "POSTHORN_DELIVERY_CONCURRENCY", 256),
+    deliveryConcurrency: int(env, "POSTHORN_DELIVERY_CONCURRENCY", 64),
     webhookConcurrency: int(env, "POSTHORN_WEBHOOK_CONCURRENCY", 64),
   };
 
