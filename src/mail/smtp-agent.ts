@@ -74,6 +74,11 @@ export class SmtpAgent implements SmtpSender {
     private readonly command: string[] = agentCommand(),
   ) {}
 
+  /** The running agent's process id, if one is running. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
   send(target: SmtpTarget, envelope: { from: string; to: string }, raw: Buffer, receipt?: ReceiptTag): Promise<SendOutcome> {
     if (this.closed) return Promise.resolve(agentGone("the SMTP agent is closed"));
     const child = this.local ? null : (this.child ?? this.start());
