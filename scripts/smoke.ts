@@ -4,10 +4,11 @@
 // worker and sent by the binary's SMTP agent process), and an inbound message over SMTP that
 // reaches `processed` (the compiled analysis worker).
 // Usage: bun scripts/smoke.ts dist/posthorn
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { smtpAgentsOf } from "../test/e2e/fixtures/outbound-server.ts";
 import { startLeanSink } from "./bench/lean-sink.ts";
 
 const bin = resolve(process.argv[2] ?? "dist/posthorn");
@@ -108,10 +109,7 @@ try {
     return m.status === "delivered" ? m : null;
   }, "the sent message to be delivered");
   check(delivered.status === "delivered" && relay.received === 1, "sent message reaches delivered and the relay (composed and signed in the binary)");
-  const agents = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, "utf8")
-    .trim()
-    .split(/\s+/)
-    .filter((pid) => pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("smtp-agent"));
+  const agents = smtpAgentsOf(server.pid);
   check(agents.length === 1, "the message went out through the binary's SMTP agent process");
 
   const routes = (await (await fetch(`${base}/v1/projects/${tokens.project_id}/routes`, { headers: team })).json()) as {

@@ -199,6 +199,7 @@ export function runSmtpAgent(): void {
     log.warn("server process gone; recording acceptances and finishing transactions under way", { inflight, recent: accepted.size });
     try {
       if (settings?.databasePath) {
+        // Not openDatabase(): that would create a missing file, and load drizzle for one insert.
         db = new Database(settings.databasePath, { readwrite: true, create: false });
         db.exec("PRAGMA busy_timeout = 5000");
       }

@@ -2,11 +2,12 @@
 // records the acceptances its parent can no longer record, and the server copes when the agent
 // dies or cannot be started.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createLogger } from "../../src/log.ts";
 import { SmtpAgent } from "../../src/mail/smtp-agent.ts";
 import type { SendOutcome } from "../../src/mail/smtp-pool.ts";
+import { smtpAgentsOf } from "../e2e/fixtures/outbound-server.ts";
 import { createTestApp, tempDir, waitFor } from "../helpers.ts";
 import { insertMessage, insertRecipient } from "../modules/messages/fixtures.ts";
 import { startSink, type Sink } from "./harness.ts";
@@ -25,12 +26,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const agentsOf = (pid: number) =>
-  readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
-    .trim()
-    .split(/\s+/)
-    .filter((c) => c && existsSync(`/proc/${c}`) && readFileSync(`/proc/${c}/cmdline`, "utf8").includes("smtp-agent"))
-    .map(Number);
 
 test("transactions run in a child process; a killed agent fails its transaction as a connection failure and the next one starts a new agent", async () => {
   const agent = new SmtpAgent({ heloName: "agent.test", logLevel: "silent", databasePath: null }, silent);
@@ -39,7 +34,7 @@ test("transactions run in a child process; a killed agent fails its transaction 
   expect(first).toMatchObject({ kind: "reply", reply: { code: 250 } });
   // bun runs every test file in this process: other files' agents may be children too.
   const pid = agent.pid!;
-  expect(agentsOf(process.pid)).toContain(pid);
+  expect(smtpAgentsOf(process.pid)).toContain(pid);
 
   sink.dataDelayMs = 1_000;
   const pending = agent.send(target, envelope, raw);
@@ -52,7 +47,7 @@ test("transactions run in a child process; a killed agent fails its transaction 
   const again = await agent.send(target, envelope, raw);
   expect(again).toMatchObject({ kind: "reply", reply: { code: 250 } });
   expect(agent.pid).not.toBe(pid);
-  expect(agentsOf(process.pid)).not.toContain(pid);
+  expect(smtpAgentsOf(process.pid)).not.toContain(pid);
   agent.close();
   await waitFor(() => sink.answering === 0, 3_000); // the killed agent's message, answered into a closed connection
 });
