@@ -25,7 +25,7 @@ import { stmt } from "../db/statements.ts";
 import { writeReceipt } from "./receipts.ts";
 import { SmtpAgent } from "./smtp-agent.ts";
 import type { SmtpPoolOptions, SmtpSender } from "./smtp-pool.ts";
-import { bounceDomainOf, verpAddress } from "./verp.ts";
+import { bounceDomainOf, verpAddress, verpCutover } from "./verp.ts";
 
 export const OUTBOUND_QUEUE = "outbound";
 
@@ -174,6 +174,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   const deliverer = new Deliverer(deps, pools, { mxCacheMs: opts.mxCacheMs ?? 60_000, onAccepted: receive });
   let secret: string | null = null;
   const verpSecret = () => (secret ??= serverSecret(sqlite));
+  verpCutover(sqlite); // before the first 80-bit return path is sent (see verp.ts)
 
   /** Keeps a job leased while `work` runs, so that a short lease is safe for slow SMTP servers. */
   const runLeased = async <T>(job: Job<unknown>, work: () => Promise<T>): Promise<T> => {

@@ -6,10 +6,11 @@
  */
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerEnvelope, type SMTPServerSession } from "smtp-server";
 import type { Deps } from "../context.ts";
+import { LEGACY_VERP_MS, parseLegacyVerpLocalPart, verpCutover, verpLocalPart } from "../mail/verp.ts";
 import { serverSecret } from "../secrets.ts";
 import { acceptInbound } from "./accept.ts";
 import { baseServerOptions, DEFAULT_LIMITS, DataBudget, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
-import { RecipientResolver, type InboundTarget } from "./recipients.ts";
+import { RecipientResolver, splitAddress, type InboundTarget, type RecipientVerdict } from "./recipients.ts";
 
 export interface InboundListenerOptions extends Partial<ListenerLimits> {
   host?: string;
@@ -18,7 +19,9 @@ export interface InboundListenerOptions extends Partial<ListenerLimits> {
 }
 
 export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPServer {
-  const resolver = new RecipientResolver(deps.sqlite, serverSecret(deps.sqlite), deps.config.inboundDomain);
+  const secret = serverSecret(deps.sqlite);
+  const resolver = new RecipientResolver(deps.sqlite, secret, deps.config.inboundDomain);
+  const cutover = verpCutover(deps.sqlite);
   // What each accepted RCPT resolved to, per transaction (smtp-server makes a new envelope each time).
   const targets = new WeakMap<SMTPServerEnvelope, Map<string, InboundTarget>>();
   const budget = new DataBudget(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
@@ -30,7 +33,7 @@ export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPSer
     onRcptTo(address, session, callback) {
       let verdict;
       try {
-        verdict = resolver.resolve(address.address);
+        verdict = resolve(address.address);
       } catch (err) {
         deps.log.error("recipient lookup failed", { error: String(err) });
         return callback(smtpError(451, "4.3.0 Temporary lookup failure, try again later"));
@@ -54,6 +57,20 @@ export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPSer
       );
     },
   });
+
+  /**
+   * The resolver's verdict, or for a legacy 40-bit VERP address (mail sent before the upgrade to
+   * 80-bit signatures, see mail/verp.ts) that is still acceptable, the verdict on its current form.
+   */
+  function resolve(address: string): RecipientVerdict {
+    const verdict = resolver.resolve(address);
+    if (verdict.ok || Date.now() > cutover + LEGACY_VERP_MS) return verdict;
+    const parts = splitAddress(address);
+    const recipientId = parts && parseLegacyVerpLocalPart(secret, parts.local, cutover);
+    if (!parts || !recipientId) return verdict;
+    const current = resolver.resolve(`${verpLocalPart(secret, recipientId)}@${parts.domain}`);
+    return current.ok ? { ok: true, target: { ...current.target, address: `${parts.local}@${parts.domain}` } } : verdict;
+  }
 
   async function receive(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
     const { raw, oversized, starved, release } = await readMessage(stream, deps.config.maxMessageBytes, budget);
