@@ -1,3 +1,5 @@
+import { emptyDict } from "./dict.ts";
+
 /**
  * The one error hierarchy. Services throw these; src/http/errors.ts maps them to HTTP in one
  * place. Nothing here knows about HTTP beyond the status each kind stands for.
@@ -22,6 +24,13 @@ export class NotFoundError extends AppError {
   }
 }
 
+/**
+ * An empty map of field path → messages. It has no prototype: paths are built from client text
+ * (a body key "__proto__" or "toString", a header name), and on a plain object `map[path] ??= []`
+ * would find Object's inherited members instead of an empty slot.
+ */
+export const fieldErrors = (): Record<string, string[]> => emptyDict<string[]>();
+
 /** 422: field-level validation failures. Keys are dotted field paths ("3.subject"). */
 export class ValidationError extends AppError {
   readonly status = 422;
@@ -30,8 +39,11 @@ export class ValidationError extends AppError {
     super(first);
   }
 
+  /** One field's error. The map has no prototype: a path is client text ("__proto__", "toString"). */
   static field(path: string, message: string): ValidationError {
-    return new ValidationError({ [path]: [message] });
+    const errors = fieldErrors();
+    errors[path] = [message];
+    return new ValidationError(errors);
   }
 }
 
@@ -51,6 +63,11 @@ export class PayloadTooLargeError extends AppError {
 /** 400: a body that cannot be parsed at all. */
 export class BadRequestError extends AppError {
   readonly status = 400;
+}
+
+/** 415: a body that is not JSON. */
+export class UnsupportedMediaTypeError extends AppError {
+  readonly status = 415;
 }
 
 /** 429 with Retry-After seconds. */

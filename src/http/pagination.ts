@@ -36,8 +36,9 @@ export function parseSort(raw: string | undefined, allowed: Record<string, strin
     const p = part.trim();
     const desc = p.startsWith("-");
     const name = desc ? p.slice(1) : p;
-    const column = allowed[name];
-    if (!column) {
+    // Own keys only: "constructor" or "__proto__" must not find Object's members (and end up in ORDER BY).
+    const column = Object.hasOwn(allowed, name) ? allowed[name] : undefined;
+    if (typeof column !== "string") {
       throw ValidationError.field("sort", `The sort field contains an unknown key "${name}". Allowed: ${Object.keys(allowed).join(", ")}.`);
     }
     if (seen.has(name)) continue;

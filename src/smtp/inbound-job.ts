@@ -22,6 +22,7 @@ import { Analyzer } from "./analyzer.ts";
 import { createAuthResolver, type AuthResolver } from "./auth-resolver.ts";
 import { checkWithRspamd, RspamdError } from "./rspamd.ts";
 import { authSymbols, sumScore, type SpamSymbol, type SpamVerdict } from "./spam.ts";
+import { emptyDict } from "../dict.ts";
 
 /** Status of an inbound message once parsed, scored and handed to the webhooks. */
 export const INBOUND_PROCESSED = "processed";
@@ -179,7 +180,7 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
           attachments: attachmentPayload,
           received_at: iso(now),
         };
-    const storedHeaders: Record<string, string> = {};
+    const storedHeaders = emptyDict<string>();
     for (const h of analysis.headers) {
       const k = h.name.toLowerCase();
       storedHeaders[k] = k in storedHeaders ? `${storedHeaders[k]}\n${h.value}` : h.value;

@@ -22,6 +22,7 @@ import { formatAddress, parseEmail } from "../mail/address.ts";
 import { TokenAuthenticator } from "../modules/auth/service.ts";
 import { acceptMessages, RESERVED_HEADERS, type SendInput } from "../modules/send/service.ts";
 import { baseServerOptions, DEFAULT_LIMITS, DataBudget, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+import { emptyDict } from "../dict.ts";
 
 export const ROUTE_HEADER = "x-posthorn-route";
 export const TAG_HEADER = "x-posthorn-tag";
@@ -93,7 +94,7 @@ export function submissionInputs(parsed: ParsedMail, envelope: { mailFrom: strin
   const bcc = envelope.recipients.filter((r) => !shown.has(r.toLowerCase()));
 
   const fromHeader = addressesOf(parsed.from)[0];
-  const headers: Record<string, string> = {};
+  const headers = emptyDict<string>();
   let count = 0;
   for (const { key, line } of parsed.headerLines) {
     if (DROPPED_HEADERS.has(key) || key.startsWith("arc-") || key.startsWith("content-")) continue;

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
 import type { Deps } from "../../context.ts";
 import { keysetPage } from "../../db/keyset.ts";
-import { NotFoundError, ValidationError } from "../../errors.ts";
+import { NotFoundError, ValidationError, fieldErrors } from "../../errors.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso, newId, newToken, sha256Hex, TOKEN_PREFIX } from "../../ids.ts";
 import { deliverability, dropWebhookJobs, ROUTE_COLUMNS, serializeRoutes, windowStart, type RouteRow } from "../routes/base.ts";
@@ -247,7 +247,7 @@ export async function setProjectMembers(
     projectRow(deps.sqlite, teamId, projectId);
     const roles = new Map<string, string>();
     const lookup = deps.sqlite.query<{ id: string; role: string }, [string, string]>("SELECT id, role FROM team_members WHERE id = ? AND team_id = ?");
-    const errors: Record<string, string[]> = {};
+    const errors: Record<string, string[]> = fieldErrors();
     for (const id of ids) {
       const m = lookup.get(id, teamId);
       if (m) roles.set(id, m.role);

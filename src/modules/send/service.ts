@@ -8,7 +8,7 @@ import { extname } from "node:path";
 import { detectMimeType } from "nodemailer/lib/mime-funcs";
 import type { Deps } from "../../context.ts";
 import type { Address } from "../../db/schema.ts";
-import { ConflictError, ValidationError } from "../../errors.ts";
+import { ConflictError, ValidationError, fieldErrors } from "../../errors.ts";
 import { changeRecipientStatus, suppressedAmong, type MessageStatus } from "../../events/message-status.ts";
 import { publishEvent } from "../../events/publish.ts";
 import { isUuid, newId, sha256Hex } from "../../ids.ts";
@@ -16,6 +16,7 @@ import { parseAddress, type ParsedAddress } from "../../mail/address.ts";
 import { OUTBOUND_MAX_ATTEMPTS, OUTBOUND_QUEUE, type OutboundJob } from "../../mail/jobs.ts";
 import { stmt } from "../../db/statements.ts";
 import { LIMITS } from "./limits.ts";
+import { emptyDict } from "../../dict.ts";
 
 /** One email as the send endpoints take it (the spec's single-send body). */
 export interface SendInput {
@@ -181,7 +182,7 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
     add(errors, `${p}html`, "Either html or text is required.");
   }
 
-  const headers: Record<string, string> = {};
+  const headers = emptyDict<string>();
   if (input.headers !== undefined && input.headers !== null) {
     if (!isStringRecord(input.headers)) add(errors, `${p}headers`, "The headers field must be an object of string values.");
     else {
@@ -204,7 +205,7 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
     }
   }
 
-  const metadata: Record<string, string> = {};
+  const metadata = emptyDict<string>();
   if (input.metadata !== undefined && input.metadata !== null) {
     if (!isStringRecord(input.metadata)) add(errors, `${p}metadata`, "The metadata field must be an object of string values.");
     else {
@@ -390,7 +391,7 @@ export async function acceptMessages(
   if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > LIMITS.batch) {
     throw ValidationError.field("body", `Between 1 and ${LIMITS.batch} emails can be sent at once.`);
   }
-  const errors: Errors = {};
+  const errors: Errors = fieldErrors();
   const prepared: PreparedEmail[] = [];
   inputs.forEach((input, i) => {
     const email = prepareEmail(input, i, opts.batch ? `${i}.` : "", deps.config.maxMessageBytes, errors);
@@ -433,7 +434,7 @@ export async function acceptMessages(
 function storeMessages(deps: Deps, principal: SendPrincipal, emails: PreparedEmail[], batch: boolean, now: number): AcceptedMessage[] {
   const { sqlite, queue, config } = deps;
   const lookup = new ProjectLookup(sqlite, principal);
-  const errors: Errors = {};
+  const errors: Errors = fieldErrors();
   const resolved = emails.map((e) => {
     const p = batch ? `${e.index}.` : "";
     const route = lookup.route(e.route);

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../context.ts";
 import { keysetPage } from "../../db/keyset.ts";
-import { NotFoundError, ValidationError } from "../../errors.ts";
+import { NotFoundError, ValidationError, fieldErrors } from "../../errors.ts";
 import { addSuppression, suppressionScopeKey } from "../../events/message-status.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import {
@@ -18,7 +18,7 @@ type Skipped = { email: string; reason: "already_suppressed" | "duplicate" };
 
 /** Checks the scope's id fields: the one the scope needs is required and must be the team's. */
 function resolveScope(sqlite: Database, teamId: string, body: CreateSuppressionsBody): { projectId: string | null; routeId: string | null } {
-  const errors: Record<string, string[]> = {};
+  const errors: Record<string, string[]> = fieldErrors();
   const owned = (table: "projects" | "routes", id: string) =>
     sqlite.query<{ one: number }, [string, string]>(`SELECT 1 AS one FROM ${table} WHERE id = ? AND team_id = ?`).get(id.toLowerCase(), teamId) !== null;
   for (const [field, table, needed] of [

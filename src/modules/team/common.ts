@@ -5,7 +5,7 @@
  */
 import { t, type TSchema } from "elysia";
 import type { Cursor, CursorValue, SortKey } from "../../db/keyset.ts";
-import { ValidationError } from "../../errors.ts";
+import { ValidationError, fieldErrors } from "../../errors.ts";
 import { UUID_PATTERN } from "../../ids.ts";
 
 export const ErrorBody = t.Object({ message: t.String() }, { description: "Error" });
@@ -57,7 +57,7 @@ export const oneOf = <const V extends readonly string[]>(field: string, values: 
  */
 export function rejectUnknownFilters(url: string, allowed: readonly string[]): void {
   const search = new URL(url).searchParams;
-  const errors: Record<string, string[]> = {};
+  const errors: Record<string, string[]> = fieldErrors();
   for (const key of search.keys()) {
     const m = /^filter\[(.*)\]$/.exec(key);
     if ((m && !allowed.includes(m[1]!)) || (!m && key.startsWith("filter"))) {
