@@ -8,8 +8,9 @@ export const VERSION: string = "0.1.0";
 
 /** The HTTP API: one error handler, the OpenAPI document, and every module's controller. */
 export function createApp(deps: Deps) {
+  const errors = errorHandler(deps.log, deps.config.maxBodyBytes);
   const app = new Elysia()
-    .use(errorHandler(deps.log, deps.config.maxBodyBytes))
+    .use(errors)
     .use(
       openapi({
         path: "/openapi",
@@ -25,6 +26,7 @@ export function createApp(deps: Deps) {
       }),
     );
   for (const controller of controllers(deps)) app.use(controller);
+  errors.learnBodyShapes(app.routes);
   return app;
 }
 

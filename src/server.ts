@@ -9,6 +9,8 @@ import { ensureDomainRecheckScheduled } from "./modules/domains/recheck.ts";
 import { createDeps } from "./runtime.ts";
 import { startSmtpListeners } from "./smtp/index.ts";
 
+const BODY_LIMIT_SLACK = 1024 * 1024;
+
 export interface RunningServer {
   deps: Deps;
   httpPort: number;
@@ -37,7 +39,11 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   const app = createApp(deps).listen({
     hostname: config.httpHost,
     port: config.httpPort,
-    maxRequestBodySize: config.maxBodyBytes,
+    // Never Bun's development error page, whatever NODE_ENV says.
+    development: false,
+    // The exact limit is enforced while the body is read (src/http/body.ts), which answers a JSON
+    // 413; Bun's own cut-off, a bare text 413, is only the backstop above it.
+    maxRequestBodySize: config.maxBodyBytes + BODY_LIMIT_SLACK,
   });
   const httpPort = app.server?.port ?? config.httpPort;
   const background: Background[] = [];

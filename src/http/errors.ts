@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
-import { AppError, PayloadTooLargeError, RateLimitedError, ValidationError } from "../errors.ts";
+import { AppError, fieldErrors, PayloadTooLargeError, RateLimitedError, ValidationError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { bodyShapeOf, describeShape, parseJsonBody, type BodyShape } from "./body.ts";
 
 type TypeBoxIssue = { path: string; message: string; schema?: { error?: unknown } };
 
@@ -8,13 +9,17 @@ type TypeBoxIssue = { path: string; message: string; schema?: { error?: unknown 
 export const fieldPath = (pointer: string): string =>
   pointer.replace(/^\//, "").split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~")).join(".") || "body";
 
+/** At most this many issues are turned into messages: a huge array of bad items is one 422, not a huge one. */
+const MAX_ISSUES = 50;
+
 /** Turns TypeBox issues into the {field: [messages]} map of a 422, first issue first. */
 export function validationErrors(issues: readonly TypeBoxIssue[]): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
-  for (const issue of issues) {
-    const path = fieldPath(issue.path);
+  const errors = fieldErrors();
+  for (const issue of issues.slice(0, MAX_ISSUES)) {
+    const path = fieldPath(String(issue.path ?? ""));
     const custom = typeof issue.schema?.error === "string" ? issue.schema.error : null;
-    const text = custom ?? `The ${path} field is invalid: ${issue.message.charAt(0).toLowerCase()}${issue.message.slice(1)}.`;
+    const message = String(issue.message ?? "is invalid");
+    const text = custom ?? `The ${path} field is invalid: ${message.charAt(0).toLowerCase()}${message.slice(1)}.`;
     const list = (errors[path] ??= []);
     if (!list.includes(text)) list.push(text);
   }
@@ -24,14 +29,21 @@ export function validationErrors(issues: readonly TypeBoxIssue[]): Record<string
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 
-/** Maps an error to the one response shape of DESIGN.md §4. Never leaks a stack. */
-export function errorResponse(code: string | number, error: unknown, log: Logger): Response {
+const serverError = () => json(500, { message: "Server error." });
+
+/** The error a parse hook threw, which Elysia wraps in its ParseError. */
+const unwrapParse = (code: string | number, error: unknown): unknown =>
+  code === "PARSE" && (error as { cause?: unknown })?.cause instanceof AppError ? (error as { cause: unknown }).cause : error;
+
+function mapError(code: string | number, raw: unknown, log: Logger): Response {
+  const error = unwrapParse(code, raw);
   if (error instanceof ValidationError) return json(422, { message: error.message, errors: error.errors });
-  if (error instanceof RateLimitedError)
-    return json(429, { message: error.message }, { "retry-after": String(error.retryAfterSeconds) });
+  if (error instanceof RateLimitedError) return json(429, { message: error.message }, { "retry-after": String(error.retryAfterSeconds) });
   if (error instanceof AppError) return json(error.status, { message: error.message });
   switch (code) {
     case "VALIDATION": {
+      // A response that does not match its own schema is our bug, not the client's: a 500.
+      if ((error as { type?: unknown }).type === "response") break;
       const all = (error as { all?: TypeBoxIssue[] }).all ?? [];
       const v = new ValidationError(validationErrors(all));
       return json(422, { message: v.message, errors: v.errors });
@@ -45,14 +57,70 @@ export function errorResponse(code: string | number, error: unknown, log: Logger
       return json(400, { message: "Bad request." });
   }
   log.error("unhandled error", { code: String(code), error: error instanceof Error ? error.stack : String(error) });
-  return json(500, { message: "Server error." });
+  return serverError();
 }
 
-/** The single root error handler, plus the body-size guard that must run before parsing. */
-export const errorHandler = (log: Logger, maxBodyBytes: number) =>
-  new Elysia({ name: "error-handler" })
+/**
+ * Maps an error to the one response shape of DESIGN.md §4. It cannot throw: whatever goes wrong
+ * while mapping is a plain 500, so no client ever sees a runtime's error page or a stack.
+ */
+export function errorResponse(code: string | number, error: unknown, log: Logger): Response {
+  try {
+    return mapError(code, error, log);
+  } catch (err) {
+    try {
+      log.error("error handler failed", { code: String(code), error: err instanceof Error ? err.stack : String(err) });
+    } catch {
+      // logging must not make it worse
+    }
+    return serverError();
+  }
+}
+
+/** Route key for the body-shape table: "PUT /v1/team". */
+const routeKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+/**
+ * The single root error handler and the request-body pipeline every route shares: the size
+ * guard before anything is read, and JSON parsing with its bounds (src/http/body.ts). A body
+ * whose top-level type is not the one the route's schema wants (`123` or `[]` where an object
+ * belongs) is a 422 on `body`; it is raised before the handler but after authentication, so a
+ * request without credentials is still a 401 whatever its body.
+ */
+export function errorHandler(log: Logger, maxBodyBytes: number) {
+  const shapes = new Map<string, BodyShape | null>();
+  const wrongShape = new WeakMap<Request, ValidationError>();
+  const plugin = new Elysia({ name: "error-handler" })
     .onRequest(({ request }) => {
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > maxBodyBytes) return errorResponse(413, new PayloadTooLargeError(maxBodyBytes), log);
     })
-    .onError({ as: "global" }, ({ code, error }) => errorResponse(code, error, log));
+    .onParse({ as: "global" }, async ({ request, route }) => {
+      const key = routeKey(request.method, route);
+      // A route without a body schema ignores its body (RFC 8058's one-click POST is a form).
+      if (!shapes.has(key)) return null;
+      const value = request.body ? await parseJsonBody(request, maxBodyBytes) : undefined;
+      const want = shapes.get(key);
+      const got = Array.isArray(value) ? "array" : value !== null && typeof value === "object" ? "object" : null;
+      if (want && got !== want) {
+        const found = value === undefined ? "an empty body" : describeShape(value);
+        wrongShape.set(request, ValidationError.field("body", `The request body must be a JSON ${want}, not ${found}.`));
+      }
+      // Always a value, so that Elysia's own parsers never run: null stands for an empty body.
+      return value === undefined ? null : value;
+    })
+    // Never reached (the parser above always answers); it tells the OpenAPI document that bodies are JSON.
+    .onParse({ as: "global" }, { fn: "json" } as unknown as () => void)
+    .onBeforeHandle({ as: "global" }, ({ request }) => {
+      const error = wrongShape.get(request);
+      if (error) throw error;
+    })
+    // When the schema check fails first, the top-level type is still the clearer thing to say.
+    .onError({ as: "global" }, ({ code, error, request }) => errorResponse(code, (code === "VALIDATION" && wrongShape.get(request)) || error, log));
+  return Object.assign(plugin, {
+    /** Records what each route's body schema wants at the top level; call once every route is mounted. */
+    learnBodyShapes(routes: readonly { method: string; path: string; hooks?: { body?: unknown } }[]) {
+      for (const r of routes) if (r.hooks?.body) shapes.set(routeKey(r.method, r.path), bodyShapeOf(r.hooks.body));
+    },
+  });
+}

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { Elysia, t as tb } from "elysia";
 import { createApp } from "../../src/app.ts";
 import { ConflictError } from "../../src/errors.ts";
-import { errorHandler } from "../../src/http/errors.ts";
+import { MAX_JSON_DEPTH } from "../../src/http/body.ts";
+import { errorHandler, errorResponse, validationErrors } from "../../src/http/errors.ts";
 import { createLogger } from "../../src/log.ts";
 import { createTestApp } from "../helpers.ts";
 
@@ -22,8 +23,9 @@ describe("error bodies", () => {
   });
 
   const logs: string[] = [];
+  const errors = errorHandler(createLogger("error", (l) => logs.push(l)), 1024 * 1024);
   const app = new Elysia()
-    .use(errorHandler(createLogger("error", (l) => logs.push(l)), 1024 * 1024))
+    .use(errors)
     .post("/items", ({ body }) => body, { body: tb.Array(tb.Object({ subject: tb.String({ maxLength: 5 }) })) })
     .get("/boom", () => {
       throw new Error("secret internals at /srv/app.ts:12");
@@ -31,6 +33,7 @@ describe("error bodies", () => {
     .get("/conflict", () => {
       throw new ConflictError("Already exists.");
     });
+  errors.learnBodyShapes(app.routes);
   const call = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
 
   test("validation failure → 422 with dotted, indexed field paths", async () => {
@@ -58,6 +61,75 @@ describe("error bodies", () => {
     expect(JSON.parse(text)).toEqual({ message: "Server error." });
     expect(text).not.toContain("srv");
     expect(logs.join("\n")).toContain("secret internals");
+  });
+
+  test("the error handler cannot throw: a failure while mapping is a plain JSON 500", () => {
+    const hostile = {
+      get all(): never {
+        throw new Error("boom inside the validator");
+      },
+    };
+    const res = errorResponse("VALIDATION", hostile, createLogger("silent"));
+    expect(res.status).toBe(500);
+    expect(res.headers.get("content-type")).toBe("application/json");
+  });
+
+  test("issue paths named like Object's members are ordinary keys", async () => {
+    const errors = validationErrors(["toString", "__proto__", "constructor", "hasOwnProperty", "valueOf"].map((k) => ({ path: `/${k}`, message: "Expected string" })));
+    expect(Object.keys(errors)).toEqual(["toString", "__proto__", "constructor", "hasOwnProperty", "valueOf"]);
+    expect(JSON.parse(JSON.stringify(errors)).__proto__).toEqual(["The __proto__ field is invalid: expected string."]);
+  });
+
+  test("a response that breaks its own schema is a 500 (our bug), never a 422", async () => {
+    const bad = new Elysia().use(errorHandler(createLogger("silent"), 1024)).get("/bad", () => ({ n: "not a number" }) as unknown as { n: number }, {
+      response: { 200: tb.Object({ n: tb.Number() }) },
+    });
+    const res = await bad.handle(new Request("http://localhost/bad"));
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ message: "Server error." });
+  });
+
+  const post = (body: string | Uint8Array, contentType = "application/json") =>
+    call("/items", { method: "POST", headers: { "content-type": contentType }, body });
+
+  test("bodies are JSON only: other types → 415 JSON", async () => {
+    for (const [body, type] of [["<a/>", "application/xml"], ["subject=x", "application/x-www-form-urlencoded"], ["[]", "text/plain"]] as const) {
+      const res = await post(body, type);
+      expect([type, res.status]).toEqual([type, 415]);
+      expect(((await res.json()) as { message: string }).message).toContain("application/json");
+    }
+    expect((await post('[{"subject":"ok"}]', "application/json; charset=utf-8")).status).toBe(200);
+    expect((await post('[{"subject":"ok"}]', "application/merge-patch+json")).status).toBe(200);
+  });
+
+  test("the top-level type must be the schema's: 422 on body", async () => {
+    for (const body of ["123", '"str"', "true", "null", '{"subject":"x"}']) {
+      const res = await post(body);
+      expect([body, res.status]).toEqual([body, 422]);
+      const json = (await res.json()) as { errors: Record<string, string[]> };
+      expect(json.errors.body![0]).toMatch(/must be a JSON array, not /);
+    }
+  });
+
+  test("nesting past the bound → 400 at once, whatever its depth", async () => {
+    for (const depth of [MAX_JSON_DEPTH + 1, 10_000, 200_000]) {
+      const started = performance.now();
+      const res = await post(`[{"subject":${"[".repeat(depth)}${"]".repeat(depth)}}]`);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
+      expect(performance.now() - started).toBeLessThan(500);
+    }
+    // Brackets inside strings are text, not nesting.
+    expect((await post(JSON.stringify([{ subject: "[[[[[[[[" }]))).status).toBe(422);
+  });
+
+  test("invalid UTF-8 and lone surrogates → 400", async () => {
+    const res = await post(new Uint8Array([0x5b, 0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d, 0x5d]));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toContain("UTF-8");
+    const lone = await post(String.raw`[{"subject":"\ud800"}]`);
+    expect(lone.status).toBe(400);
+    expect(((await lone.json()) as { message: string }).message).toContain("lone surrogate");
   });
 
   test("domain errors map to their status", async () => {

@@ -1,0 +1,117 @@
+/**
+ * Request bodies: JSON only, read with a byte bound, nesting bounded before JSON.parse, and text
+ * that is well-formed UTF-8 and Unicode. Every check is one pass over the bytes, so a hostile
+ * body costs O(size) and is answered with a 4xx instead of stalling the event loop or blowing
+ * the stack of the parser or the validator.
+ */
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../errors.ts";
+
+/** Deeper than any body of the API (a batch item's attachment is 3 levels). */
+export const MAX_JSON_DEPTH = 32;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** `application/json` or any `+json` type, parameters (charset) ignored. */
+export function isJsonContentType(contentType: string | null): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(";", 1)[0]!.trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+/** Reads the whole body, refusing it (413) as soon as it passes `limit` bytes, with or without Content-Length. */
+export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw new PayloadTooLargeError(limit);
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new PayloadTooLargeError(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/** The deepest nesting of arrays and objects in JSON text, stopping early once past `max`. */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) return true;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+  return false;
+}
+
+/** True when every string and key in `value` is well-formed Unicode (no lone surrogate from a `\ud800` escape). */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === "string") return value.isWellFormed();
+  if (Array.isArray(value)) return value.every(wellFormed);
+  if (value !== null && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) if (!k.isWellFormed() || !wellFormed(v)) return false;
+  }
+  return true;
+}
+
+/**
+ * Parses a JSON request body. Returns undefined for an empty body (the route's schema then
+ * decides whether one was required). Throws 413, 415 or 400, each with a message that says which.
+ */
+export async function parseJsonBody(request: Request, limit: number): Promise<unknown> {
+  const bytes = await readBodyBytes(request, limit);
+  if (bytes.byteLength === 0) return undefined;
+  if (!isJsonContentType(request.headers.get("content-type"))) {
+    throw new UnsupportedMediaTypeError("Request bodies must be JSON, sent with Content-Type: application/json.");
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new BadRequestError("The request body is not valid UTF-8.");
+  }
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+    throw new BadRequestError(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BadRequestError("The request body is not valid JSON.");
+  }
+  if (!wellFormed(value)) throw new BadRequestError("The request body contains invalid Unicode (a lone surrogate).");
+  return value;
+}
+
+/** "object" or "array": what a route's body schema wants at the top level, or null when anything goes. */
+export type BodyShape = "object" | "array";
+
+export function bodyShapeOf(schema: unknown): BodyShape | null {
+  const type = (schema as { type?: unknown } | null | undefined)?.type;
+  return type === "object" || type === "array" ? type : null;
+}
+
+export function describeShape(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
