@@ -16,6 +16,8 @@ const result = await Bun.build({
   // Identifiers stay unminified: Elysia reads handler source to decide which request parts to parse.
   minify: { whitespace: true, syntax: true, identifiers: false },
   sourcemap: "none",
+  // Production mode is also set at start (src/main.ts); defining it here lets the bundler drop development-only branches.
+  define: { "process.env.NODE_ENV": JSON.stringify("production") },
   target: "bun",
 });
 if (!result.success) {
