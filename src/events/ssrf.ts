@@ -5,8 +5,9 @@ import { isIP } from "node:net";
  * so without this check it could make the server call its own loopback services, the cloud
  * metadata endpoint (169.254.169.254) or hosts on the private network behind it.
  *
- * Addresses are compared as bytes; IPv4-mapped IPv6 (::ffff:a.b.c.d), NAT64 (64:ff9b::/96) and
- * 6to4 (2002::/16) addresses are judged by the IPv4 address they carry.
+ * Addresses are compared as bytes; IPv4-mapped IPv6 (::ffff:a.b.c.d), IPv4-translated
+ * (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002::/16) addresses are judged by the IPv4
+ * address they carry; translated and local-use NAT64 (64:ff9b:1::/48) addresses are refused whole.
  */
 
 /** An address as bytes: 4 for IPv4, 16 for IPv6. */
@@ -74,6 +75,8 @@ const startsWith = (b: Bytes, prefix: number[]) => prefix.every((v, i) => b[i] =
 function embeddedV4(b: Bytes): Bytes | null {
   if (b.length !== 16) return null;
   if (startsWith(b, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff])) return b.slice(12);
+  // IPv4-translated (SIIT, RFC 2765): ::ffff:0:a.b.c.d
+  if (startsWith(b, [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0])) return b.slice(12);
   if (startsWith(b, [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return b.slice(12);
   if (startsWith(b, [0x20, 0x02])) return b.slice(2, 6);
   return null;
@@ -124,6 +127,10 @@ const RANGES: { cidr: Cidr; kind: string }[] = (
     ["::1/128", "loopback"],
     // IPv4-compatible (deprecated) addresses, ::a.b.c.d
     ["::/96", "reserved"],
+    // SIIT translated addresses and local-use NAT64 (RFC 8215) reach IPv4 hosts through a
+    // translator next to us, never a public webhook receiver.
+    ["::ffff:0:0:0/96", "IPv4-translated (SIIT)"],
+    ["64:ff9b:1::/48", "local-use NAT64"],
     ["100::/64", "discard-only"],
     ["2001::/32", "Teredo"],
     ["2001:db8::/32", "documentation"],
@@ -147,10 +154,14 @@ export function forbiddenKind(ip: string): string | null {
   return null;
 }
 
+/**
+ * Whether `ip` lies in one of `networks`. A v4-mapped address is the IPv4 host itself and matches
+ * its IPv4 network; translated, NAT64 and 6to4 forms go through a translator and never do.
+ */
 export function inNetworks(ip: string, networks: readonly Cidr[]): boolean {
   const bytes = parseIp(ip);
   if (!bytes) return false;
-  const v4 = embeddedV4(bytes);
+  const v4 = bytes.length === 16 && startsWith(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) ? bytes.slice(12) : null;
   return networks.some((n) => inPrefix(bytes, n.bytes, n.prefix) || (v4 !== null && inPrefix(v4, n.bytes, n.prefix)));
 }
 

@@ -47,6 +47,26 @@ describe("webhook address policy", () => {
     expect(forbiddenKind("::8.8.8.8")).toBe("reserved");
   });
 
+  test("IPv4-translated (SIIT, ::ffff:0:0:0/96) and local-use NAT64 (64:ff9b:1::/48) are refused (security review)", () => {
+    expect(forbiddenKind("::ffff:0:127.0.0.1")).toBe("loopback");
+    expect(forbiddenKind("::ffff:0:7f00:1")).toBe("loopback");
+    expect(forbiddenKind("0:0:0:0:ffff:0:a00:1")).toBe("private");
+    expect(forbiddenKind("::ffff:0:808:808")).toBe("IPv4-translated (SIIT)");
+    expect(forbiddenKind("64:ff9b:1::7f00:1")).toBe("local-use NAT64");
+    expect(forbiddenKind("64:ff9b:1:7f00:0:100::")).toBe("local-use NAT64");
+    expect(forbiddenKind("64:ff9b:1:ffff:ffff:ffff:ffff:ffff")).toBe("local-use NAT64");
+    // Just outside the /48: the well-known prefix and a global address stay as they were.
+    expect(forbiddenKind("64:ff9b::808:808")).toBeNull();
+    expect(forbiddenKind("64:ff9b:2::1")).toBeNull();
+    expect(() => assertAllowedAddress("::ffff:0:a9fe:a9fe", [], "meta.example")).toThrow(/meta\.example resolves to ::ffff:0:a9fe:a9fe, which is a link-local address/);
+  });
+
+  test("an allowed IPv4 network covers the v4-mapped form only, not translated, NAT64 or 6to4 forms", () => {
+    const loop = [parseCidr("127.0.0.0/8")];
+    expect(inNetworks("::ffff:127.0.0.1", loop)).toBe(true);
+    for (const ip of ["::ffff:0:7f00:1", "64:ff9b::7f00:1", "2002:7f00:1::1"]) expect([ip, inNetworks(ip, loop)]).toEqual([ip, false]);
+  });
+
   test("allowed networks override the policy, including for v4-mapped addresses", () => {
     const allowed = ["127.0.0.0/8", "fd00:1234::/32", "::ffff:10.9.0.0/112"].map(parseCidr);
     expect(inNetworks("127.0.0.1", allowed)).toBe(true);
