@@ -79,6 +79,50 @@ describe("POST /v1/webhooks", () => {
     expect((await create({ url: "https://127.0.0.1:8443/hook" })).status).toBe(201);
   });
 
+  test("SIIT-translated and local-use NAT64 literals → 422 (security review)", async () => {
+    for (const url of ["https://[::ffff:0:7f00:1]/h", "https://[::ffff:0:a00:1]/h", "https://[64:ff9b:1::a00:1]/h", "https://[64:ff9b:1::808:808]/h"]) {
+      const res = await create({ url });
+      expect([url, res.status]).toEqual([url, 422]);
+      expect(res.json.errors.url[0]).toContain("POSTHORN_WEBHOOK_ALLOWED_NETWORKS");
+    }
+  });
+
+  test("an IDN URL is stored as the punycode form every answer shows; listing and PUT keep working (security review)", async () => {
+    const before = t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhooks").get()!.n;
+    const res = await create({ url: "https://bücher.example/h" });
+    expect(res.status).toBe(201);
+    expect(res.json.data.url).toBe("https://xn--bcher-kva.example/h");
+    const stored = t.deps.sqlite.query<{ url: string }, [string]>("SELECT url FROM webhooks WHERE id = ?").get(res.json.data.id)!.url;
+    expect(stored).toBe("https://xn--bcher-kva.example/h");
+    expect(t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhooks").get()!.n).toBe(before + 1);
+
+    const list = await t.request("GET", "/v1/webhooks?page[size]=100");
+    expect(list.status).toBe(200);
+    expect(list.json.data.map((w: { id: string }) => w.id)).toContain(res.json.data.id);
+    const put = await t.request("PUT", `/v1/webhooks/${res.json.data.id}`, { body: { url: "https://bücher.example/h" } });
+    expect(put.status).toBe(200);
+    expect(put.json.data.url).toBe("https://xn--bcher-kva.example/h");
+    // Unicode in the path is percent-encoded the same way.
+    expect((await create({ url: "https://hooks.example.test/ä ö" })).json.data.url).toBe("https://hooks.example.test/%C3%A4%20%C3%B6");
+  });
+
+  test("a row stored raw before normalisation still lists (it is shown normalised)", async () => {
+    const created = (await create({})).json.data;
+    t.deps.sqlite.query("UPDATE webhooks SET url = 'https://bücher.example/old' WHERE id = ?").run(created.id);
+    const one = await t.request("GET", `/v1/webhooks/${created.id}`);
+    expect(one.status).toBe(200);
+    expect(one.json.url).toBe("https://xn--bcher-kva.example/old");
+    expect((await t.request("GET", "/v1/webhooks?page[size]=100")).status).toBe(200);
+  });
+
+  test("a URL that grows past 500 characters when normalised → 422, nothing stored", async () => {
+    const before = t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhooks").get()!.n;
+    const res = await create({ url: `https://hooks.example.test/${"é".repeat(200)}` });
+    expect(res.status).toBe(422);
+    expect(res.json.errors.url[0]).toContain("once normalised");
+    expect(t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhooks").get()!.n).toBe(before);
+  });
+
   test("limits: name ≤ 255, url ≤ 500, events ≥ 1 and known kinds", async () => {
     expect((await create({ name: "n".repeat(255) })).status).toBe(201);
     const longName = await create({ name: "n".repeat(256) });

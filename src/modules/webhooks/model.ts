@@ -9,11 +9,14 @@ export const WEBHOOK_URL_MAX = 500;
 
 const DateTime = t.String({ format: "date-time" });
 
+/** A stored webhook URL as every answer shows it; the service checks a new URL against this same schema before storing it. */
+export const WebhookUrl = t.String({ format: "uri", maxLength: WEBHOOK_URL_MAX });
+
 const webhookFields = {
   id: t.String(),
   route_id: t.String(),
   name: t.String(),
-  url: t.String({ format: "uri" }),
+  url: WebhookUrl,
   events: t.Array(t.String(), { description: "Subscribed event kinds" }),
   enabled: t.Boolean(),
   disabled_reason: Nullable(t.String({ description: "Why the service disabled the webhook (e.g. the receiver answered 410)" })),
@@ -128,11 +131,20 @@ export type WebhookRow = {
   updated_at: number;
 };
 
+/** Rows stored before URLs were normalised at write (an IDN host as typed) are shown normalised too. */
+const shownUrl = (stored: string): string => {
+  try {
+    return new URL(stored).href;
+  } catch {
+    return stored;
+  }
+};
+
 export const serializeWebhook = (r: WebhookRow): WebhookData => ({
   id: r.id,
   route_id: r.route_id,
   name: r.name,
-  url: r.url,
+  url: shownUrl(r.url),
   events: JSON.parse(r.events) as string[],
   enabled: r.enabled === 1,
   disabled_reason: r.disabled_reason,

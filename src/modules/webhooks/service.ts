@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { Value } from "@sinclair/typebox/value";
 import type { Deps } from "../../context.ts";
 import { keysetPage } from "../../db/keyset.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
@@ -18,6 +19,8 @@ import {
   type WebhookData,
   type WebhookRow,
   type WebhookWithSecret,
+  WEBHOOK_URL_MAX,
+  WebhookUrl,
 } from "./model.ts";
 
 type Ctx = Pick<Deps, "sqlite" | "writer" | "config">;
@@ -25,10 +28,12 @@ type Ctx = Pick<Deps, "sqlite" | "writer" | "config">;
 const newSecret = () => newToken(TOKEN_PREFIX.webhookSecret);
 
 /**
- * Checks a target URL before it is stored: https only, and not an IP literal in a refused range
- * (hostnames are checked again on every delivery, against what they resolve to then).
+ * Checks a target URL and returns the form that is stored and shown: https only, not an IP
+ * literal in a refused range (hostnames are checked again on every delivery, against what they
+ * resolve to then), normalised by the URL parser (IDN host as punycode, path percent-encoded) and
+ * valid under the response's own schema, so what is stored is exactly what every answer shows.
  */
-export function validateWebhookUrl(raw: string, allowedNetworks: readonly string[]): void {
+export function normalizeWebhookUrl(raw: string, allowedNetworks: readonly string[]): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -49,6 +54,12 @@ export function validateWebhookUrl(raw: string, allowedNetworks: readonly string
       );
     }
   }
+  const href = url.href;
+  if (href.length > WEBHOOK_URL_MAX) {
+    throw ValidationError.field("url", `The url field must be at most ${WEBHOOK_URL_MAX} characters once normalised (it is ${href.length}: ${href.slice(0, 80)}…).`);
+  }
+  if (!Value.Check(WebhookUrl, href)) throw ValidationError.field("url", "The url field must be a valid absolute https:// URL.");
+  return href;
 }
 
 const uniqueKinds = (events: readonly string[]) => [...new Set(events)];
@@ -64,7 +75,7 @@ export async function createWebhook(deps: Ctx, teamId: string, body: CreateWebho
   if (!route) throw ValidationError.field("route_id", "The selected route_id is invalid: this team has no route with that ID.");
   const name = body.name.trim();
   if (!name) throw ValidationError.field("name", "The name field must not be blank.");
-  validateWebhookUrl(body.url, deps.config.webhookAllowedNetworks);
+  const url = normalizeWebhookUrl(body.url, deps.config.webhookAllowedNetworks);
 
   const now = Date.now();
   const row: WebhookRow = {
@@ -72,7 +83,7 @@ export async function createWebhook(deps: Ctx, teamId: string, body: CreateWebho
     team_id: teamId,
     route_id: route.id,
     name,
-    url: body.url,
+    url,
     events: JSON.stringify(uniqueKinds(body.events)),
     enabled: body.enabled === false ? 0 : 1,
     secret: newSecret(),
@@ -134,8 +145,7 @@ export async function updateWebhook(deps: Ctx, teamId: string, id: string, body:
     if (!next.name) throw ValidationError.field("name", "The name field must not be blank.");
   }
   if (body.url !== undefined) {
-    validateWebhookUrl(body.url, deps.config.webhookAllowedNetworks);
-    next.url = body.url; // the secret stays: only regenerate-secret changes it
+    next.url = normalizeWebhookUrl(body.url, deps.config.webhookAllowedNetworks); // the secret stays: only regenerate-secret changes it
   }
   if (body.events !== undefined) next.events = JSON.stringify(uniqueKinds(body.events));
   if (body.enabled !== undefined && body.enabled !== null) {
