@@ -50,6 +50,8 @@ export const ConfigSchema = Type.Object({
   maxBodyBytes: Type.Integer({ minimum: 1024 }),
   /** Largest message accepted by the SMTP listeners, in bytes. */
   maxMessageBytes: Type.Integer({ minimum: 1024 }),
+  /** Refused RCPTs (550) a client IP may have on the MX per 10 minutes before every RCPT gets 421; 0 = no limit. */
+  smtpRcptFailureLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   /** Concurrent outbound deliveries and webhook posts. */
   deliveryConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
   webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
@@ -117,6 +119,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   rspamdUrl: "POSTHORN_RSPAMD_URL",
   maxBodyBytes: "POSTHORN_MAX_BODY_BYTES",
   maxMessageBytes: "POSTHORN_MAX_MESSAGE_BYTES",
+  smtpRcptFailureLimit: "POSTHORN_SMTP_RCPT_FAILURE_LIMIT",
   deliveryConcurrency: "POSTHORN_DELIVERY_CONCURRENCY",
   webhookConcurrency: "POSTHORN_WEBHOOK_CONCURRENCY",
 };
@@ -147,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     rspamdUrl: optional(env, "POSTHORN_RSPAMD_URL"),
     maxBodyBytes: int(env, "POSTHORN_MAX_BODY_BYTES", 50 * 1024 * 1024),
     maxMessageBytes: int(env, "POSTHORN_MAX_MESSAGE_BYTES", 25 * 1024 * 1024),
+    smtpRcptFailureLimit: int(env, "POSTHORN_SMTP_RCPT_FAILURE_LIMIT", 20),
     deliveryConcurrency: int(env, "POSTHORN_DELIVERY_CONCURRENCY", 64),
     webhookConcurrency: int(env, "POSTHORN_WEBHOOK_CONCURRENCY", 64),
   };

@@ -2,7 +2,9 @@
  * The MX listener (POSTHORN_SMTP_PORT): mail for inbound routes, and bounces, complaints and
  * automatic replies to the VERP addresses of mail we sent. Recipients are checked at RCPT, so
  * nothing else is ever accepted (no open relay); the 250 after DATA comes only once the message
- * is committed to disk.
+ * is committed to disk. A client IP whose RCPTs are refused too often is throttled
+ * (POSTHORN_SMTP_RCPT_FAILURE_LIMIT, see rcpt-throttle.ts), so addresses and VERP signatures
+ * cannot be found by trying.
  */
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerEnvelope, type SMTPServerSession } from "smtp-server";
 import type { Deps } from "../context.ts";
@@ -10,6 +12,7 @@ import { LEGACY_VERP_MS, parseLegacyVerpLocalPart, verpCutover, verpLocalPart } 
 import { serverSecret } from "../secrets.ts";
 import { acceptInbound } from "./accept.ts";
 import { baseServerOptions, DEFAULT_LIMITS, DataBudget, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+import { clientKey, RCPT_FAILURE_WINDOW_MS, RcptFailureThrottle } from "./rcpt-throttle.ts";
 import { RecipientResolver, splitAddress, type InboundTarget, type RecipientVerdict } from "./recipients.ts";
 
 export interface InboundListenerOptions extends Partial<ListenerLimits> {
@@ -22,6 +25,9 @@ export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPSer
   const secret = serverSecret(deps.sqlite);
   const resolver = new RecipientResolver(deps.sqlite, secret, deps.config.inboundDomain);
   const cutover = verpCutover(deps.sqlite);
+  // Clients whose RCPTs keep being refused are guessing addresses or VERP signatures.
+  const limit = deps.config.smtpRcptFailureLimit;
+  const throttle = limit > 0 ? new RcptFailureThrottle(limit) : null;
   // What each accepted RCPT resolved to, per transaction (smtp-server makes a new envelope each time).
   const targets = new WeakMap<SMTPServerEnvelope, Map<string, InboundTarget>>();
   const budget = new DataBudget(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
@@ -31,6 +37,12 @@ export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPSer
     authOptional: true,
     disabledCommands: ["AUTH"],
     onRcptTo(address, session, callback) {
+      const client = clientKey(session.remoteAddress);
+      // Checked before the lookup: a throttled client gets this reply for right and wrong
+      // addresses alike, as fast, so it learns nothing more.
+      if (throttle?.throttled(client)) {
+        return callback(smtpError(421, "4.7.0 Too many refused recipients from your address, try again later"));
+      }
       let verdict;
       try {
         verdict = resolve(address.address);
@@ -39,6 +51,9 @@ export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPSer
         return callback(smtpError(451, "4.3.0 Temporary lookup failure, try again later"));
       }
       if (!verdict.ok) {
+        if (throttle?.refused(client)) {
+          deps.log.warn("smtp client throttled: too many refused recipients", { client, limit, window_ms: RCPT_FAILURE_WINDOW_MS, session: session.id });
+        }
         return callback(
           verdict.local
             ? smtpError(550, "5.1.1 No such mailbox here")

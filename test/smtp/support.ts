@@ -130,8 +130,9 @@ export class RawSmtpClient {
     socket.on("error", () => {});
   }
 
-  static async connect(port: number, host = "127.0.0.1"): Promise<{ client: RawSmtpClient; greeting: Reply }> {
-    const socket = connect({ port, host });
+  /** `localAddress`: the client's own address, e.g. 127.0.0.2 to be another client IP over loopback. */
+  static async connect(port: number, host = "127.0.0.1", localAddress?: string): Promise<{ client: RawSmtpClient; greeting: Reply }> {
+    const socket = connect({ port, host, localAddress });
     const client = new RawSmtpClient(socket);
     const greeting = await client.read();
     return { client, greeting };
@@ -218,7 +219,10 @@ export interface OutboundFixture {
  * An outbound message that was delivered, made directly in the database (as the sending code
  * would leave it): one recipient, sent from `domain`, with its VERP return path.
  */
-export function insertDeliveredOutbound(deps: Deps, opts: { teamId: string; projectId: string; domain?: string; email?: string; status?: string }): OutboundFixture {
+export function insertDeliveredOutbound(
+  deps: Deps,
+  opts: { teamId: string; projectId: string; domain?: string; email?: string; status?: string; recipientId?: string },
+): OutboundFixture {
   const domain = opts.domain ?? "brand.test";
   let domainRow = deps.sqlite.query<{ id: string }, [string, string]>("SELECT id FROM domains WHERE team_id = ? AND domain = ?").get(opts.teamId, domain);
   if (!domainRow) domainRow = { id: insertTestDomain(deps, { teamId: opts.teamId, projectId: opts.projectId, domain }).domainId };
@@ -226,7 +230,7 @@ export function insertDeliveredOutbound(deps: Deps, opts: { teamId: string; proj
     .query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'transactional'")
     .get(opts.projectId)!.id;
   const messageId = newId();
-  const recipientId = newId();
+  const recipientId = opts.recipientId ?? newId();
   const email = opts.email ?? `someone-${recipientId.slice(-6)}@example.net`;
   const now = Date.now();
   const status = opts.status ?? "delivered";
