@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { randomBytes } from "node:crypto";
 import { domainToASCII } from "node:url";
+import { signValue } from "../secrets.ts";
 import { dkimRecordContent } from "./dkim-key.ts";
 
 /** What a record is for; also the order records are listed in. */
@@ -87,3 +88,45 @@ export function buildRecordSpecs(d: { domain: string; selector: string; publicKe
 
 /** Lower case, no trailing dot: how DNS names are compared. */
 export const canonicalName = (name: string): string => name.trim().toLowerCase().replace(/\.$/, "");
+
+/**
+ * A name and every parent of it with at least two labels, longest first, compared with the
+ * names of registered domains to find the ones it is equal to or under (label boundaries only:
+ * "x.example.com" → ["x.example.com", "example.com"]; "badexample.com" is not under "example.com").
+ * The name must already be canonical (lower case, punycode, no trailing dot).
+ */
+export function nameAndParents(name: string): string[] {
+  const labels = name.split(".");
+  const out: string[] = [];
+  for (let i = 0; labels.length - i >= 2; i++) out.push(labels.slice(i).join("."));
+  return out;
+}
+
+/** Label before a custom inbound domain where the route's verification token is published. */
+export const INBOUND_VERIFICATION_HOST = "_posthorn-verification";
+const INBOUND_VERIFICATION_TAG = "posthorn-verification";
+
+/**
+ * The route's proof-of-control token for one inbound domain: keyed with the server secret, so it
+ * needs no storage, and bound to both the route and the name (another route, or the same route
+ * with another domain, has another token).
+ */
+export const inboundVerificationToken = (secret: string, routeId: string, domain: string): string =>
+  signValue(secret, "inbound-domain", `${routeId}:${canonicalName(domain)}`, 32);
+
+/** A record an inbound domain publishes: `fqdn` is absolute (the zone is the user's to know). */
+export interface InboundDomainRecord {
+  purpose: "inbound_mx" | "inbound_verification";
+  type: "MX" | "TXT";
+  fqdn: string;
+  content: string;
+}
+
+/** The two records a custom inbound domain publishes (README "Inbound domains"). */
+export function inboundDomainRecords(d: { domain: string; hostname: string; token: string }): InboundDomainRecord[] {
+  const domain = canonicalName(d.domain);
+  return [
+    { purpose: "inbound_mx", type: "MX", fqdn: domain, content: canonicalName(d.hostname) },
+    { purpose: "inbound_verification", type: "TXT", fqdn: `${INBOUND_VERIFICATION_HOST}.${domain}`, content: `${INBOUND_VERIFICATION_TAG}=${d.token}` },
+  ];
+}

@@ -208,6 +208,24 @@ export async function checkMailTarget(ctx: VerifyContext, name: string): Promise
   return mismatch(`${name} is a CNAME to ${chain.join(" → ")}, which neither is ${ctx.hostname} nor has an MX pointing to it.`, [`CNAME ${chain.join(" → ")}`]);
 }
 
+/**
+ * A TXT record at `fqdn` holds exactly `expected` (surrounding spaces aside): how an inbound
+ * domain's verification token is checked. Other TXT records at the name are ignored; when none
+ * matches, the ones seen are reported.
+ */
+export async function checkTxtValue(ctx: VerifyContext, fqdn: string, expected: string): Promise<RecordCheck> {
+  let txt: string[];
+  try {
+    txt = await ctx.lookup.txt(fqdn);
+  } catch (err) {
+    if (err instanceof DnsError && err.absent) return missing("TXT", fqdn);
+    throw err;
+  }
+  if (txt.length === 0) return missing("TXT", fqdn);
+  if (txt.some((r) => r.trim() === expected)) return pass(txt);
+  return mismatch(`The TXT record at ${fqdn} does not hold the expected value "${expected}". Found ${quoteList(txt)}.`, txt);
+}
+
 async function checkReturnPath(ctx: VerifyContext, record: RecordToCheck): Promise<RecordCheck> {
   return checkMailTarget(ctx, record.fqdn);
 }
