@@ -5,6 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { domainToASCII } from "node:url";
+import { nameAndParents } from "../dns/records.ts";
 import { parseVerpLocalPart } from "../mail/verp.ts";
 
 export type InboundTarget =
@@ -57,10 +58,15 @@ export class RecipientResolver {
       "SELECT id, team_id, project_id FROM routes WHERE inbound_address = ? AND route_type = 'inbound'",
     );
     // Two teams could both point MX records of one domain at us; the first verified owns it.
-    this.byDomain = sqlite.prepare<RouteHit, [string]>(
-      `SELECT id, team_id, project_id FROM routes
-       WHERE lower(inbound_domain) = ? AND inbound_domain_verified_at IS NOT NULL AND route_type = 'inbound'
-       ORDER BY inbound_domain_verified_at, id LIMIT 1`,
+    // Whatever was verified, a route never gets a name at or under a sending domain another team
+    // registered (?2: the name and its parents), nor the return-path name of any domain: that
+    // mail is the other team's, or bounces.
+    this.byDomain = sqlite.prepare<RouteHit, [string, string]>(
+      `SELECT r.id, r.team_id, r.project_id FROM routes r
+       WHERE lower(r.inbound_domain) = ?1 AND r.inbound_domain_verified_at IS NOT NULL AND r.route_type = 'inbound'
+         AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.domain IN (SELECT value FROM json_each(?2))
+           AND (d.team_id <> r.team_id OR d.return_path_host || '.' || d.domain = ?1))
+       ORDER BY r.inbound_domain_verified_at, r.id LIMIT 1`,
     );
     // The bounce domain must belong to the team that sent the message.
     this.bounce = sqlite.prepare<{ id: string }, [string, string]>(
@@ -87,7 +93,7 @@ export class RecipientResolver {
         return { ok: true, target: { kind: "bounce", recipientId, address: normalized } };
       }
     }
-    const route = this.byAddress.get(`${parts.base}@${parts.domain}`) ?? this.byDomain.get(parts.domain);
+    const route = this.byAddress.get(`${parts.base}@${parts.domain}`) ?? this.byDomain.get(parts.domain, JSON.stringify(nameAndParents(parts.domain)));
     if (route) {
       return {
         ok: true,

@@ -281,6 +281,89 @@ describe("MX listener: mail for inbound routes", () => {
   });
 });
 
+describe("MX listener: names claimed by another team's sending domain never reach a route", () => {
+  let h: InboundHarness;
+  beforeAll(async () => {
+    h = await startInbound();
+  });
+  afterAll(() => h.stop());
+
+  const inboundRouteOf = (projectId: string) =>
+    h.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound' AND is_default = 1").get(projectId)!.id;
+  const rcpt = async (address: string) => {
+    const { client } = await RawSmtpClient.connect(h.port);
+    try {
+      await client.send("EHLO a.test");
+      await client.send("MAIL FROM:<a@sender.test>");
+      return (await client.send(`RCPT TO:<${address}>`)).text;
+    } finally {
+      client.close();
+    }
+  };
+  const messagesOf = async (token: string) => (await h.app.request("GET", "/v1/messages", { token })).json.data as unknown[];
+
+  test("the attack: team B's route on ph-bounces.<team A's domain> gets neither postmaster@, abuse@ nor forged VERP mail", async () => {
+    expect((await h.app.request("POST", "/v1/domains", { body: { domain: "a-corp.test" } })).status).toBe(201);
+    const b = h.app.addTeam();
+    const theirs = inboundRouteOf(b.projectId);
+    const put = await h.app.request("PUT", `/v1/routes/${theirs}`, { token: b.teamToken, body: { inbound_settings: { inbound_domain: "ph-bounces.a-corp.test" } } });
+    expect(put.status).toBe(409);
+    // The state an older version could leave behind (MX-only verification): verified all the same.
+    h.deps.sqlite.query("UPDATE routes SET inbound_domain = 'ph-bounces.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), theirs);
+    const { client } = await RawSmtpClient.connect(h.port);
+    const raw = await compose({ from: "mallory@sender.test", to: "postmaster@ph-bounces.a-corp.test", subject: "Delivery report", text: "bounce" });
+    const targets = ["postmaster@ph-bounces.a-corp.test", "abuse@PH-BOUNCES.a-corp.test", "b.forged0000000000000000000000000000@ph-bounces.a-corp.test"];
+    const result = await client.transaction("mallory@sender.test", targets, raw);
+    client.close();
+    for (const r of result.rcpt) expect(r.text).toBe("550 5.1.1 No such mailbox here");
+    expect(result.final).toBeNull();
+    expect(await messagesOf(b.teamToken)).toEqual([]);
+    expect(inboundCount(h)).toBe(0);
+  });
+
+  test("any name under team A's domain is refused for team B's route at RCPT, even if marked verified; team A's own route gets its own names", async () => {
+    const b = h.app.addTeam();
+    const theirs = inboundRouteOf(b.projectId);
+    h.deps.sqlite.query("UPDATE routes SET inbound_domain = 'track.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), theirs);
+    expect(await rcpt("x@track.a-corp.test")).toStartWith("550 ");
+    expect(await rcpt("x@TRACK.A-CORP.TEST")).toStartWith("550 ");
+    // Team A, which registered a-corp.test, may receive there.
+    h.deps.sqlite.query("UPDATE routes SET inbound_domain = NULL, inbound_domain_verified_at = NULL WHERE id = ?").run(theirs);
+    h.deps.sqlite.query("UPDATE routes SET inbound_domain = 'track.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), h.inboundRouteId);
+    try {
+      expect(await rcpt("x@track.a-corp.test")).toStartWith("250 ");
+      // But never at its own return-path name: those addresses are bounces.
+      h.deps.sqlite.query("UPDATE routes SET inbound_domain = 'ph-bounces.a-corp.test' WHERE id = ?").run(h.inboundRouteId);
+      expect(await rcpt("postmaster@ph-bounces.a-corp.test")).toBe("550 5.1.1 No such mailbox here");
+    } finally {
+      h.deps.sqlite.query("UPDATE routes SET inbound_domain = NULL, inbound_domain_verified_at = NULL WHERE id = ?").run(h.inboundRouteId);
+    }
+    expect(await messagesOf(b.teamToken)).toEqual([]);
+  });
+
+  test("reverse order: team B verifies in.b-later.test (MX and TXT), then team A registers b-later.test → B's route loses it", async () => {
+    const b = h.app.addTeam();
+    const theirs = inboundRouteOf(b.projectId);
+    const put = await h.app.request("PUT", `/v1/routes/${theirs}`, { token: b.teamToken, body: { inbound_settings: { inbound_domain: "in.b-later.test" } } });
+    expect(put.status).toBe(200);
+    for (const r of put.json.data.inbound_domain_records) {
+      if (r.type === "MX") h.dns.set(r.fqdn, "MX", [{ exchange: r.content, priority: 10 }]);
+      else h.dns.set(r.fqdn, "TXT", [r.content]);
+    }
+    const verified = await h.app.request("POST", `/v1/routes/${theirs}/verify-inbound-domain`, { token: b.teamToken });
+    expect(verified.json.data.verified).toBe(true);
+    expect(await rcpt("x@in.b-later.test")).toStartWith("250 ");
+
+    expect((await h.app.request("POST", "/v1/domains", { body: { domain: "b-later.test" } })).status).toBe(201);
+    expect((await h.app.request("GET", `/v1/routes/${theirs}`, { token: b.teamToken })).json.inbound_domain_verified_at).toBeNull();
+    expect(await rcpt("x@in.b-later.test")).toStartWith("550 ");
+    // The listener's own check holds even if the verification were still recorded.
+    h.deps.sqlite.query("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), theirs);
+    expect(await rcpt("x@in.b-later.test")).toStartWith("550 ");
+    expect(await messagesOf(b.teamToken)).toEqual([]);
+  });
+});
+
 describe("MX listener: limits", () => {
   let h: InboundHarness;
   beforeAll(async () => {

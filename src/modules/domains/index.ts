@@ -87,6 +87,9 @@ export const inboundDomainController = (deps: Deps) =>
         team: true,
         params: RouteParams,
         response: InboundVerifyResponse,
-        detail: { summary: "Check that the route's inbound_domain has its MX pointing to this server", security },
+        detail: {
+          summary: "Check the route's inbound_domain: its MX points to this server and its _posthorn-verification TXT record holds the route's token",
+          security,
+        },
       },
     );

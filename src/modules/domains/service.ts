@@ -1,11 +1,22 @@
+import type { Database } from "bun:sqlite";
 import type { Deps } from "../../context.ts";
 import { keysetPage } from "../../db/keyset.ts";
 import { generateDkimKeyPairAsync } from "../../dns/dkim-key.ts";
-import { buildRecordSpecs, canonicalName, newDkimSelector, normalizeDomainName, RETURN_PATH_HOST } from "../../dns/records.ts";
-import { checkMailTarget, dnsErrorCheck, verifyContext } from "../../dns/verify.ts";
+import {
+  buildRecordSpecs,
+  canonicalName,
+  inboundDomainRecords,
+  inboundVerificationToken,
+  nameAndParents,
+  newDkimSelector,
+  normalizeDomainName,
+  RETURN_PATH_HOST,
+} from "../../dns/records.ts";
+import { checkMailTarget, checkTxtValue, dnsErrorCheck, verifyContext, type RecordCheck } from "../../dns/verify.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors.ts";
 import { isUuid, newId } from "../../ids.ts";
 import { pageBody, parsePage, parseSort } from "../../http/pagination.ts";
+import { serverSecret } from "../../secrets.ts";
 import { checkDomain, recordsOf } from "./check.ts";
 import { serializeDomain, type DnsRecordRow, type DomainData, type DomainRow } from "./model.ts";
 
@@ -67,6 +78,17 @@ export async function createDomain(deps: Deps, teamId: string, input: { domain: 
       "INSERT INTO dns_records (id, domain_id, purpose, type, hostname, fqdn, content, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
     );
     for (const s of specs) insert.run(newId(), id, s.purpose, s.type, s.hostname, s.fqdn, s.content, now);
+    // The name now belongs to this team: another team's route receiving at it or under it loses
+    // its verification (the MX listener stops matching it anyway), and so does any route whose
+    // inbound domain is the new return-path domain, whose mail is bounces.
+    deps.sqlite
+      .query(
+        `UPDATE routes SET inbound_domain_verified_at = NULL, updated_at = ?1
+         WHERE inbound_domain_verified_at IS NOT NULL
+           AND ((team_id <> ?2 AND (lower(inbound_domain) = ?3 OR substr(lower(inbound_domain), -length(?3) - 1) = '.' || ?3))
+             OR lower(inbound_domain) = ?4 || '.' || ?3)`,
+      )
+      .run(now, teamId, domain, RETURN_PATH_HOST);
   });
   return getDomain(deps, teamId, id);
 }
@@ -151,12 +173,50 @@ export async function verifyDomain(deps: Deps, teamId: string, id: string): Prom
   return { data: getDomain(deps, teamId, id), verified, message, failed };
 }
 
+/** Why a name cannot be a route's inbound domain: a registered sending domain claims it. */
+export type InboundDomainConflict = { kind: "other_team" | "bounce"; domain: string };
+
+/**
+ * The sending domain, if any, that forbids `name` as an inbound domain of a route of `teamId`:
+ * a domain another team registered that `name` equals or is under (label boundaries), or any
+ * domain, the team's own included, whose return-path name (`ph-bounces.<domain>`) `name` is.
+ * `name` must be canonical (lower case, punycode); stored domain names are.
+ */
+export function inboundDomainConflict(sqlite: Database, teamId: string, name: string): InboundDomainConflict | null {
+  const rows = sqlite
+    .query<{ domain: string; team_id: string; bounce: number }, [string, string, string]>(
+      `SELECT domain, team_id, return_path_host || '.' || domain = ?3 AS bounce FROM domains
+       WHERE domain IN (SELECT value FROM json_each(?1)) AND (team_id <> ?2 OR return_path_host || '.' || domain = ?3)`,
+    )
+    .all(JSON.stringify(nameAndParents(name)), teamId, name);
+  const other = rows.filter((r) => r.team_id !== teamId).sort((a, b) => b.domain.length - a.domain.length)[0];
+  if (other) return { kind: "other_team", domain: other.domain };
+  const bounce = rows.find((r) => r.bounce === 1);
+  return bounce ? { kind: "bounce", domain: bounce.domain } : null;
+}
+
+export function inboundDomainConflictMessage(name: string, c: InboundDomainConflict): string {
+  if (c.kind === "bounce") {
+    return `${name} is the return-path (bounce) domain of the sending domain ${c.domain}; mail to it is handled as bounces and cannot go to a route.`;
+  }
+  const where = name === c.domain ? `${name} is a sending domain` : `${name} is under ${c.domain}, a sending domain`;
+  return `${where} registered by another team; only that team can receive mail at it or at names under it.`;
+}
+
+/** The records the route's inbound domain must publish: MX to us and the TXT verification token. */
+export function routeInboundDomainRecords(sqlite: Database, hostname: string, routeId: string, domain: string) {
+  return inboundDomainRecords({ domain, hostname, token: inboundVerificationToken(serverSecret(sqlite), routeId, domain) });
+}
+
 type RouteRow = { id: string; route_type: string; inbound_domain: string | null };
 
 /**
  * An inbound route's custom inbound_domain is verified when its MX points to POSTHORN_HOSTNAME
- * (the most preferred MX; a CNAME chain to our host also counts). Success records
- * inbound_domain_verified_at; a failure says why and leaves an earlier verification as it was.
+ * (the most preferred MX; a CNAME chain to our host also counts) and the TXT record
+ * `_posthorn-verification.<domain>` holds the route's token (proof of control of the name: an MX
+ * to us proves nothing about who owns it). A name claimed by another team's sending domain, or
+ * a return-path name, is never verified (and loses an earlier verification). Success records
+ * inbound_domain_verified_at; a DNS failure says why and leaves an earlier verification as it was.
  */
 export async function verifyInboundDomain(deps: Deps, teamId: string, routeId: string): Promise<{ verified: boolean; message: string }> {
   const route = isUuid(routeId)
@@ -165,25 +225,56 @@ export async function verifyInboundDomain(deps: Deps, teamId: string, routeId: s
   if (!route) throw new NotFoundError("Route");
   if (route.route_type !== "inbound") throw ValidationError.field("route_type", "Only inbound routes have an inbound domain to verify.");
   if (!route.inbound_domain) throw ValidationError.field("inbound_domain", "The route has no inbound domain to verify; set inbound_settings.inbound_domain first.");
-  const name = canonicalName(route.inbound_domain);
-  // MX alone cannot tell two claimants apart, so the first verified route keeps the domain:
-  // another team cannot take over mail for a domain someone already receives here.
-  const taken = deps.sqlite
-    .query<{ id: string }, [string, string]>(
-      "SELECT id FROM routes WHERE lower(inbound_domain) = ? AND inbound_domain_verified_at IS NOT NULL AND id != ? LIMIT 1",
-    )
-    .get(name, route.id);
-  if (taken) return { verified: false, message: `${name} is already verified as the inbound domain of another route.` };
-  // Server failures come through as errors; here they are a "not verified, try again" answer.
-  const check = await checkMailTarget(verifyContext(deps.dns.fresh(), deps.config.hostname), name).catch(dnsErrorCheck);
-  if (check.outcome !== "pass") {
-    const reason = check.outcome === "missing" ? `No MX record found at ${name}. Publish an MX record pointing to ${deps.config.hostname}.` : check.reason!;
-    return { verified: false, message: reason };
+  const stored = route.inbound_domain;
+  const name = canonicalName(stored);
+  // What makes the name unverifiable whatever DNS says. MX alone cannot tell two claimants apart,
+  // so the first verified route keeps the domain: another team cannot take over mail for a
+  // domain someone already receives here.
+  const refusal = (): { message: string; claimed: boolean } | null => {
+    const conflict = inboundDomainConflict(deps.sqlite, teamId, name);
+    if (conflict) return { message: `${name} cannot be verified: ${inboundDomainConflictMessage(name, conflict)}`, claimed: true };
+    const taken = deps.sqlite
+      .query<{ id: string }, [string, string]>(
+        "SELECT id FROM routes WHERE lower(inbound_domain) = ? AND inbound_domain_verified_at IS NOT NULL AND id != ? LIMIT 1",
+      )
+      .get(name, route.id);
+    return taken ? { message: `${name} is already verified as the inbound domain of another route.`, claimed: false } : null;
+  };
+  const refused = refusal();
+  if (refused) {
+    // A name a sending domain claims must not stay verified from before that claim.
+    if (refused.claimed) {
+      await deps.writer.write(() => {
+        deps.sqlite.query("UPDATE routes SET inbound_domain_verified_at = NULL WHERE id = ? AND inbound_domain_verified_at IS NOT NULL").run(route.id);
+      });
+    }
+    return { verified: false, message: refused.message };
   }
-  await deps.writer.write(() => {
+
+  const [mxRecord, txtRecord] = routeInboundDomainRecords(deps.sqlite, deps.config.hostname, route.id, name);
+  const ctx = verifyContext(deps.dns.fresh(), deps.config.hostname);
+  // Server failures come through as errors; here they are a "not verified, try again" answer.
+  const [mx, txt] = await Promise.all([
+    checkMailTarget(ctx, name).catch(dnsErrorCheck),
+    checkTxtValue(ctx, txtRecord!.fqdn, txtRecord!.content).catch(dnsErrorCheck),
+  ]);
+  const reasons: string[] = [];
+  const why = (check: RecordCheck, missingReason: string) => (check.outcome === "missing" ? missingReason : check.reason!);
+  if (mx.outcome !== "pass") reasons.push(why(mx, `No MX record found at ${name}. Publish an MX record pointing to ${mxRecord!.content}.`));
+  if (txt.outcome !== "pass") {
+    reasons.push(why(txt, `No TXT record found at ${txtRecord!.fqdn}. Publish a TXT record there with the content "${txtRecord!.content}".`));
+  }
+  if (reasons.length > 0) return { verified: false, message: reasons.join(" ") };
+
+  // Checked again in the write: a domain registered, or the route changed, during the lookups.
+  const late = await deps.writer.write(() => {
+    const again = refusal();
+    if (again) return again.message;
     const now = Date.now();
-    deps.sqlite.query("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?").run(now, route.id);
+    const changed = deps.sqlite.query("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ? AND inbound_domain = ?").run(now, route.id, stored);
+    return changed.changes === 0 ? "The route's inbound domain changed during the check; verify again." : null;
   });
+  if (late) return { verified: false, message: late };
   return { verified: true, message: "Inbound domain verified successfully." };
 }
 

@@ -36,7 +36,7 @@ export const routesController = (deps: Deps) =>
     .get(
       "/v1/projects/:projectId/routes",
       ({ team, params, query }) => {
-        const { page, data, size } = listProjectRoutes(deps.sqlite, team.teamId, params.projectId, { sort: query.sort, query });
+        const { page, data, size } = listProjectRoutes(deps, team.teamId, params.projectId, { sort: query.sort, query });
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: `/v1/projects/${params.projectId}/routes`, query, size });
       },
       {
@@ -49,7 +49,7 @@ export const routesController = (deps: Deps) =>
     )
     .get(
       "/v1/routes/:routeId",
-      ({ team, params, query }) => getRouteData(deps.sqlite, team.teamId, params.routeId, parseInclude(query.include, ROUTE_INCLUDES)),
+      ({ team, params, query }) => getRouteData(deps, team.teamId, params.routeId, parseInclude(query.include, ROUTE_INCLUDES)),
       {
         team: true,
         params: routeParams,

@@ -23,8 +23,20 @@ export const RouteStatistics = t.Object(
 );
 export type RouteStatistics = Static<typeof RouteStatistics>;
 
+export const InboundDomainRecord = t.Object({
+  purpose: t.Union([t.Literal("inbound_mx"), t.Literal("inbound_verification")]),
+  type: t.Union([t.Literal("MX"), t.Literal("TXT")]),
+  fqdn: t.String({ description: "Absolute name of the record" }),
+  content: t.String({ description: "The value to publish (for MX: the target host, as the only or most preferred MX)" }),
+});
+
 export const RouteData = t.Object({
   ...RouteFields,
+  inbound_domain_records: t.Optional(
+    t.Array(InboundDomainRecord, {
+      description: "Only when inbound_domain is set: the MX and the TXT verification record to publish before POST /v1/routes/{id}/verify-inbound-domain",
+    }),
+  ),
   project: t.Optional(Nullable(ProjectData)),
   project_count: t.Optional(t.Integer({ description: "Only with include=projectCount" })),
   project_exists: t.Optional(t.Boolean({ description: "Only with include=projectExists" })),

@@ -1,9 +1,11 @@
 import type { Database } from "bun:sqlite";
+import { domainToASCII } from "node:url";
 import type { Deps } from "../../context.ts";
 import { keysetPage } from "../../db/keyset.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors.ts";
 import { MESSAGE_STATUSES } from "../../events/message-status.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
+import { inboundDomainConflict, inboundDomainConflictMessage, routeInboundDomainRecords } from "../domains/service.ts";
 import { assertProject, getProjectData, insertRoute } from "../projects/service.ts";
 import {
   deliverability,
@@ -45,8 +47,17 @@ export function routeStatistics(sqlite: Database, routeId: string, now = Date.no
   };
 }
 
-function routeData(sqlite: Database, row: RouteRow, include: ReadonlySet<RouteInclude>): RouteData {
-  const data: RouteData = serializeRoutes(sqlite, [row])[0]!;
+type ReadDeps = Pick<Deps, "sqlite" | "config">;
+
+/** Adds the records to publish for the route's custom inbound domain, when it has one. */
+function withInboundRecords(deps: ReadDeps, row: RouteRow, data: RouteData): RouteData {
+  if (row.inbound_domain) data.inbound_domain_records = routeInboundDomainRecords(deps.sqlite, deps.config.hostname, row.id, row.inbound_domain);
+  return data;
+}
+
+function routeData(deps: ReadDeps, row: RouteRow, include: ReadonlySet<RouteInclude>): RouteData {
+  const sqlite = deps.sqlite;
+  const data: RouteData = withInboundRecords(deps, row, serializeRoutes(sqlite, [row])[0]!);
   if (include.has("project")) data.project = getProjectData(sqlite, row.team_id, row.project_id);
   // A route always belongs to a project (the foreign key is NOT NULL and cascades).
   if (include.has("projectCount")) data.project_count = 1;
@@ -55,14 +66,15 @@ function routeData(sqlite: Database, row: RouteRow, include: ReadonlySet<RouteIn
   return data;
 }
 
-export function getRouteData(sqlite: Database, teamId: string, routeId: string, include: ReadonlySet<RouteInclude> = new Set()): RouteData {
-  return routeData(sqlite, routeRow(sqlite, teamId, routeId), include);
+export function getRouteData(deps: ReadDeps, teamId: string, routeId: string, include: ReadonlySet<RouteInclude> = new Set()): RouteData {
+  return routeData(deps, routeRow(deps.sqlite, teamId, routeId), include);
 }
 
 const ROUTE_SORT = { created_at: "created_at", name: "name", slug: "slug" };
 
 /** One page of a project's routes (404 when the project is not the team's). */
-export function listProjectRoutes(sqlite: Database, teamId: string, projectId: string, q: { sort?: string; query: Record<string, unknown> }) {
+export function listProjectRoutes(deps: ReadDeps, teamId: string, projectId: string, q: { sort?: string; query: Record<string, unknown> }) {
+  const sqlite = deps.sqlite;
   assertProject(sqlite, teamId, projectId);
   const sort = parseSort(q.sort, ROUTE_SORT, "-created_at");
   const page = parsePage(q.query, sort.length);
@@ -75,7 +87,8 @@ export function listProjectRoutes(sqlite: Database, teamId: string, projectId: s
     cursor: page.cursor,
     valuesOf: (row) => sort.map((k) => row[k.column as keyof RouteRow] as string | number),
   });
-  return { page: result, data: serializeRoutes(sqlite, result.rows), size: page.size };
+  const data = serializeRoutes(sqlite, result.rows).map((d, i) => withInboundRecords(deps, result.rows[i]!, d));
+  return { page: result, data, size: page.size };
 }
 
 /** "Order Receipts!" → "order-receipts"; "" when nothing usable is left. */
@@ -117,14 +130,19 @@ export async function createRoute(
     }
     return insertRoute(deps.sqlite, { teamId, projectId, name, slug, routeType: input.route_type, isDefault: false, inboundDomain: deps.config.inboundDomain });
   });
-  return getRouteData(deps.sqlite, teamId, id, new Set(["project"]));
+  return getRouteData(deps, teamId, id, new Set(["project"]));
 }
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
-/** Lower-cases and checks a custom inbound domain; 422 on inbound_settings.inbound_domain. */
+/**
+ * Lower-cases and checks a custom inbound domain, an IDN as punycode (how the MX listener and
+ * the domains table compare names); 422 on inbound_settings.inbound_domain.
+ */
 function normalizeInboundDomain(raw: string, serviceDomain: string): string {
-  const domain = raw.trim().toLowerCase().replace(/\.$/, "");
+  const lower = raw.trim().toLowerCase().replace(/\.$/, "");
+  // Only non-ASCII input goes through domainToASCII, which also reinterprets numeric names.
+  const domain = /^[\x21-\x7e]*$/.test(lower) ? lower : domainToASCII(lower);
   const labels = domain.split(".");
   const field = "inbound_settings.inbound_domain";
   if (labels.length < 2 || !labels.every((l) => LABEL.test(l)) || /^[0-9]+$/.test(labels[labels.length - 1]!)) {
@@ -138,8 +156,10 @@ function normalizeInboundDomain(raw: string, serviceDomain: string): string {
 
 /**
  * Updates name, inbound settings (inbound routes only) and tracking (outbound routes only).
- * A new inbound_domain clears inbound_domain_verified_at; a domain already claimed by another
- * route is a 409, so no route can take over another's mail.
+ * A new inbound_domain clears inbound_domain_verified_at. It is a 409 when it is already claimed:
+ * by another route, by a sending domain another team registered (the name is that domain or
+ * under it, such as its ph-bounces return-path name), or as the return-path name of any
+ * domain; so no route can take over another's mail.
  */
 export async function updateRoute(
   deps: Pick<Deps, "sqlite" | "writer" | "config">,
@@ -166,6 +186,8 @@ export async function updateRoute(
         const domain = inbound.inbound_domain === null ? null : normalizeInboundDomain(inbound.inbound_domain, deps.config.inboundDomain);
         if (domain !== row.inbound_domain) {
           if (domain !== null) {
+            const claim = inboundDomainConflict(deps.sqlite, teamId, domain);
+            if (claim) throw new ConflictError(`The inbound domain ${inboundDomainConflictMessage(domain, claim)}`);
             const other = deps.sqlite.query<{ id: string }, [string, string]>("SELECT id FROM routes WHERE inbound_domain = ? AND id <> ?").get(domain, routeId);
             if (other) throw new ConflictError(`The inbound domain ${domain} is already used by another route.`);
           }
@@ -194,7 +216,7 @@ export async function updateRoute(
     params.push(Date.now(), routeId);
     deps.sqlite.query(`UPDATE routes SET ${sets.join(", ")} WHERE id = ?`).run(...params);
   });
-  return getRouteData(deps.sqlite, teamId, routeId);
+  return getRouteData(deps, teamId, routeId);
 }
 
 /**

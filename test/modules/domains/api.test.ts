@@ -320,6 +320,47 @@ describe("auth and cross-team isolation", () => {
   });
 });
 
+describe("cross-team: inbound domains under another team's sending domain", () => {
+  // Set directly, as if set before the domain was registered; both records published as asked.
+  async function setAndPublish(routeId: string, name: string, token?: string) {
+    t.deps.sqlite.query("UPDATE routes SET inbound_domain = ?, inbound_domain_verified_at = NULL WHERE id = ?").run(name, routeId);
+    for (const r of (await t.request("GET", `/v1/routes/${routeId}`, { token })).json.inbound_domain_records) {
+      if (r.type === "MX") dns.set(r.fqdn, "MX", [{ exchange: r.content, priority: 10 }]);
+      else dns.set(r.fqdn, "TXT", [r.content]);
+    }
+  }
+  const verifyRoute = async (routeId: string, token?: string) => (await t.request("POST", `/v1/routes/${routeId}/verify-inbound-domain`, { token })).json.data;
+  const inboundOf = (projectId: string) =>
+    t.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(projectId)!.id;
+
+  test("team B cannot verify the domain, its return path or names under it (tracking, links); team A can, except the return path", async () => {
+    const d = (await create(uniq("owned"))).domain as string;
+    const b = t.addTeam();
+    const mine = inboundOf(t.team.projectId);
+    const theirs = inboundOf(b.projectId);
+    const matrix: [string, boolean][] = [
+      [d, true],
+      [`ph-bounces.${d}`, false],
+      [`track.${d}`, true],
+      [`links.${d}`, true],
+      [`a.b.${d}`, true],
+    ];
+    for (const [name, forA] of matrix) {
+      await setAndPublish(theirs, name, b.teamToken);
+      const theirResult = await verifyRoute(theirs, b.teamToken);
+      expect([name, theirResult.verified]).toEqual([name, false]);
+      expect(theirResult.message).toContain(`${name} cannot be verified`);
+      await setAndPublish(mine, name);
+      const ourResult = await verifyRoute(mine);
+      expect([name, ourResult.verified]).toEqual([name, forA]);
+    }
+    // Team B's own registration of the same name does not make it B's: team A registered it too.
+    expect((await t.request("POST", "/v1/domains", { token: b.teamToken, body: { domain: d } })).status).toBe(201);
+    await setAndPublish(theirs, `track.${d}`, b.teamToken);
+    expect((await verifyRoute(theirs, b.teamToken)).verified).toBe(false);
+  });
+});
+
 test("the endpoints are documented in /openapi/json", async () => {
   const res = await t.request("GET", "/openapi/json", { token: null });
   const paths = Object.keys(res.json.paths);

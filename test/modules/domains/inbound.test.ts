@@ -22,12 +22,29 @@ const setInboundDomain = (routeId: string, domain: string | null) =>
 const verifiedAt = (routeId: string) =>
   t.deps.sqlite.query<{ v: number | null }, [string]>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?").get(routeId)!.v;
 const verify = (routeId: string, token?: string) => t.request("POST", `/v1/routes/${routeId}/verify-inbound-domain`, { token });
+type InboundRecord = { purpose: string; type: string; fqdn: string; content: string };
+/** The records GET /v1/routes/{id} asks the route's owner to publish. */
+const recordsOf = async (app: TestApp, routeId: string, token?: string): Promise<InboundRecord[]> =>
+  (await app.request("GET", `/v1/routes/${routeId}`, { token })).json.inbound_domain_records;
+/** Publishes the route's records as asked (or only some of them). */
+async function publish(app: TestApp, routeId: string, opts: { token?: string; only?: "MX" | "TXT" } = {}) {
+  for (const r of await recordsOf(app, routeId, opts.token)) {
+    if (opts.only && r.type !== opts.only) continue;
+    if (r.type === "MX") dns.set(r.fqdn, "MX", [{ exchange: `${r.content}.`, priority: 10 }]);
+    else dns.set(r.fqdn, "TXT", [r.content]);
+  }
+}
 
 describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
   test("MX pointing to POSTHORN_HOSTNAME → verified, inbound_domain_verified_at set", async () => {
     const route = routeOf(t.team.projectId, "inbound");
     setInboundDomain(route, "In.Customer.TEST");
-    dns.set("in.customer.test", "MX", [{ exchange: `${HOST}.`, priority: 10 }]);
+    const records = await recordsOf(t, route);
+    expect(records).toEqual([
+      { purpose: "inbound_mx", type: "MX", fqdn: "in.customer.test", content: HOST },
+      { purpose: "inbound_verification", type: "TXT", fqdn: "_posthorn-verification.in.customer.test", content: expect.stringMatching(/^posthorn-verification=[0-9a-f]{32}$/) },
+    ]);
+    await publish(t, route);
     const before = Date.now();
     const res = await verify(route);
     expect(res.status).toBe(200);
@@ -66,14 +83,181 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
   test("a domain already verified for another route (another team) cannot be taken over", async () => {
     const first = routeOf(t.team.projectId, "inbound");
     setInboundDomain(first, "shared.customer.test");
-    dns.set("shared.customer.test", "MX", [{ exchange: HOST, priority: 10 }]);
+    await publish(t, first);
     expect((await verify(first)).json.data.verified).toBe(true);
     const b = t.addTeam();
     const theirs = routeOf(b.projectId, "inbound");
     setInboundDomain(theirs, "shared.customer.test");
+    // Even with its own token published next to the first route's.
+    const mine = (await recordsOf(t, theirs, b.teamToken))[1]!;
+    dns.set(mine.fqdn, "TXT", [(await recordsOf(t, first))[1]!.content, mine.content]);
     const res = await verify(theirs, b.teamToken);
     expect(res.json.data).toEqual({ verified: false, message: "shared.customer.test is already verified as the inbound domain of another route." });
     expect(verifiedAt(theirs)).toBeNull();
+  });
+
+  describe("the TXT token proves control of the name; an MX alone does not", () => {
+    let n = 0;
+    const fresh = () => {
+      const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
+      app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
+      const route = app.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(app.team.projectId)!.id;
+      const domain = `txt${++n}.customer.test`;
+      app.deps.sqlite.query("UPDATE routes SET inbound_domain = ? WHERE id = ?").run(domain, route);
+      const check = async () => {
+        const res = await app.request("POST", `/v1/routes/${route}/verify-inbound-domain`);
+        expect(res.status).toBe(200);
+        const at = app.deps.sqlite.query<{ v: number | null }, [string]>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?").get(route)!.v;
+        return { ...(res.json.data as { verified: boolean; message: string }), at };
+      };
+      return { app, route, domain, check };
+    };
+
+    test("MX without the TXT record → verified false, naming the record and the value to publish", async () => {
+      const { app, route, domain, check } = fresh();
+      await publish(app, route, { only: "MX" });
+      const txt = (await recordsOf(app, route))[1]!;
+      const r = await check();
+      expect(r.verified).toBe(false);
+      expect(r.message).toBe(`No TXT record found at _posthorn-verification.${domain}. Publish a TXT record there with the content "${txt.content}".`);
+      expect(r.at).toBeNull();
+    });
+
+    test("neither record → both reasons", async () => {
+      const { check, domain } = fresh();
+      const r = await check();
+      expect(r.verified).toBe(false);
+      expect(r.message).toContain(`No MX record found at ${domain}.`);
+      expect(r.message).toContain(`No TXT record found at _posthorn-verification.${domain}.`);
+    });
+
+    test("a wrong token, another route's token or the token of another domain → verified false with what was found", async () => {
+      const { app, route, domain, check } = fresh();
+      await publish(app, route, { only: "MX" });
+      // Another route's token for this same name (same server, same secret), and this route's
+      // token for another name.
+      const other = (await app.request("POST", `/v1/projects/${app.team.projectId}/routes`, { body: { name: "Other", route_type: "inbound" } })).json.data.id;
+      app.deps.sqlite.query("UPDATE routes SET inbound_domain = ? WHERE id = ?").run(domain, other);
+      const othersToken = (await recordsOf(app, other))[1]!.content;
+      app.deps.sqlite.query("UPDATE routes SET inbound_domain = ? WHERE id = ?").run(`x.${domain}`, route);
+      const otherDomainToken = (await recordsOf(app, route))[1]!.content;
+      app.deps.sqlite.query("UPDATE routes SET inbound_domain = ? WHERE id = ?").run(domain, route);
+      const own = (await recordsOf(app, route))[1]!.content;
+      expect(new Set([othersToken, otherDomainToken, own]).size).toBe(3);
+      for (const wrong of ["posthorn-verification=0123456789abcdef0123456789abcdef", othersToken, otherDomainToken, `${own}x`, "v=spf1 -all"]) {
+        dns.set(`_posthorn-verification.${domain}`, "TXT", [wrong]);
+        const r = await check();
+        expect(r.verified).toBe(false);
+        expect(r.message).toContain(`The TXT record at _posthorn-verification.${domain} does not hold the expected value "${own}". Found "${wrong}".`);
+        expect(r.at).toBeNull();
+      }
+      dns.set(`_posthorn-verification.${domain}`, "TXT", ["v=spf1 -all", own]);
+      expect((await check()).verified).toBe(true);
+    });
+
+    test("the token split into several strings of one TXT record, with other records beside it, counts", async () => {
+      const { app, route, domain, check } = fresh();
+      await publish(app, route, { only: "MX" });
+      const own = (await recordsOf(app, route))[1]!.content;
+      dns.set(`_posthorn-verification.${domain}`, "TXT", ["google-site-verification=abc", [own.slice(0, 30), own.slice(30)]]);
+      expect((await check()).verified).toBe(true);
+    });
+
+    test("a DNS failure on the TXT name → verified false with the reason", async () => {
+      const { app, route, domain, check } = fresh();
+      await publish(app, route);
+      dns.fail(`_posthorn-verification.${domain}`, "SERVFAIL");
+      try {
+        const r = await check();
+        expect(r.verified).toBe(false);
+        expect(r.message).toMatch(/DNS server failed for the TXT lookup of _posthorn-verification\..*SERVFAIL/);
+      } finally {
+        dns.fail(`_posthorn-verification.${domain}`, null);
+      }
+    });
+  });
+
+  describe("ownership: a sending domain of another team claims its name and every name under it", () => {
+    const putDomain = (app: TestApp, routeId: string, domain: string, token?: string) =>
+      app.request("PUT", `/v1/routes/${routeId}`, { token, body: { inbound_settings: { inbound_domain: domain } } });
+    const register = async (app: TestApp, domain: string, token?: string) => {
+      const res = await app.request("POST", "/v1/domains", { token, body: { domain } });
+      expect(res.status).toBe(201);
+    };
+    const at = (app: TestApp, routeId: string) =>
+      app.deps.sqlite.query<{ v: number | null }, [string]>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?").get(routeId)!.v;
+
+    test("set before the other team registered the parent: verification refuses it even with MX and TXT published", async () => {
+      const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
+      app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
+      const b = app.addTeam();
+      const theirs = app.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(b.projectId)!.id;
+      expect((await putDomain(app, theirs, "x.later-reg.test", b.teamToken)).status).toBe(200);
+      await publish(app, theirs, { token: b.teamToken });
+      await register(app, "Later-Reg.test");
+      const res = await app.request("POST", `/v1/routes/${theirs}/verify-inbound-domain`, { token: b.teamToken });
+      expect(res.status).toBe(200);
+      expect(res.json.data).toEqual({
+        verified: false,
+        message:
+          "x.later-reg.test cannot be verified: x.later-reg.test is under later-reg.test, a sending domain registered by another team; only that team can receive mail at it or at names under it.",
+      });
+      expect(at(app, theirs)).toBeNull();
+    });
+
+    test("a route verified before the rule existed (state from an older version) loses its verification at the next check", async () => {
+      const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
+      app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
+      await register(app, "old-state.test");
+      const b = app.addTeam();
+      const theirs = app.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(b.projectId)!.id;
+      app.deps.sqlite.query("UPDATE routes SET inbound_domain = 'ph-bounces.old-state.test', inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), theirs);
+      await publish(app, theirs, { token: b.teamToken });
+      const res = await app.request("POST", `/v1/routes/${theirs}/verify-inbound-domain`, { token: b.teamToken });
+      expect(res.json.data.verified).toBe(false);
+      expect(res.json.data.message).toContain("is under old-state.test, a sending domain registered by another team");
+      expect(at(app, theirs)).toBeNull();
+    });
+
+    test("registering a domain clears other teams' verified routes at or under it, and any route on its return-path name; the own team's stay", async () => {
+      const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
+      app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
+      const b = app.addTeam();
+      const route = (teamProject: string) =>
+        app.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(teamProject)!.id;
+      const mine = route(app.team.projectId);
+      const theirs = route(b.projectId);
+      const mineToo = (await app.request("POST", `/v1/projects/${app.team.projectId}/routes`, { body: { name: "Second", route_type: "inbound" } })).json.data.id;
+      const bystander = (await app.request("POST", `/v1/projects/${b.projectId}/routes`, { token: b.teamToken, body: { name: "Other", route_type: "inbound" } })).json.data.id;
+      const cases: [string, string, string | undefined][] = [
+        [theirs, "in.b-later.test", b.teamToken],
+        [mine, "own.b-later.test", undefined],
+        [mineToo, "ph-bounces.b-later.test", undefined],
+        [bystander, "in.notb-later.test", b.teamToken],
+      ];
+      for (const [id, domain, token] of cases) {
+        expect((await putDomain(app, id, domain, token)).status).toBe(200);
+        await publish(app, id, { token });
+        const res = await app.request("POST", `/v1/routes/${id}/verify-inbound-domain`, { token });
+        expect([domain, res.json.data.verified]).toEqual([domain, true]);
+      }
+      await register(app, "b-later.test");
+      // B's route under A's new domain and A's own route on its bounce name lose their verification;
+      // A's own name under its domain and a name that only ends in the same letters keep theirs.
+      expect((await app.request("GET", `/v1/routes/${theirs}`, { token: b.teamToken })).json.inbound_domain_verified_at).toBeNull();
+      expect((await app.request("GET", `/v1/routes/${mineToo}`)).json.inbound_domain_verified_at).toBeNull();
+      expect((await app.request("GET", `/v1/routes/${mine}`)).json.inbound_domain_verified_at).toBeString();
+      expect((await app.request("GET", `/v1/routes/${bystander}`, { token: b.teamToken })).json.inbound_domain_verified_at).toBeString();
+      // And they cannot verify again.
+      const again = await app.request("POST", `/v1/routes/${theirs}/verify-inbound-domain`, { token: b.teamToken });
+      expect(again.json.data.verified).toBe(false);
+      const bounce = await app.request("POST", `/v1/routes/${mineToo}/verify-inbound-domain`);
+      expect(bounce.json.data).toEqual({
+        verified: false,
+        message:
+          "ph-bounces.b-later.test cannot be verified: ph-bounces.b-later.test is the return-path (bounce) domain of the sending domain b-later.test; mail to it is handled as bounces and cannot go to a route.",
+      });
+    });
   });
 
   test("a route that is not inbound, or has no inbound domain → 422", async () => {

@@ -252,6 +252,74 @@ describe("PUT /v1/routes/{id}", () => {
   });
 });
 
+describe("PUT /v1/routes/{id}: a name claimed by another team's sending domain is refused (409), nothing stored", () => {
+  const t = createTestApp();
+  const b = t.addTeam();
+  const aInbound = routeIdOf(t.deps, t.team.projectId, "inbound");
+  const bInbound = routeIdOf(t.deps, b.projectId, "inbound");
+  const put = (id: string, domain: string, token?: string) => t.request("PUT", `/v1/routes/${id}`, { token, body: { inbound_settings: { inbound_domain: domain } } });
+  const bDomain = async () => (await t.request("GET", `/v1/routes/${bInbound}`, { token: b.teamToken })).json.inbound_domain;
+
+  test("the attack: team B claims ph-bounces.<team A's domain> (and other spellings of names under it)", async () => {
+    expect((await t.request("POST", "/v1/domains", { body: { domain: "a-corp.test" } })).status).toBe(201);
+    expect((await t.request("POST", "/v1/domains", { body: { domain: "Bücher-A.test" } })).json.domain).toBe("xn--bcher-a-n2a.test");
+    expect((await put(bInbound, "in.b-own.test", b.teamToken)).status).toBe(200);
+    for (const name of [
+      "ph-bounces.a-corp.test",
+      "PH-BOUNCES.A-Corp.TEST.",
+      "a-corp.test",
+      "A-CORP.test.",
+      "sub.a-corp.test",
+      "deep.sub.a-corp.test",
+      "ph-bounces.xn--bcher-a-n2a.test",
+      "ph-bounces.bücher-a.test",
+      "in.BÜCHER-A.test",
+      "xn--bcher-a-n2a.test",
+    ]) {
+      const res = await put(bInbound, name, b.teamToken);
+      expect([name, res.status]).toEqual([name, 409]);
+      expect(res.json.message).toMatch(/^The inbound domain \S+ is (a sending domain|under \S+, a sending domain) registered by another team; only that team can receive mail at it or at names under it\.$/);
+      expect(await bDomain()).toBe("in.b-own.test");
+    }
+    expect((await put(bInbound, "sub.a-corp.test", b.teamToken)).json.message).toBe(
+      "The inbound domain sub.a-corp.test is under a-corp.test, a sending domain registered by another team; only that team can receive mail at it or at names under it.",
+    );
+  });
+
+  test("label boundaries: names that only end in the same letters are not under it", async () => {
+    for (const name of ["xa-corp.test", "ph-bouncesa-corp.test", "a-corp.test.example"]) {
+      const res = await put(bInbound, name, b.teamToken);
+      expect([name, res.status]).toEqual([name, 200]);
+      expect(res.json.data.inbound_domain).toBe(name);
+    }
+  });
+
+  test("the owning team may receive at its own domain and names under it, but never at a return-path name", async () => {
+    for (const name of ["in.a-corp.test", "a-corp.test", "in.bücher-a.test"]) {
+      expect([name, (await put(aInbound, name)).status]).toEqual([name, 200]);
+    }
+    const own = await put(aInbound, "ph-bounces.a-corp.test");
+    expect(own.status).toBe(409);
+    expect(own.json.message).toBe(
+      "The inbound domain ph-bounces.a-corp.test is the return-path (bounce) domain of the sending domain a-corp.test; mail to it is handled as bounces and cannot go to a route.",
+    );
+    expect((await t.request("GET", `/v1/routes/${aInbound}`)).json.inbound_domain).toBe("in.xn--bcher-a-n2a.test");
+  });
+
+  test("the route shows the records to publish for its inbound domain, and none without one", async () => {
+    expect((await put(aInbound, "in.bücher-a.test")).status).toBe(200);
+    const r = (await t.request("GET", `/v1/routes/${aInbound}`)).json;
+    expect(r.inbound_domain_records).toEqual([
+      { purpose: "inbound_mx", type: "MX", fqdn: "in.xn--bcher-a-n2a.test", content: "mx.posthorn.test" },
+      { purpose: "inbound_verification", type: "TXT", fqdn: "_posthorn-verification.in.xn--bcher-a-n2a.test", content: expect.stringMatching(/^posthorn-verification=[0-9a-f]{32}$/) },
+    ]);
+    const list = (await t.request("GET", `/v1/projects/${t.team.projectId}/routes`)).json.data;
+    expect(list.find((x: { id: string }) => x.id === aInbound).inbound_domain_records).toEqual(r.inbound_domain_records);
+    const cleared = await t.request("PUT", `/v1/routes/${aInbound}`, { body: { inbound_settings: { inbound_domain: null } } });
+    expect(cleared.json.data.inbound_domain_records).toBeUndefined();
+  });
+});
+
 describe("DELETE /v1/routes/{id}", () => {
   const t = createTestApp();
   const { teamId, projectId } = t.team;
@@ -314,6 +382,28 @@ describe("cross-team: team B's token on team A's routes → 404, nothing changes
   test("team A's route is unchanged", async () => {
     const r = await t.request("GET", `/v1/routes/${inbound}`);
     expect(r.json).toMatchObject({ name: "Inbound", inbound_domain: null });
+  });
+
+  // Team A's sending domain claims its name, its return path and any name under it (such as
+  // tracking or link hosts) for team A: team B's own route may not take any of them.
+  const names = (d: string): [string, number][] => [
+    [d, 200],
+    [`ph-bounces.${d}`, 409],
+    [`track.${d}`, 200],
+    [`links.${d}`, 200],
+    [`in.${d}`, 200],
+  ];
+  test("team B's own route → 409 on names of team A's domain; team A's route may use them, except the return path", async () => {
+    expect((await t.request("POST", "/v1/domains", { body: { domain: "cross-a.test" } })).status).toBe(201);
+    const bInbound = routeIdOf(t.deps, b.projectId, "inbound");
+    for (const [name, forA] of names("cross-a.test")) {
+      const theirs = await t.request("PUT", `/v1/routes/${bInbound}`, { token: b.teamToken, body: { inbound_settings: { inbound_domain: name } } });
+      expect([name, theirs.status]).toEqual([name, 409]);
+      expect(theirs.json.message).toContain("cross-a.test");
+      const ours = await t.request("PUT", `/v1/routes/${inbound}`, { body: { inbound_settings: { inbound_domain: name } } });
+      expect([name, ours.status]).toEqual([name, forA]);
+    }
+    expect((await t.request("GET", `/v1/routes/${bInbound}`, { token: b.teamToken })).json.inbound_domain).toBeNull();
   });
 });
 
