@@ -18,7 +18,7 @@ test("relay mode: everything goes to POSTHORN_RELAY_URL, authenticated, whatever
     expect(await h.waitForStatus(a.json.message_id, ["delivered"])).toBe("delivered");
     expect(await h.waitForStatus(b.json.message_id, ["delivered"])).toBe("delivered");
     expect(relay.received.map((m) => m.to[0]).sort()).toEqual(["one@anywhere.example", "two@elsewhere.example"]);
-    expect(relay.received[0]!.from).toMatch(/^b\.[0-9a-f]{32}\.[0-9a-f]{10}@ph-bounces\.sender\.test$/);
+    expect(relay.received[0]!.from).toMatch(/^b\.[0-9a-f]{32}\.[0-9a-f]{20}@ph-bounces\.sender\.test$/);
   } finally {
     await h.close();
     await relay.close();

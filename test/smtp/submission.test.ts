@@ -222,7 +222,7 @@ test("round trip: submitted mail is signed and delivered by the sending pipeline
     expect(ev.data).toMatchObject({ subject: "Round trip", from: { email: "hello@brand.test", name: "Brand" } });
     // Signed by the sending pipeline with the domain's key, sent from its VERP return path.
     expect(ev.data.spam_symbols.find((s: { name: string }) => s.name === "R_DKIM_ALLOW").options).toEqual([`brand.test:${domain.selector}`]);
-    expect(ev.data.envelope_from).toMatch(/^b\.[0-9a-f]{32}\.[0-9a-f]{10}@ph-bounces\.brand\.test$/);
+    expect(ev.data.envelope_from).toMatch(/^b\.[0-9a-f]{32}\.[0-9a-f]{20}@ph-bounces\.brand\.test$/);
     await waitFor(() => deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM messages WHERE id = ?").get(outboundId)!.status === "delivered");
   } finally {
     await submission.stop();
