@@ -2,6 +2,7 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { Deps } from "./context.ts";
 import { errorHandler } from "./http/errors.ts";
+import { unitOfWork } from "./http/unit-of-work.ts";
 import { controllers } from "./modules/index.ts";
 
 export const VERSION: string = "0.1.0";
@@ -10,6 +11,7 @@ export const VERSION: string = "0.1.0";
 export function createApp(deps: Deps) {
   const errors = errorHandler(deps.log, deps.config.maxBodyBytes);
   const app = new Elysia()
+    .use(unitOfWork(deps.writer))
     .use(errors)
     .use(
       openapi({

@@ -10,11 +10,13 @@ import { createLogger, type Logger } from "./log.ts";
 export function createDeps(config: Config, opts: { dbPath?: string; log?: Logger } = {}): Deps {
   const storage = openStorage(opts.dbPath ?? databasePath(config.dataDir));
   const log = opts.log ?? createLogger(config.logLevel);
+  const writer = new Writer(storage.sqlite);
+  writer.onHoldTimeout = () => log.warn("a request kept its writes open past the hold limit; they were committed without waiting for its answer");
   return {
     config,
     sqlite: storage.sqlite,
     db: storage.db,
-    writer: new Writer(storage.sqlite),
+    writer,
     queue: new JobQueue(storage.sqlite),
     log,
     dns: new DnsResolver(config.dnsServers),

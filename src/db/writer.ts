@@ -1,12 +1,80 @@
 import type { Database, Statement } from "bun:sqlite";
+import { AsyncLocalStorage } from "node:async_hooks";
 
-type Pending = { work: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+type Pending = {
+  work: () => unknown;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+  unit: UnitOfWork | undefined;
+  /** Set once the work ran in the current transaction; settled after the commit (a unit's write: at once). */
+  ran?: { ok: boolean; value: unknown };
+};
+
+/** How long a unit may keep its writes open before they are committed anyway (a handler that awaits I/O after writing). */
+const HOLD_LIMIT_MS = 1000;
+
+/**
+ * The writes of one request, committed only if its answer succeeds. A unit's write runs in its
+ * savepoint inside the group transaction like any other, but the savepoint stays open until the
+ * unit is finished: released when the answer succeeds (the answer then waits for the group's
+ * commit), rolled back when it fails, so a 4xx or 5xx leaves nothing behind. Further writes of
+ * the unit while it is open run at once inside it. The group goes on with the next write only
+ * when the unit is finished, which is within the same turn of the event loop for a handler that
+ * writes last, as every handler here does; one that awaits I/O after writing holds the group at
+ * most HOLD_LIMIT_MS, then its writes are committed as they stand (and the writer's
+ * onHoldTimeout is told).
+ */
+export class UnitOfWork {
+  private outcome: boolean | null = null;
+  private onFinish: ((ok: boolean) => void) | null = null;
+  private committed: Promise<void> = Promise.resolve();
+  /** Set while one of the unit's savepoints is open in the group transaction. */
+  holding = false;
+
+  /** The answer is known: `ok` commits the unit's writes (resolving once they are durable), otherwise they are rolled back. */
+  finish(ok: boolean): Promise<void> {
+    if (this.outcome === null) {
+      this.outcome = ok;
+      this.onFinish?.(ok);
+      this.onFinish = null;
+    }
+    return this.outcome ? this.committed : Promise.resolve();
+  }
+
+  get failed(): boolean {
+    return this.outcome === false;
+  }
+
+  /** @internal The writer waits here while the unit's savepoint is open; true means release it. */
+  waitForOutcome(limitMs: number, onTimeout: () => void): Promise<boolean> {
+    if (this.outcome !== null) return Promise.resolve(this.outcome);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.onFinish = null;
+        onTimeout();
+        resolve(true);
+      }, limitMs);
+      this.onFinish = (ok) => {
+        clearTimeout(timer);
+        resolve(ok);
+      };
+    });
+  }
+
+  /** @internal The commit that makes the unit's writes durable. */
+  committedWith(commit: Promise<void>): void {
+    this.committed = commit;
+  }
+}
+
+const unitFailed = () => new Error("the request's unit of work has failed");
 
 /**
  * Group commit. Writes that arrive in the same turn of the event loop run in one transaction,
  * so one fsync (synchronous=FULL) makes all of them durable; each caller's promise resolves only
  * after that commit. Each write runs inside its own savepoint, so one failing write is rolled
- * back and rejected alone while the others commit.
+ * back and rejected alone while the others commit. A request's writes form a unit of work (see
+ * UnitOfWork) that commits only with a successful answer.
  *
  * Commits are paced by load: a flush comes 0.25 ms per write the previous commit carried (at most
  * `commitIntervalMs`) after that commit ended, so under load the writes of several turns share
@@ -26,7 +94,15 @@ export class Writer {
   private stopped = false;
   private lastCommitAt = 0;
   private lastBatch = 0;
-  private readonly tx: Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo" | "syncNormal" | "syncFull", Statement>;
+  /** Set while a batch waits for a unit of work's answer with its transaction open. */
+  private draining: Promise<void> | null = null;
+  private readonly units = new AsyncLocalStorage<UnitOfWork>();
+  /** Told when a unit held the group past HOLD_LIMIT_MS and its writes were committed anyway. */
+  onHoldTimeout: () => void = () => {};
+  private readonly tx: Record<
+    "begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo" | "innerSavepoint" | "innerRelease" | "innerRollbackTo" | "syncNormal" | "syncFull",
+    Statement
+  >;
   /** Commits made and writes they carried, for tests and metrics. */
   readonly stats = { commits: 0, writes: 0, largestBatch: 0 };
 
@@ -44,16 +120,37 @@ export class Writer {
       savepoint: sqlite.prepare("SAVEPOINT w"),
       release: sqlite.prepare("RELEASE w"),
       rollbackTo: sqlite.prepare("ROLLBACK TO w"),
+      innerSavepoint: sqlite.prepare("SAVEPOINT u"),
+      innerRelease: sqlite.prepare("RELEASE u"),
+      innerRollbackTo: sqlite.prepare("ROLLBACK TO u"),
       syncNormal: sqlite.prepare("PRAGMA synchronous = NORMAL"),
       syncFull: sqlite.prepare("PRAGMA synchronous = FULL"),
     };
   }
 
-  /** Runs `work` inside the next group transaction; resolves with its result once committed. */
+  /** Runs `fn` as a unit of work: its writes commit only once the unit is finished with ok (see UnitOfWork). */
+  withUnit<T>(fn: () => T): T {
+    return this.units.run(new UnitOfWork(), fn);
+  }
+
+  /** The unit of work the caller runs in, if any. */
+  currentUnit(): UnitOfWork | undefined {
+    return this.units.getStore();
+  }
+
+  /**
+   * Runs `work` inside the next group transaction; resolves with its result once committed, or,
+   * inside a unit of work, as soon as it ran (the unit's finish() resolves at the commit).
+   */
   write<T>(work: () => T): Promise<T> {
     if (this.stopped) return Promise.reject(new Error("writer is stopped"));
+    const unit = this.units.getStore();
+    if (unit?.failed) return Promise.reject(unitFailed());
+    if (unit?.holding) return this.runInsideUnit(work);
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject, unit });
+      // A drain under way picks the write up when the unit it waits for is finished.
+      if (this.draining) return;
       if (!this.scheduled) {
         this.scheduled = true;
         const pace = Math.min(this.commitIntervalMs, this.lastBatch * PACE_MS_PER_WRITE);
@@ -73,10 +170,12 @@ export class Writer {
    * log (and survives the process being killed) as soon as this returns, and on disk once the
    * next group commit syncs the log. For the few records whose value is in being written the
    * instant something happens, not in being acknowledged (a remote server's 250). Runs between
-   * group commits, since JavaScript never interleaves with flush().
+   * group commits, since JavaScript never interleaves with a batch; only while a unit of work
+   * holds a batch open past its turn (see HOLD_LIMIT_MS) does it join that batch instead.
    */
   commitNow<T>(work: () => T): T {
     if (this.stopped) throw new Error("writer is stopped");
+    if (this.sqlite.inTransaction) return this.runInner(work);
     // NORMAL, not OFF: a checkpoint this commit may trigger still syncs the log and the database.
     this.tx.syncNormal.run();
     try {
@@ -94,53 +193,161 @@ export class Writer {
     }
   }
 
-  /** Commits everything queued now. Safe to call at any time; used at shutdown. */
-  flush(): void {
+  /** Runs `work` now in a savepoint inside the open transaction. */
+  private runInner<T>(work: () => T): T {
+    this.tx.innerSavepoint.run();
+    try {
+      const value = work();
+      this.tx.innerRelease.run();
+      return value;
+    } catch (err) {
+      this.tx.innerRollbackTo.run();
+      this.tx.innerRelease.run();
+      throw err;
+    }
+  }
+
+  /** A further write of a unit whose savepoint is open runs at once, inside it. */
+  private runInsideUnit<T>(work: () => T): Promise<T> {
+    try {
+      return Promise.resolve(this.runInner(work));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * Commits everything queued now. Synchronous unless a unit of work's write is among them: then
+   * it returns a promise that settles once the drain is done. Safe to call at any time; used at shutdown.
+   */
+  flush(): void | Promise<void> {
     this.scheduled = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.draining) return this.draining;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
-      const results: { ok: boolean; value: unknown }[] = [];
-      try {
-        this.tx.begin.run();
-        for (const p of batch) {
-          this.tx.savepoint.run();
-          try {
-            results.push({ ok: true, value: p.work() });
-            this.tx.release.run();
-          } catch (err) {
-            this.tx.rollbackTo.run();
-            this.tx.release.run();
-            results.push({ ok: false, value: err });
-          }
-        }
-        this.tx.commit.run();
-        this.lastCommitAt = performance.now();
-        this.lastBatch = batch.length;
-      } catch (err) {
-        try {
-          this.tx.rollback.run();
-        } catch {
-          // no transaction left to roll back
-        }
-        for (const p of batch) p.reject(err);
-        continue;
+      const result = this.runBatch(batch, 0);
+      if (result instanceof Promise) {
+        this.draining = result.then(() => {
+          this.draining = null;
+          if (this.queue.length > 0) return this.flush();
+        });
+        return this.draining;
       }
-      this.stats.commits++;
-      this.stats.writes += batch.length;
-      this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
-      batch.forEach((p, i) => {
-        const r = results[i]!;
-        if (r.ok) p.resolve(r.value);
-        else p.reject(r.value);
-      });
     }
+  }
+
+  /**
+   * Runs `batch` from index `from` in one transaction: true once committed, false when the
+   * transaction failed, or a promise of either when it stops at a unit of work's write to wait for
+   * that unit's answer, the transaction open meanwhile.
+   */
+  private runBatch(batch: Pending[], from: number): boolean | Promise<boolean> {
+    try {
+      if (from === 0) this.tx.begin.run();
+      for (let i = from; i < batch.length; i++) {
+        const p = batch[i]!;
+        if (p.ran) continue; // ran inside its unit's open savepoint
+        if (p.unit?.failed) {
+          p.ran = { ok: false, value: unitFailed() };
+          continue;
+        }
+        this.tx.savepoint.run();
+        try {
+          p.ran = { ok: true, value: p.work() };
+        } catch (err) {
+          this.tx.rollbackTo.run();
+          this.tx.release.run();
+          p.ran = { ok: false, value: err };
+          continue;
+        }
+        if (!p.unit) {
+          this.tx.release.run();
+          continue;
+        }
+        return this.holdForUnit(batch, i, p.unit);
+      }
+      this.tx.commit.run();
+      this.lastCommitAt = performance.now();
+      this.lastBatch = batch.length;
+    } catch (err) {
+      try {
+        this.tx.rollback.run();
+      } catch {
+        // no transaction left to roll back
+      }
+      // A unit's write was handed its value already; its unit learns of the failure through finish().
+      for (const p of batch) if (!(p.unit && p.ran?.ok)) p.reject(err);
+      return false;
+    }
+    this.stats.commits++;
+    this.stats.writes += batch.length;
+    this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
+    for (const p of batch) {
+      if (p.unit && p.ran!.ok) continue; // settled when it ran
+      if (p.ran!.ok) p.resolve(p.ran!.value);
+      else p.reject(p.ran!.value);
+    }
+    return true;
+  }
+
+  /**
+   * The write at `batch[at]` belongs to `unit` and ran in the open savepoint: hand its value over,
+   * run the unit's other queued writes inside that savepoint too (a handler awaiting two writes
+   * at once), then wait for the unit's answer before releasing or rolling back and going on.
+   */
+  private holdForUnit(batch: Pending[], at: number, unit: UnitOfWork): Promise<boolean> {
+    const commit = withResolvers();
+    unit.committedWith(commit.promise);
+    unit.holding = true;
+    const own = [batch[at]!, ...batch.slice(at + 1).filter((q) => q.unit === unit)];
+    const queued = this.queue.filter((q) => q.unit === unit);
+    if (queued.length > 0) this.queue = this.queue.filter((q) => q.unit !== unit);
+    for (const q of [...own.slice(1), ...queued]) {
+      try {
+        q.ran = { ok: true, value: this.runInner(q.work) };
+      } catch (err) {
+        q.ran = { ok: false, value: err };
+      }
+    }
+    for (const q of [...own, ...queued]) {
+      if (q.ran!.ok) q.resolve(q.ran!.value);
+      else q.reject(q.ran!.value);
+    }
+    return unit
+      .waitForOutcome(HOLD_LIMIT_MS, () => this.onHoldTimeout())
+      .then((ok) => {
+        unit.holding = false;
+        if (ok) this.tx.release.run();
+        else {
+          this.tx.rollbackTo.run();
+          this.tx.release.run();
+        }
+        return this.runBatch(batch, at + 1);
+      })
+      .then((committed) => {
+        if (committed) commit.resolve();
+        else commit.reject(new Error("the group commit failed"));
+        return committed;
+      });
   }
 
   /** Flushes what is queued and refuses further writes. */
   stop(): void {
-    this.flush();
+    void this.flush();
     this.stopped = true;
   }
+}
+
+function withResolvers(): { resolve: () => void; reject: (e: unknown) => void; promise: Promise<void> } {
+  let resolve!: () => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A unit nobody waits on must not surface as an unhandled rejection.
+  promise.catch(() => {});
+  return { resolve, reject, promise };
 }

@@ -1,0 +1,113 @@
+import { describe, expect, test } from "bun:test";
+import { Elysia, t } from "elysia";
+import { openStorage } from "../../src/db/connection.ts";
+import { Writer } from "../../src/db/writer.ts";
+import { ConflictError } from "../../src/errors.ts";
+import { errorHandler } from "../../src/http/errors.ts";
+import { unitOfWork } from "../../src/http/unit-of-work.ts";
+import { createLogger } from "../../src/log.ts";
+
+/** An app whose routes write a row, then answer in different ways. */
+function fixture() {
+  const storage = openStorage(":memory:");
+  storage.sqlite.exec("CREATE TABLE notes (id TEXT PRIMARY KEY)");
+  const writer = new Writer(storage.sqlite);
+  const insert = (id: string) => writer.write(() => storage.sqlite.query("INSERT INTO notes (id) VALUES (?)").run(id));
+  const errors = errorHandler(createLogger("silent"), 1024 * 1024);
+  const app = new Elysia()
+    .use(unitOfWork(writer))
+    .use(errors)
+    .post("/ok/:id", async ({ params }) => {
+      await insert(params.id);
+      return { id: params.id };
+    })
+    .post("/twice/:id", async ({ params }) => {
+      await Promise.all([insert(`${params.id}-a`), insert(`${params.id}-b`)]);
+      await insert(`${params.id}-c`);
+      return { id: params.id };
+    })
+    .post("/conflict/:id", async ({ params }) => {
+      await insert(params.id);
+      throw new ConflictError("Taken.");
+    })
+    .post("/crash/:id", async ({ params }) => {
+      await insert(params.id);
+      throw new Error("boom");
+    })
+    .post(
+      "/bad-answer/:id",
+      async ({ params }) => {
+        await insert(params.id);
+        return { id: 42 } as unknown as { id: string };
+      },
+      { response: { 200: t.Object({ id: t.String() }) } },
+    )
+    .post("/status/:id", async ({ params, set }) => {
+      await insert(params.id);
+      set.status = 422;
+      return { message: "no" };
+    })
+    .post("/slow/:id", async ({ params }) => {
+      await insert(params.id);
+      await Bun.sleep(1300);
+      throw new ConflictError("late");
+    });
+  errors.learnBodyShapes(app.routes);
+  const ids = () => storage.sqlite.query<{ id: string }, []>("SELECT id FROM notes ORDER BY id").all().map((r) => r.id);
+  const call = (path: string) => app.handle(new Request(`http://localhost${path}`, { method: "POST" }));
+  return { app, writer, ids, call, storage };
+}
+
+describe("a request's writes commit only with a successful answer", () => {
+  test("2xx commits; the answer is sent after the commit", async () => {
+    const f = fixture();
+    const before = f.writer.stats.commits;
+    const res = await f.call("/ok/a");
+    expect(res.status).toBe(200);
+    expect(f.writer.stats.commits).toBe(before + 1);
+    expect(f.ids()).toEqual(["a"]);
+  });
+
+  test("a thrown 4xx, a crash, a response that breaks its schema and a set 4xx status leave nothing behind", async () => {
+    const f = fixture();
+    expect((await f.call("/conflict/b")).status).toBe(409);
+    expect((await f.call("/crash/c")).status).toBe(500);
+    expect((await f.call("/bad-answer/d")).status).toBe(500);
+    expect((await f.call("/status/e")).status).toBe(422);
+    expect(f.ids()).toEqual([]);
+  });
+
+  test("several writes of one request, at once and in turn, commit or roll back together", async () => {
+    const f = fixture();
+    expect((await f.call("/twice/x")).status).toBe(200);
+    expect(f.ids()).toEqual(["x-a", "x-b", "x-c"]);
+  });
+
+  test("failing and succeeding requests in one group commit: only the failed ones are rolled back", async () => {
+    const f = fixture();
+    const paths = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? `/conflict/f${i}` : i % 3 === 1 ? `/ok/o${i}` : `/twice/t${i}`));
+    const statuses = await Promise.all(paths.map(async (p) => (await f.call(p)).status));
+    expect(statuses.filter((s) => s === 409).length).toBe(14);
+    const expected = paths.filter((p) => !p.startsWith("/conflict")).flatMap((p) => {
+      const id = p.split("/")[2]!;
+      return p.startsWith("/twice") ? [`${id}-a`, `${id}-b`, `${id}-c`] : [id];
+    });
+    expect(f.ids()).toEqual(expected.sort());
+    expect(f.writer.stats.largestBatch).toBeGreaterThan(1);
+  });
+
+  test("writes outside a request are not held, and a request that awaits I/O after writing cannot stall the writer past the hold limit", async () => {
+    const f = fixture();
+    let warned = 0;
+    f.writer.onHoldTimeout = () => warned++;
+    const slow = f.call("/slow/s");
+    await Bun.sleep(50);
+    const started = performance.now();
+    await f.writer.write(() => f.storage.sqlite.query("INSERT INTO notes (id) VALUES ('job')").run());
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect((await slow).status).toBe(409);
+    expect(warned).toBe(1);
+    // Past the limit its write was committed as it stood: the log says so, and the answer is still the error.
+    expect(f.ids()).toEqual(["job", "s"]);
+  });
+});
