@@ -45,6 +45,10 @@ export class UnitOfWork {
     return this.outcome === false;
   }
 
+  get finished(): boolean {
+    return this.outcome !== null;
+  }
+
   /** @internal The writer waits here while the unit's savepoint is open; true means release it. */
   waitForOutcome(limitMs: number, onTimeout: () => void): Promise<boolean> {
     if (this.outcome !== null) return Promise.resolve(this.outcome);
@@ -133,6 +137,14 @@ export class Writer {
     return this.units.run(new UnitOfWork(), fn);
   }
 
+  /**
+   * Runs `fn` outside any unit of work: for bookkeeping a request does on the side (a token's
+   * last use), which must neither wait for the request's answer nor hold the group meanwhile.
+   */
+  detached<T>(fn: () => T): T {
+    return this.units.exit(fn);
+  }
+
   /** The unit of work the caller runs in, if any. */
   currentUnit(): UnitOfWork | undefined {
     return this.units.getStore();
@@ -144,8 +156,9 @@ export class Writer {
    */
   write<T>(work: () => T): Promise<T> {
     if (this.stopped) return Promise.reject(new Error("writer is stopped"));
-    const unit = this.units.getStore();
-    if (unit?.failed) return Promise.reject(unitFailed());
+    // A finished unit's context can linger in work its request left running; that writes on its own.
+    const store = this.units.getStore();
+    const unit = store && !store.finished ? store : undefined;
     if (unit?.holding) return this.runInsideUnit(work);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject, unit });
@@ -155,12 +168,16 @@ export class Writer {
         this.scheduled = true;
         const pace = Math.min(this.commitIntervalMs, this.lastBatch * PACE_MS_PER_WRITE);
         const wait = this.lastCommitAt + pace - performance.now();
-        if (wait > 0) this.timer = setTimeout(() => this.flush(), wait);
-        else setImmediate(() => this.flush());
+        // Scheduled outside any unit: the batch, and whatever its work sets going (a runner woken
+        // by an enqueue), must not run in the context of the request that happened to write first.
+        this.detached(() => {
+          if (wait > 0) this.timer = setTimeout(() => this.flush(), wait);
+          else setImmediate(() => this.flush());
+        });
       } else if (this.timer && this.queue.length >= this.flushAt) {
         clearTimeout(this.timer);
         this.timer = null;
-        setImmediate(() => this.flush());
+        this.detached(() => setImmediate(() => this.flush()));
       }
     });
   }

@@ -68,7 +68,10 @@ export class JobRunner {
   /** Tells the runner that `queue` has new due work (called after an enqueue commits). */
   wake(queue?: string): void {
     if (!this.running) return;
-    for (const lane of this.lanes.values()) if (!queue || lane.name === queue) void this.pump(lane);
+    // Jobs never run inside the unit of work of a request that happens to wake the runner.
+    this.writer.detached(() => {
+      for (const lane of this.lanes.values()) if (!queue || lane.name === queue) void this.pump(lane);
+    });
   }
 
   /** Stops claiming and waits (up to `timeoutMs`) for running jobs to finish. */

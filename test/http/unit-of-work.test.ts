@@ -47,6 +47,12 @@ function fixture() {
       set.status = 422;
       return { message: "no" };
     })
+    .post("/side/:id", async ({ params }) => {
+      const side = writer.detached(() => insert(`${params.id}-side`));
+      await Bun.sleep(300);
+      await side;
+      throw new ConflictError("no");
+    })
     .post("/slow/:id", async ({ params }) => {
       await insert(params.id);
       await Bun.sleep(1300);
@@ -94,6 +100,18 @@ describe("a request's writes commit only with a successful answer", () => {
     });
     expect(f.ids()).toEqual(expected.sort());
     expect(f.writer.stats.largestBatch).toBeGreaterThan(1);
+  });
+
+  test("a detached write (bookkeeping such as a token's last use) commits at once and whatever the answer", async () => {
+    const f = fixture();
+    let warned = 0;
+    f.writer.onHoldTimeout = () => warned++;
+    const side = f.call("/side/k");
+    await Bun.sleep(100);
+    expect(f.ids()).toEqual(["k-side"]);
+    expect((await side).status).toBe(409);
+    expect(f.ids()).toEqual(["k-side"]);
+    expect(warned).toBe(0);
   });
 
   test("writes outside a request are not held, and a request that awaits I/O after writing cannot stall the writer past the hold limit", async () => {

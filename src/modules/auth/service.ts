@@ -60,9 +60,11 @@ export class TokenAuthenticator {
     const last = this.touched.get(id);
     if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
     this.touched.set(id, now);
-    this.deps.writer
-      .write(() =>
-        this.deps.sqlite.query(`UPDATE ${table} SET token_last_used_at = ?, token_last_used_ip = ? WHERE id = ?`).run(now, ip, id),
+    // Outside the request's unit of work: a use is a use whatever the answer, and a slow handler must not hold this write.
+    const writer = this.deps.writer;
+    writer
+      .detached(() =>
+        writer.write(() => this.deps.sqlite.query(`UPDATE ${table} SET token_last_used_at = ?, token_last_used_ip = ? WHERE id = ?`).run(now, ip, id)),
       )
       .catch((err: unknown) => this.deps.log.warn("token last-used update failed", { error: String(err) }));
   }
