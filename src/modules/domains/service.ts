@@ -13,7 +13,7 @@ import {
   RETURN_PATH_HOST,
 } from "../../dns/records.ts";
 import { checkMailTarget, checkTxtValue, dnsErrorCheck, verifyContext, type RecordCheck } from "../../dns/verify.ts";
-import { ConflictError, NotFoundError, ValidationError } from "../../errors.ts";
+import { ConflictError, NotFoundError, ValidationError, fieldErrors } from "../../errors.ts";
 import { isUuid, newId } from "../../ids.ts";
 import { pageBody, parsePage, parseSort } from "../../http/pagination.ts";
 import { serverSecret } from "../../secrets.ts";
@@ -130,7 +130,7 @@ export async function deleteDomain(deps: Deps, teamId: string, id: string): Prom
 /** Replaces the set of the team's projects that may send from the domain. */
 export async function setDomainProjects(deps: Deps, teamId: string, id: string, projectIds: string[]): Promise<DomainData> {
   const row = findDomain(deps, teamId, id);
-  const errors: Record<string, string[]> = {};
+  const errors: Record<string, string[]> = fieldErrors();
   const own = deps.sqlite.query<{ id: string }, [string, string]>("SELECT id FROM projects WHERE lower(id) = ? AND team_id = ?");
   const resolved: string[] = [];
   projectIds.forEach((p, i) => {
