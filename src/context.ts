@@ -3,7 +3,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/connection.ts";
 import type { Writer } from "./db/writer.ts";
 import type { DnsResolver } from "./dns/resolver.ts";
-import type { JobQueue } from "./jobs/queue.ts";
+import type { JobQueue } from "./db/job-queue.ts";
 import type { Logger } from "./log.ts";
 
 /**

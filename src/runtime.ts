@@ -3,7 +3,7 @@ import type { Deps } from "./context.ts";
 import { databasePath, openStorage } from "./db/connection.ts";
 import { Writer } from "./db/writer.ts";
 import { DnsResolver } from "./dns/resolver.ts";
-import { JobQueue } from "./jobs/queue.ts";
+import { JobQueue } from "./db/job-queue.ts";
 import { createLogger, type Logger } from "./log.ts";
 
 /** Opens storage and builds the shared dependencies. `dbPath` ":memory:" is for tests. */

@@ -2,10 +2,11 @@ import { createApp } from "./app.ts";
 import { bootstrapIfEmpty, type BootstrapResult } from "./bootstrap.ts";
 import type { Config } from "./config.ts";
 import type { Deps } from "./context.ts";
-import { registerJobHandlers } from "./jobs/handlers.ts";
 import { JobRunner } from "./jobs/runner.ts";
-import { closeOutbound } from "./mail/jobs.ts";
-import { ensureDomainRecheckScheduled } from "./modules/domains/recheck.ts";
+import { registerWebhookJobs } from "./events/webhook-job.ts";
+import { closeOutbound, registerOutboundJobs } from "./mail/outbound-job.ts";
+import { ensureDomainRecheckScheduled, registerDomainRecheck } from "./modules/domains/recheck.ts";
+import { registerInboundJobs } from "./smtp/inbound-job.ts";
 import { createDeps } from "./runtime.ts";
 import { startSmtpListeners } from "./smtp/index.ts";
 
@@ -31,7 +32,11 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
 
   const runner = new JobRunner(deps.queue, deps.writer, deps.log);
   deps.queue.onEnqueue = (queue) => runner.wake(queue);
-  registerJobHandlers(runner, deps);
+  // The queues and their handlers: jobs/ knows none of them.
+  registerOutboundJobs(runner, deps);
+  registerWebhookJobs(runner, deps);
+  registerDomainRecheck(runner, deps);
+  registerInboundJobs(runner, deps);
   // The periodic DNS re-check is a job that re-enqueues itself; this queues the first one.
   await ensureDomainRecheckScheduled(deps);
   runner.start();

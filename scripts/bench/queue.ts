@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage } from "../../src/db/connection.ts";
 import { Writer } from "../../src/db/writer.ts";
-import { JobQueue } from "../../src/jobs/queue.ts";
+import { JobQueue } from "../../src/db/job-queue.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
 import { createLogger } from "../../src/log.ts";
 

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { stmt } from "../db/statements.ts";
 import { newId } from "../ids.ts";
-import type { JobQueue } from "../jobs/queue.ts";
+import type { JobQueue } from "../db/job-queue.ts";
 import { publishEvent, type EventKind } from "./publish.ts";
 
 export const MESSAGE_STATUSES = [

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { stmt } from "../db/statements.ts";
 import { iso, newId } from "../ids.ts";
-import type { JobQueue } from "../jobs/queue.ts";
+import type { JobQueue } from "../db/job-queue.ts";
 
 export const WEBHOOK_QUEUE = "webhook";
 

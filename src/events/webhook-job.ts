@@ -3,7 +3,7 @@ import { stmt } from "../db/statements.ts";
 import type { Deps } from "../context.ts";
 import { iso, newId } from "../ids.ts";
 import { scheduledBackoff, WEBHOOK_SCHEDULE_MS } from "../jobs/backoff.ts";
-import type { Job } from "../jobs/queue.ts";
+import type { Job } from "../db/job-queue.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
 import { webhookSenderFor, type AttemptResult, type WebhookSender } from "./deliver.ts";
 import { WEBHOOK_QUEUE, type WebhookJob } from "./publish.ts";

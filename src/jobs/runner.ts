@@ -1,6 +1,6 @@
 import type { Writer } from "../db/writer.ts";
 import type { Logger } from "../log.ts";
-import type { Job, JobQueue } from "./queue.ts";
+import type { Job, JobQueue } from "../db/job-queue.ts";
 
 /**
  * What a handler decided. `write` runs in the same transaction that completes, retries or kills

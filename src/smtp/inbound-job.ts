@@ -12,7 +12,7 @@ import type { Deps } from "../context.ts";
 import { publishEvent } from "../events/publish.ts";
 import { iso, newId } from "../ids.ts";
 import { exponentialBackoff } from "../jobs/backoff.ts";
-import type { Job } from "../jobs/queue.ts";
+import type { Job } from "../db/job-queue.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
 import { attachmentDownloadUrl } from "../modules/attachments/service.ts";
 import { serverSecret } from "../secrets.ts";

@@ -12,7 +12,7 @@ import { loadMailparser } from "../mail/libraries.ts";
 import { changeRecipientStatus, recipientWithMessage } from "../events/message-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { newId } from "../ids.ts";
-import type { JobQueue } from "../jobs/queue.ts";
+import type { JobQueue } from "../db/job-queue.ts";
 import { findFeedbackReport, isComplaint, type FeedbackReport } from "../mail/arf.ts";
 import { detectAutoReply } from "../mail/auto-reply.ts";
 import { classifyDsnRecipient, classifyTextBounce, findDeliveryStatus, pickDsnRecipient, type BounceVerdict, type DeliveryStatusReport } from "../mail/dsn.ts";

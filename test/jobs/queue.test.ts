@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { openStorage } from "../../src/db/connection.ts";
 import { Writer } from "../../src/db/writer.ts";
 import { DELIVERY_SCHEDULE_MS, exponentialBackoff, scheduledBackoff } from "../../src/jobs/backoff.ts";
-import { JobQueue } from "../../src/jobs/queue.ts";
+import { JobQueue } from "../../src/db/job-queue.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
 import { createLogger } from "../../src/log.ts";
 import { tempDir, waitFor } from "../helpers.ts";

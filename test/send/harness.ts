@@ -6,7 +6,7 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from "smtp-server";
 import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
-import { closeOutbound, registerOutboundJobs, type OutboundOptions } from "../../src/mail/jobs.ts";
+import { closeOutbound, registerOutboundJobs, type OutboundOptions } from "../../src/mail/outbound-job.ts";
 import type { SmtpSender } from "../../src/mail/smtp-pool.ts";
 import { createTestApp, insertTestDomain, waitFor, type TestApp } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { relayTargetOf } from "../../src/mail/deliver.ts";
-import { closeOutbound } from "../../src/mail/jobs.ts";
+import { closeOutbound } from "../../src/mail/outbound-job.ts";
 import { startOutbound, startSink } from "./harness.ts";
 
 const mail = (to: string) => ({ from: "app@sender.test", to: [to], subject: "Relayed", text: "via the smarthost" });

@@ -6,7 +6,7 @@ import type Mail from "nodemailer/lib/mailer";
 import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
 import { addSuppression } from "../../src/events/message-status.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
-import { registerOutboundJobs } from "../../src/mail/jobs.ts";
+import { registerOutboundJobs } from "../../src/mail/outbound-job.ts";
 import { registerInboundJobs, stopInboundAnalysis } from "../../src/smtp/inbound-job.ts";
 import { startInboundListener } from "../../src/smtp/inbound.ts";
 import type { RunningListener } from "../../src/smtp/listener.ts";

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Deps } from "../../context.ts";
 import { checkRecord, type RecordCheck, type VerifyContext } from "../../dns/verify.ts";
 import { publishEvent } from "../../events/publish.ts";
-import type { JobQueue } from "../../jobs/queue.ts";
+import type { JobQueue } from "../../db/job-queue.ts";
 import type { DnsRecordRow, DomainRow } from "./model.ts";
 
 /** What one check of a domain changed. */

@@ -10,12 +10,8 @@ export function metricsText(deps: Deps): string {
       lines.push(`${name}${l ? `{${l}}` : ""} ${value}`);
     }
   };
-  const queues = deps.sqlite
-    .query<{ queue: string; n: number; dead: number }, []>(
-      "SELECT queue, sum(dead_at IS NULL) AS n, sum(dead_at IS NOT NULL) AS dead FROM jobs GROUP BY queue",
-    )
-    .all();
-  gauge("posthorn_jobs_pending", "Jobs waiting or running, per queue", queues.map((q) => [{ queue: q.queue }, q.n]));
+  const queues = deps.queue.countsByQueue();
+  gauge("posthorn_jobs_pending", "Jobs waiting or running, per queue", queues.map((q) => [{ queue: q.queue }, q.pending]));
   gauge("posthorn_jobs_dead", "Jobs that exhausted their attempts, per queue", queues.map((q) => [{ queue: q.queue }, q.dead]));
   const statuses = deps.sqlite
     .query<{ type: string; status: string; n: number }, []>("SELECT type, status, count(*) AS n FROM messages GROUP BY type, status")

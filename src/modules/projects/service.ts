@@ -5,9 +5,10 @@ import { keysetPage } from "../../db/keyset.ts";
 import { NotFoundError, ValidationError, fieldErrors } from "../../errors.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso, newId, newToken, sha256Hex, TOKEN_PREFIX } from "../../ids.ts";
-import { deliverability, dropWebhookJobs, ROUTE_COLUMNS, serializeRoutes, windowStart, type RouteRow } from "../routes/base.ts";
+import { deliverability, ROUTE_COLUMNS, serializeRoutes, windowStart, type RouteRow } from "../routes/base.ts";
 import { serializeMember, type MemberRow } from "../team/model.ts";
 import type { ProjectData } from "./model.ts";
+import { WEBHOOK_QUEUE } from "../../events/publish.ts";
 
 export type RouteType = "transactional" | "broadcast" | "inbound";
 
@@ -286,10 +287,10 @@ export async function rotateTeamProjectToken(
  * (the team's domains stay), member list and idempotency keys. Messages stay in the history with
  * project_id and route_id set to null; mail already accepted is still delivered.
  */
-export async function deleteProject(deps: Pick<Deps, "sqlite" | "writer">, teamId: string, projectId: string): Promise<void> {
+export async function deleteProject(deps: Pick<Deps, "sqlite" | "writer" | "queue">, teamId: string, projectId: string): Promise<void> {
   await deps.writer.write(() => {
     projectRow(deps.sqlite, teamId, projectId);
-    dropWebhookJobs(deps.sqlite, "r.project_id = ?", projectId);
+    deps.queue.dropWebhookJobs(WEBHOOK_QUEUE, { projectId });
     deps.sqlite.query("DELETE FROM projects WHERE id = ? AND team_id = ?").run(projectId, teamId);
   });
 }

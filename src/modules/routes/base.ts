@@ -4,7 +4,6 @@
  */
 import type { Database } from "bun:sqlite";
 import { t, type Static } from "elysia";
-import { WEBHOOK_QUEUE } from "../../events/publish.ts";
 import { iso } from "../../ids.ts";
 import { Nullable } from "../team/common.ts";
 
@@ -122,17 +121,3 @@ export function deliverability(counts: { status: string; n: number }[]): number 
 
 export const STATISTICS_WINDOW_DAYS = 28;
 export const windowStart = (now = Date.now()) => now - STATISTICS_WINDOW_DAYS * 86_400_000;
-
-/**
- * Removes the queued deliveries of webhooks about to be deleted with their route or project, so
- * no job is left pointing at a webhook that no longer exists. Call before the DELETE, in the
- * same write. Deliveries already recorded are removed by the foreign-key cascade.
- */
-export function dropWebhookJobs(sqlite: Database, routeCondition: string, param: string): void {
-  sqlite
-    .query(
-      `DELETE FROM jobs WHERE queue = ? AND json_extract(payload, '$.webhookId') IN
-         (SELECT w.id FROM webhooks w JOIN routes r ON r.id = w.route_id WHERE ${routeCondition})`,
-    )
-    .run(WEBHOOK_QUEUE, param);
-}

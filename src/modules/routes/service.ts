@@ -9,7 +9,6 @@ import { inboundDomainConflict, inboundDomainConflictMessage, routeInboundDomain
 import { assertProject, getProjectData, insertRoute } from "../projects/service.ts";
 import {
   deliverability,
-  dropWebhookJobs,
   ROUTE_COLUMNS,
   serializeRoutes,
   STATISTICS_WINDOW_DAYS,
@@ -18,6 +17,7 @@ import {
   type RouteType,
 } from "./base.ts";
 import { ROUTE_SLUG_MAX, type RouteData, type RouteInclude, type RouteStatistics, type UpdateRouteBody } from "./model.ts";
+import { WEBHOOK_QUEUE } from "../../events/publish.ts";
 
 /** The route's row if it belongs to `teamId`; otherwise a 404, whoever owns it. */
 function routeRow(sqlite: Database, teamId: string, routeId: string): RouteRow {
@@ -224,11 +224,11 @@ export async function updateRoute(
  * route-scoped suppressions. Its messages stay, with route_id set to null. A project's default
  * routes cannot be deleted (409): sends that name no route rely on them.
  */
-export async function deleteRoute(deps: Pick<Deps, "sqlite" | "writer">, teamId: string, routeId: string): Promise<void> {
+export async function deleteRoute(deps: Pick<Deps, "sqlite" | "writer" | "queue">, teamId: string, routeId: string): Promise<void> {
   await deps.writer.write(() => {
     const row = routeRow(deps.sqlite, teamId, routeId);
     if (row.is_default === 1) throw new ConflictError(`The default ${row.route_type} route of a project cannot be deleted.`);
-    dropWebhookJobs(deps.sqlite, "r.id = ?", routeId);
+    deps.queue.dropWebhookJobs(WEBHOOK_QUEUE, { routeId });
     deps.sqlite.query("DELETE FROM routes WHERE id = ?").run(routeId);
   });
 }

@@ -13,7 +13,7 @@ import { changeRecipientStatus, suppressedAmong, type MessageStatus } from "../.
 import { publishEvent } from "../../events/publish.ts";
 import { isUuid, newId, sha256Hex } from "../../ids.ts";
 import { parseAddress, type ParsedAddress } from "../../mail/address.ts";
-import { OUTBOUND_MAX_ATTEMPTS, OUTBOUND_QUEUE, type OutboundJob } from "../../mail/jobs.ts";
+import { OUTBOUND_MAX_ATTEMPTS, OUTBOUND_QUEUE, type OutboundJob } from "../../mail/outbound-job.ts";
 import { stmt } from "../../db/statements.ts";
 import { LIMITS } from "./limits.ts";
 import { emptyDict } from "../../dict.ts";

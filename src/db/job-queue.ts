@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { exponentialBackoff } from "./backoff.ts";
+import { exponentialBackoff } from "../jobs/backoff.ts";
 
 export interface Job<P = unknown> {
   id: number;
@@ -20,7 +20,7 @@ export interface EnqueueOptions {
 type Row = { id: number; queue: string; payload: string; attempts: number; max_attempts: number; created_at: number };
 
 /**
- * A durable queue in one SQLite table, in the style of goqite: a single UPDATE … RETURNING claims
+ * A durable queue in one SQLite table, which it owns (nothing else reads or writes `jobs`), in the style of goqite: a single UPDATE … RETURNING claims
  * due jobs and pushes their run_at to the end of the lease, so a worker that dies simply lets its
  * lease expire and the job becomes due again. `attempts` is a fencing token: a worker whose lease
  * expired and whose job was claimed again can no longer complete or fail it.
@@ -116,6 +116,30 @@ export class JobQueue {
       ? this.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM jobs WHERE queue = ? AND dead_at IS NULL").get(queue)
       : this.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE dead_at IS NULL").get();
     return row?.n ?? 0;
+  }
+
+  /** Jobs waiting or running and dead jobs, per queue (for /metrics). */
+  countsByQueue(): { queue: string; pending: number; dead: number }[] {
+    return this.sqlite
+      .query<{ queue: string; pending: number; dead: number }, []>(
+        "SELECT queue, sum(dead_at IS NULL) AS pending, sum(dead_at IS NOT NULL) AS dead FROM jobs GROUP BY queue",
+      )
+      .all();
+  }
+
+  /**
+   * Drops the queued jobs of `queue` whose payload names one of the webhooks of a route (or of
+   * every route of a project) about to be deleted, so no job is left pointing at a webhook that no
+   * longer exists. Call inside the write that deletes them, before the DELETE.
+   */
+  dropWebhookJobs(queue: string, of: { routeId: string } | { projectId: string }): void {
+    const [column, id] = "routeId" in of ? ["r.id", of.routeId] : ["r.project_id", of.projectId];
+    this.sqlite
+      .query(
+        `DELETE FROM jobs WHERE queue = ? AND json_extract(payload, '$.webhookId') IN
+           (SELECT w.id FROM webhooks w JOIN routes r ON r.id = w.route_id WHERE ${column} = ?)`,
+      )
+      .run(queue, id);
   }
 
   /** When the next job of `queue` is due (epoch ms), or null. */

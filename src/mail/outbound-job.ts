@@ -13,7 +13,7 @@ import type { Address } from "../db/schema.ts";
 import { changeRecipientStatus, FINAL_RECIPIENT_STATUSES, type RemoteReply } from "../events/message-status.ts";
 import { iso } from "../ids.ts";
 import { DELIVERY_SCHEDULE_MS, scheduledBackoff } from "../jobs/backoff.ts";
-import type { Job } from "../jobs/queue.ts";
+import type { Job } from "../db/job-queue.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
 import { serverSecret, signValue } from "../secrets.ts";
 import type { ComposeInput } from "./compose.ts";
