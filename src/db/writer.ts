@@ -30,6 +30,8 @@ export class UnitOfWork {
   private committed: Promise<void> = Promise.resolve();
   /** Set while one of the unit's savepoints is open in the group transaction. */
   holding = false;
+  /** @internal The unit's further writes, run one after another inside its open savepoint. */
+  turns: Promise<void> = Promise.resolve();
 
   /** The answer is known: `ok` commits the unit's writes (resolving once they are durable), otherwise they are rolled back. */
   finish(ok: boolean): Promise<void> {
@@ -153,13 +155,15 @@ export class Writer {
   /**
    * Runs `work` inside the next group transaction; resolves with its result once committed, or,
    * inside a unit of work, as soon as it ran (the unit's finish() resolves at the commit).
+   * `work` may be asynchronous: its savepoint stays open until it settles, so it must await
+   * nothing but the database (never the network, never another write).
    */
-  write<T>(work: () => T): Promise<T> {
+  write<T>(work: () => T | Promise<T>): Promise<T> {
     if (this.stopped) return Promise.reject(new Error("writer is stopped"));
     // A finished unit's context can linger in work its request left running; that writes on its own.
     const store = this.units.getStore();
     const unit = store && !store.finished ? store : undefined;
-    if (unit?.holding) return this.runInsideUnit(work);
+    if (unit?.holding) return this.runInsideUnit(unit, work);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject, unit });
       // A drain under way picks the write up when the unit it waits for is finished.
@@ -224,13 +228,29 @@ export class Writer {
     }
   }
 
-  /** A further write of a unit whose savepoint is open runs at once, inside it. */
-  private runInsideUnit<T>(work: () => T): Promise<T> {
-    try {
-      return Promise.resolve(this.runInner(work));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  /**
+   * A further write of a unit whose savepoint is open runs now, inside it, in a savepoint of its
+   * own; the unit's writes take turns, so an asynchronous one keeps its savepoint to itself.
+   */
+  private runInsideUnit<T>(unit: UnitOfWork, work: () => T | Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      this.tx.innerSavepoint.run();
+      try {
+        const value = await work();
+        this.tx.innerRelease.run();
+        return value;
+      } catch (err) {
+        this.tx.innerRollbackTo.run();
+        this.tx.innerRelease.run();
+        throw err;
+      }
+    };
+    const result = unit.turns.then(run);
+    unit.turns = result.then(
+      () => {},
+      () => {},
+    );
+    return result;
   }
 
   /**
@@ -257,8 +277,8 @@ export class Writer {
 
   /**
    * Runs `batch` from index `from` in one transaction: true once committed, false when the
-   * transaction failed, or a promise of either when it stops at a unit of work's write to wait for
-   * that unit's answer, the transaction open meanwhile.
+   * transaction failed, or a promise of either when it has to wait with the transaction open:
+   * for a write whose work is asynchronous, or for the answer of a unit of work.
    */
   private runBatch(batch: Pending[], from: number): boolean | Promise<boolean> {
     try {
@@ -271,32 +291,30 @@ export class Writer {
           continue;
         }
         this.tx.savepoint.run();
+        let value: unknown;
         try {
-          p.ran = { ok: true, value: p.work() };
+          value = p.work();
         } catch (err) {
-          this.tx.rollbackTo.run();
-          this.tx.release.run();
-          p.ran = { ok: false, value: err };
+          this.undoWrite(p, err);
           continue;
         }
-        if (!p.unit) {
-          this.tx.release.run();
-          continue;
+        if (isThenable(value)) {
+          return Promise.resolve(value).then(
+            (v) => this.afterWrite(batch, i, v) ?? this.runBatch(batch, i + 1),
+            (err: unknown) => {
+              this.undoWrite(p, err);
+              return this.runBatch(batch, i + 1);
+            },
+          ).catch((err: unknown) => this.abandon(batch, err));
         }
-        return this.holdForUnit(batch, i, p.unit);
+        const held = this.afterWrite(batch, i, value);
+        if (held !== null) return held;
       }
       this.tx.commit.run();
       this.lastCommitAt = performance.now();
       this.lastBatch = batch.length;
     } catch (err) {
-      try {
-        this.tx.rollback.run();
-      } catch {
-        // no transaction left to roll back
-      }
-      // A unit's write was handed its value already; its unit learns of the failure through finish().
-      for (const p of batch) if (!(p.unit && p.ran?.ok)) p.reject(err);
-      return false;
+      return this.abandon(batch, err);
     }
     this.stats.commits++;
     this.stats.writes += batch.length;
@@ -307,6 +325,37 @@ export class Writer {
       else p.reject(p.ran!.value);
     }
     return true;
+  }
+
+  /**
+   * `batch[at]` ran and produced `value` in its open savepoint. A plain write is released and
+   * null returned (the batch goes on); a unit's write is held for the unit's answer, and so is
+   * the rest of the batch (the promise of how it ends).
+   */
+  private afterWrite(batch: Pending[], at: number, value: unknown): null | boolean | Promise<boolean> {
+    const p = batch[at]!;
+    p.ran = { ok: true, value };
+    if (p.unit) return this.holdForUnit(batch, at, p.unit);
+    this.tx.release.run();
+    return null;
+  }
+
+  private undoWrite(p: Pending, err: unknown): void {
+    this.tx.rollbackTo.run();
+    this.tx.release.run();
+    p.ran = { ok: false, value: err };
+  }
+
+  /** The transaction itself failed: roll it back and fail every write of the batch. */
+  private abandon(batch: Pending[], err: unknown): false {
+    try {
+      this.tx.rollback.run();
+    } catch {
+      // no transaction left to roll back
+    }
+    // A unit's write was handed its value already; its unit learns of the failure through finish().
+    for (const p of batch) if (!(p.unit && p.ran?.ok)) p.reject(err);
+    return false;
   }
 
   /**
@@ -321,20 +370,16 @@ export class Writer {
     const own = [batch[at]!, ...batch.slice(at + 1).filter((q) => q.unit === unit)];
     const queued = this.queue.filter((q) => q.unit === unit);
     if (queued.length > 0) this.queue = this.queue.filter((q) => q.unit !== unit);
+    const first = own[0]!;
+    first.resolve(first.ran!.value);
     for (const q of [...own.slice(1), ...queued]) {
-      try {
-        q.ran = { ok: true, value: this.runInner(q.work) };
-      } catch (err) {
-        q.ran = { ok: false, value: err };
-      }
-    }
-    for (const q of [...own, ...queued]) {
-      if (q.ran!.ok) q.resolve(q.ran!.value);
-      else q.reject(q.ran!.value);
+      q.ran = { ok: true, value: undefined }; // settled through its own promise below
+      this.runInsideUnit(unit, q.work).then(q.resolve, q.reject);
     }
     return unit
       .waitForOutcome(HOLD_LIMIT_MS, () => this.onHoldTimeout())
-      .then((ok) => {
+      .then(async (ok) => {
+        await unit.turns;
         unit.holding = false;
         if (ok) this.tx.release.run();
         else {
@@ -368,3 +413,5 @@ function withResolvers(): { resolve: () => void; reject: (e: unknown) => void; p
   promise.catch(() => {});
   return { resolve, reject, promise };
 }
+
+const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === "function";

@@ -1,0 +1,59 @@
+import { describe, expect, test } from "bun:test";
+import { openStorage } from "../../src/db/connection.ts";
+import { Writer } from "../../src/db/writer.ts";
+
+function fixture() {
+  const storage = openStorage(":memory:");
+  storage.sqlite.exec("CREATE TABLE notes (id TEXT PRIMARY KEY)");
+  const writer = new Writer(storage.sqlite);
+  const insertNow = (id: string) => storage.sqlite.query("INSERT INTO notes (id) VALUES (?)").run(id);
+  const ids = () => storage.sqlite.query<{ id: string }, []>("SELECT id FROM notes ORDER BY id").all().map((r) => r.id);
+  return { storage, writer, insertNow, ids };
+}
+
+describe("asynchronous work in the group commit", () => {
+  test("async writes share one commit with sync ones; a failing async write is rolled back alone", async () => {
+    const f = fixture();
+    const before = f.writer.stats.commits;
+    const results = await Promise.allSettled([
+      f.writer.write(() => f.insertNow("a")),
+      f.writer.write(async () => {
+        f.insertNow("b1");
+        await Promise.resolve();
+        f.insertNow("b2");
+        return "b";
+      }),
+      f.writer.write(async () => {
+        f.insertNow("c1");
+        await Promise.resolve();
+        throw new Error("c fails after writing");
+      }),
+      f.writer.write(() => f.insertNow("d")),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect((results[1] as PromiseFulfilledResult<string>).value).toBe("b");
+    expect(f.ids()).toEqual(["a", "b1", "b2", "d"]);
+    expect(f.writer.stats.commits).toBe(before + 1);
+  });
+
+  test("a unit's async writes, concurrent ones included, commit together or not at all", async () => {
+    const f = fixture();
+    const runUnit = (prefix: string, ok: boolean) =>
+      f.writer.withUnit(async () => {
+        await f.writer.write(async () => {
+          f.insertNow(`${prefix}-1`);
+          await Promise.resolve();
+        });
+        await Promise.all([
+          f.writer.write(async () => {
+            await Promise.resolve();
+            f.insertNow(`${prefix}-2`);
+          }),
+          f.writer.write(() => f.insertNow(`${prefix}-3`)),
+        ]);
+        await f.writer.currentUnit()!.finish(ok);
+      });
+    await Promise.all([runUnit("keep", true), runUnit("drop", false), runUnit("also", true)]);
+    expect(f.ids()).toEqual(["also-1", "also-2", "also-3", "keep-1", "keep-2", "keep-3"]);
+  });
+});
