@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/connection.ts";
+import type { Store } from "./db/store.ts";
 import type { Writer } from "./db/writer.ts";
 import type { DnsResolver } from "./dns/resolver.ts";
 import type { JobQueue } from "./db/job-queue.ts";
@@ -16,6 +17,8 @@ export interface Deps {
   db: Db;
   /** Group-commit writer: every write on a request or job path goes through it. */
   writer: Writer;
+  /** The persistence layer's repositories (services move onto it from sqlite/writer). */
+  store: Store;
   queue: JobQueue;
   log: Logger;
   /** Every DNS lookup goes through this (POSTHORN_DNS_SERVERS). */

@@ -1,6 +1,7 @@
 import type { Config } from "./config.ts";
 import type { Deps } from "./context.ts";
 import { databasePath, openStorage } from "./db/connection.ts";
+import { SqliteStore } from "./db/store.ts";
 import { Writer } from "./db/writer.ts";
 import { DnsResolver } from "./dns/resolver.ts";
 import { JobQueue } from "./db/job-queue.ts";
@@ -17,6 +18,7 @@ export function createDeps(config: Config, opts: { dbPath?: string; log?: Logger
     sqlite: storage.sqlite,
     db: storage.db,
     writer,
+    store: new SqliteStore(storage.sqlite, writer),
     queue: new JobQueue(storage.sqlite),
     log,
     dns: new DnsResolver(config.dnsServers),

@@ -30,7 +30,7 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   const deps = createDeps(config, opts);
   const bootstrap = bootstrapIfEmpty(deps.sqlite, { teamName: "My team", inboundDomain: config.inboundDomain });
 
-  const runner = new JobRunner(deps.queue, deps.writer, deps.log);
+  const runner = new JobRunner(deps);
   deps.queue.onEnqueue = (queue) => runner.wake(queue);
   // The queues and their handlers: jobs/ knows none of them.
   registerOutboundJobs(runner, deps);

@@ -134,7 +134,7 @@ async function message(bytes: number): Promise<string> {
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
 
-const runner = new JobRunner(deps.queue, deps.writer, deps.log);
+const runner = new JobRunner(deps);
 deps.queue.onEnqueue = (q) => runner.wake(q);
 registerInboundJobs(runner, deps);
 runner.start();

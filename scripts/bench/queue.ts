@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage } from "../../src/db/connection.ts";
+import { SqliteStore } from "../../src/db/store.ts";
 import { Writer } from "../../src/db/writer.ts";
 import { JobQueue } from "../../src/db/job-queue.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
@@ -25,7 +26,7 @@ const enqueueMs = performance.now() - t0;
 let done = 0;
 let finished!: () => void;
 const allDone = new Promise<void>((r) => (finished = r));
-const runner = new JobRunner(queue, writer, createLogger("silent")).register(
+const runner = new JobRunner({ queue, writer, store: new SqliteStore(storage.sqlite, writer), log: createLogger("silent") }).register(
   "bench",
   async () => {
     if (++done === jobs) finished();

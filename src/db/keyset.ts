@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { ValidationError } from "../errors.ts";
+import type { SqlExecutor } from "./sql.ts";
 
 /** One ORDER BY key: a trusted SQL column expression and its direction. */
 export interface SortKey {
@@ -66,23 +67,20 @@ export interface KeysetPage<R> {
   prevCursor: string | null;
 }
 
-/**
- * Runs `SELECT … FROM … WHERE … ORDER BY sort LIMIT size+1` with keyset continuation from
- * `cursor`. `sort` must end in a unique column (the id) so pages are stable while rows are added.
- * `valuesOf` reads a row's sort values in `sort` order.
- */
-export function keysetPage<R>(
-  sqlite: Database,
-  q: {
-    select: string;
-    where: string[];
-    params: (string | number | null)[];
-    sort: SortKey[];
-    size: number;
-    cursor: Cursor | null;
-    valuesOf: (row: R) => CursorValue[];
-  },
-): KeysetPage<R> {
+/** What a keyset page is asked for. `sort` must end in a unique column (the id) so pages are stable while rows are added. */
+export interface KeysetQuery<R> {
+  select: string;
+  where: string[];
+  params: (string | number | null)[];
+  sort: SortKey[];
+  size: number;
+  cursor: Cursor | null;
+  /** Reads a row's sort values in `sort` order. */
+  valuesOf: (row: R) => CursorValue[];
+}
+
+/** `SELECT … FROM … WHERE … ORDER BY sort LIMIT size+1`, continuing from the cursor. */
+function keysetSql<R>(q: KeysetQuery<R>): { sql: string; params: (string | number | null)[] } {
   const where = [...q.where];
   const params: (string | number | null)[] = [...q.params];
   const backward = q.cursor?.dir === "prev";
@@ -92,8 +90,12 @@ export function keysetPage<R>(
     params.push(...cond.params);
   }
   const order = q.sort.map((k) => `${k.column} ${k.desc !== backward ? "DESC" : "ASC"}`).join(", ");
-  const sql = `${q.select}${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${order} LIMIT ?`;
-  const fetched = sqlite.query<R, (string | number | null)[]>(sql).all(...params, q.size + 1);
+  return { sql: `${q.select}${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${order} LIMIT ?`, params: [...params, q.size + 1] };
+}
+
+/** The page and its cursors from the rows the keyset SQL fetched. */
+function keysetResult<R>(q: KeysetQuery<R>, fetched: R[]): KeysetPage<R> {
+  const backward = q.cursor?.dir === "prev";
   const more = fetched.length > q.size;
   const rows = more ? fetched.slice(0, q.size) : fetched;
   if (backward) rows.reverse();
@@ -106,4 +108,16 @@ export function keysetPage<R>(
     nextCursor: hasNext && last ? encodeCursor({ dir: "next", values: q.valuesOf(last) }) : null,
     prevCursor: hasPrev && first ? encodeCursor({ dir: "prev", values: q.valuesOf(first) }) : null,
   };
+}
+
+/** One keyset page, read synchronously from SQLite. */
+export function keysetPage<R>(sqlite: Database, q: KeysetQuery<R>): KeysetPage<R> {
+  const { sql, params } = keysetSql(q);
+  return keysetResult(q, sqlite.query<R, (string | number | null)[]>(sql).all(...params));
+}
+
+/** One keyset page through an executor (either engine). */
+export async function keysetPageOf<R>(db: SqlExecutor, q: KeysetQuery<R>): Promise<KeysetPage<R>> {
+  const { sql, params } = keysetSql(q);
+  return keysetResult(q, await db.all<R>(sql, params, { dynamic: true }));
 }

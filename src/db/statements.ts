@@ -17,3 +17,8 @@ export function stmt<R = unknown, P extends SQLQueryBindings[] = SQLQueryBinding
   if (!s) cache.set(sql, (s = sqlite.prepare(sql)));
   return s as Statement<R, P>;
 }
+
+/** A statement for SQL built at run time: bun:sqlite's own small cache, never kept forever. */
+export function query<R = unknown, P extends SQLQueryBindings[] = SQLQueryBindings[]>(sqlite: Database, sql: string): Statement<R, P> {
+  return sqlite.query<R, P>(sql) as unknown as Statement<R, P>;
+}

@@ -1,15 +1,19 @@
+import type { Repositories, Store } from "../db/store.ts";
 import type { Writer } from "../db/writer.ts";
 import type { Logger } from "../log.ts";
 import type { Job, JobQueue } from "../db/job-queue.ts";
+
+/** A write that goes with a job's outcome: given the transaction's repositories. */
+export type OutcomeWrite = (tx: Repositories) => void | Promise<void>;
 
 /**
  * What a handler decided. `write` runs in the same transaction that completes, retries or kills
  * the job, so a state change and the job's fate are committed together.
  */
 export type JobOutcome =
-  | { type: "done"; write?: () => void }
-  | { type: "retry"; delayMs: number; error: string; write?: () => void }
-  | { type: "dead"; error: string; write?: () => void };
+  | { type: "done"; write?: OutcomeWrite }
+  | { type: "retry"; delayMs: number; error: string; write?: OutcomeWrite }
+  | { type: "dead"; error: string; write?: OutcomeWrite };
 
 export type JobHandler<P = any> = (job: Job<P>) => Promise<JobOutcome | void>;
 
@@ -40,11 +44,14 @@ export class JobRunner {
   private running = false;
   private readonly idle = new Set<() => void>();
 
-  constructor(
-    private readonly queue: JobQueue,
-    private readonly writer: Writer,
-    private readonly log: Logger,
-  ) {}
+  private readonly queue: JobQueue;
+  private readonly writer: Writer;
+  private readonly store: Store;
+  private readonly log: Logger;
+
+  constructor(deps: { queue: JobQueue; writer: Writer; store: Store; log: Logger }) {
+    ({ queue: this.queue, writer: this.writer, store: this.store, log: this.log } = deps);
+  }
 
   register<P>(name: string, handler: JobHandler<P>, opts: QueueOptions): this {
     this.lanes.set(name, {
@@ -134,12 +141,16 @@ export class JobRunner {
 
   private run(lane: Lane, job: Job): void {
     lane.inflight++;
+    const settle = (outcome: JobOutcome) => {
+      if (outcome.type === "done") return this.queue.complete(job);
+      if (outcome.type === "retry") return this.queue.fail(job, outcome.error, { delayMs: outcome.delayMs });
+      return this.queue.fail(job, outcome.error, { permanent: true });
+    };
     const finish = (outcome: JobOutcome): Promise<unknown> =>
-      this.writer.write(() => {
-        outcome.write?.();
-        if (outcome.type === "done") return this.queue.complete(job);
-        if (outcome.type === "retry") return this.queue.fail(job, outcome.error, { delayMs: outcome.delayMs });
-        return this.queue.fail(job, outcome.error, { permanent: true });
+      this.store.write((tx) => {
+        const written = outcome.write?.(tx);
+        // Most outcome writes are synchronous; only an asynchronous one makes the whole write wait.
+        return written instanceof Promise ? written.then(() => settle(outcome)) : settle(outcome);
       });
     // The slot is freed as soon as the handler settles: the job stays leased until its outcome
     // commits, so it cannot be claimed twice, and the next claim shares that commit.

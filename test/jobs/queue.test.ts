@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openStorage } from "../../src/db/connection.ts";
+import { SqliteStore } from "../../src/db/store.ts";
 import { Writer } from "../../src/db/writer.ts";
 import { DELIVERY_SCHEDULE_MS, exponentialBackoff, scheduledBackoff } from "../../src/jobs/backoff.ts";
 import { JobQueue } from "../../src/db/job-queue.ts";
@@ -15,19 +16,19 @@ function setup() {
   const storage = openStorage(path);
   const queue = new JobQueue(storage.sqlite);
   const writer = new Writer(storage.sqlite);
-  return { path, storage, queue, writer };
+  return { path, storage, queue, writer, store: new SqliteStore(storage.sqlite, writer) };
 }
 
 describe("job queue", () => {
   test("10,000 jobs run by the runner: none lost, none run twice", async () => {
-    const { queue, writer, storage } = setup();
+    const { queue, writer, storage, store } = setup();
     await writer.write(() => {
       for (let i = 0; i < 10_000; i++) queue.enqueue("work", { n: i });
     });
     const runs = new Map<number, number>();
     let concurrent = 0;
     let maxConcurrent = 0;
-    const runner = new JobRunner(queue, writer, silent).register<{ n: number }>(
+    const runner = new JobRunner({ queue, writer, store, log: silent }).register<{ n: number }>(
       "work",
       async (job) => {
         concurrent++;
@@ -89,10 +90,10 @@ describe("job queue", () => {
   });
 
   test("a handler error retries the job through the runner", async () => {
-    const { queue, writer } = setup();
+    const { queue, writer, store } = setup();
     await writer.write(() => queue.enqueue("flaky", { id: 1 }));
     let calls = 0;
-    const runner = new JobRunner(queue, writer, silent).register(
+    const runner = new JobRunner({ queue, writer, store, log: silent }).register(
       "flaky",
       async () => {
         calls++;

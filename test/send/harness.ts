@@ -153,7 +153,7 @@ export async function startOutbound(
   dns.set(`${domain.selector}._domainkey.${SENDER_DOMAIN}`, "TXT", [dkimRecordContent(domain.publicKeyBase64)]);
   dns.set("mx.sink.test", "A", ["127.0.0.1"]);
 
-  const runner = new JobRunner(t.deps.queue, t.deps.writer, t.deps.log);
+  const runner = new JobRunner(t.deps);
   t.deps.queue.onEnqueue = (q) => runner.wake(q);
   const pools = registerOutboundJobs(runner, t.deps, { retryScheduleMs: [50, 100, 150], mxCacheMs: 0, ...opts.outbound });
   runner.start();

@@ -206,7 +206,7 @@ test("round trip: submitted mail is signed and delivered by the sending pipeline
   dns.set("brand.test", "TXT", ["v=spf1 ip4:127.0.0.0/8 -all"]);
   const inboundAddress = deps.sqlite.query<{ a: string }, []>("SELECT inbound_address AS a FROM routes WHERE route_type = 'inbound'").get()!.a;
 
-  const runner = new JobRunner(deps.queue, deps.writer, deps.log);
+  const runner = new JobRunner(deps);
   deps.queue.onEnqueue = (q) => runner.wake(q);
   registerOutboundJobs(runner, deps, { retryScheduleMs: [200] });
   registerInboundJobs(runner, deps);

@@ -46,7 +46,7 @@ export async function startInbound(
   const dns = await startDnsServer();
   const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server, ...opts.env } });
   const deps = app.deps;
-  const runner = new JobRunner(deps.queue, deps.writer, deps.log);
+  const runner = new JobRunner(deps);
   deps.queue.onEnqueue = (q) => runner.wake(q);
   registerInboundJobs(runner, deps, { resolver: createAuthResolver(deps.dns, { ttlMs: 0 }), ...opts.jobs });
   opts.beforeStart?.({ deps, runner, dns });

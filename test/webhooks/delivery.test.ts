@@ -50,7 +50,7 @@ async function setup(opts: { allowed?: string[]; timeoutMs?: number; scheduleMs?
   const sender = new WebhookSender({ dns: app.deps.dns, allowedNetworks: allowed, ca: cert.caPem, timeoutMs: opts.timeoutMs ?? 3000, dnsCacheMs: 0 });
   useWebhookSender(app.deps, sender);
   const receiver = startReceiver(cert, { respond: opts.respond });
-  const runner = new JobRunner(app.deps.queue, app.deps.writer, app.deps.log);
+  const runner = new JobRunner(app.deps);
   app.deps.queue.onEnqueue = (q) => runner.wake(q);
   registerWebhookJobs(runner, app.deps, { sender, scheduleMs: opts.scheduleMs ?? [50, 50, 50] });
   if (opts.start !== false) runner.start();

@@ -47,9 +47,9 @@ export const webhooksController = (deps: Deps) =>
     )
     .get(
       "/v1/webhooks",
-      ({ team, query, request }) => {
+      async ({ team, query, request }) => {
         rejectUnknownFilters(request.url, ["route_id", "enabled"]);
-        const { page, data, size } = listWebhooks(deps.sqlite, team.teamId, query);
+        const { page, data, size } = await listWebhooks(deps, team.teamId, query);
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/webhooks", query, size });
       },
       {
@@ -59,7 +59,7 @@ export const webhooksController = (deps: Deps) =>
         response: { 200: Paginated(WebhookData), ...errorResponses(401, 422) },
       },
     )
-    .get("/v1/webhooks/:id", ({ team, params }) => getWebhook(deps.sqlite, team.teamId, params.id), {
+    .get("/v1/webhooks/:id", ({ team, params }) => getWebhook(deps, team.teamId, params.id), {
       team: true,
       params,
       detail: { summary: "Get a webhook (without its secret)", security },
@@ -123,9 +123,9 @@ export const webhooksController = (deps: Deps) =>
     )
     .get(
       "/v1/webhooks/:id/deliveries",
-      ({ team, params, query, request }) => {
+      async ({ team, params, query, request }) => {
         rejectUnknownFilters(request.url, ["event", "outcome", "event_id"]);
-        const { page, data, size } = listDeliveries(deps.sqlite, team.teamId, params.id, query);
+        const { page, data, size } = await listDeliveries(deps, team.teamId, params.id, query);
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: `/v1/webhooks/${params.id}/deliveries`, query, size });
       },
       {

@@ -1,5 +1,6 @@
 import { t, type Static } from "elysia";
 import { EVENT_KINDS } from "../../events/publish.ts";
+import type { DeliveryRow, WebhookRow } from "../../db/webhooks.ts";
 import { iso } from "../../ids.ts";
 import { PageQuery } from "../../http/pagination.ts";
 import { Nullable } from "../team/common.ts";
@@ -116,21 +117,6 @@ export const TestResultData = t.Object({
 });
 export type TestResultData = Static<typeof TestResultData>;
 
-export type WebhookRow = {
-  id: string;
-  team_id: string;
-  route_id: string;
-  name: string;
-  url: string;
-  events: string;
-  enabled: number;
-  secret: string;
-  disabled_reason: string | null;
-  last_called_at: number | null;
-  created_at: number;
-  updated_at: number;
-};
-
 /** Rows stored before URLs were normalised at write (an IDN host as typed) are shown normalised too. */
 const shownUrl = (stored: string): string => {
   try {
@@ -154,21 +140,6 @@ export const serializeWebhook = (r: WebhookRow): WebhookData => ({
 });
 
 export const serializeWebhookWithSecret = (r: WebhookRow): WebhookWithSecret => ({ ...serializeWebhook(r), secret: r.secret });
-
-export type DeliveryRow = {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event: string;
-  attempt: number;
-  outcome: string;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  response_excerpt: string | null;
-  next_attempt_at: number | null;
-  created_at: number;
-};
 
 export const serializeDelivery = (r: DeliveryRow): DeliveryData => ({
   id: r.id,

@@ -1,10 +1,8 @@
-import type { Database } from "bun:sqlite";
 import { Value } from "@sinclair/typebox/value";
 import type { Deps } from "../../context.ts";
-import { keysetPage } from "../../db/keyset.ts";
+import type { WebhookRow } from "../../db/webhooks.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
 import { webhookSenderFor } from "../../events/deliver.ts";
-import { recordAttempt } from "../../events/webhook-job.ts";
 import { forbiddenKind, inNetworks, parseCidr, parseIp } from "../../events/ssrf.ts";
 import { iso, newId, newToken, TOKEN_PREFIX } from "../../ids.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
@@ -13,17 +11,15 @@ import {
   serializeWebhook,
   serializeWebhookWithSecret,
   type CreateWebhookBody,
-  type DeliveryRow,
   type TestResultData,
   type UpdateWebhookBody,
   type WebhookData,
-  type WebhookRow,
   type WebhookWithSecret,
   WEBHOOK_URL_MAX,
   WebhookUrl,
 } from "./model.ts";
 
-type Ctx = Pick<Deps, "sqlite" | "writer" | "config">;
+type Ctx = Pick<Deps, "store" | "config">;
 
 const newSecret = () => newToken(TOKEN_PREFIX.webhookSecret);
 
@@ -64,15 +60,15 @@ export function normalizeWebhookUrl(raw: string, allowedNetworks: readonly strin
 
 const uniqueKinds = (events: readonly string[]) => [...new Set(events)];
 
-function findWebhook(sqlite: Database, teamId: string, id: string): WebhookRow {
-  const row = sqlite.query<WebhookRow, [string, string]>("SELECT * FROM webhooks WHERE id = ? AND team_id = ?").get(id, teamId);
+async function findWebhook(deps: Pick<Deps, "store">, teamId: string, id: string): Promise<WebhookRow> {
+  const row = await deps.store.read.webhooks.findOfTeam(id, teamId);
   if (!row) throw new NotFoundError("Webhook");
   return row;
 }
 
 export async function createWebhook(deps: Ctx, teamId: string, body: CreateWebhookBody): Promise<WebhookWithSecret> {
-  const route = deps.sqlite.query<{ id: string }, [string, string]>("SELECT id FROM routes WHERE id = ? AND team_id = ?").get(body.route_id, teamId);
-  if (!route) throw ValidationError.field("route_id", "The selected route_id is invalid: this team has no route with that ID.");
+  const routeId = await deps.store.read.routes.idOfTeam(body.route_id, teamId);
+  if (!routeId) throw ValidationError.field("route_id", "The selected route_id is invalid: this team has no route with that ID.");
   const name = body.name.trim();
   if (!name) throw ValidationError.field("name", "The name field must not be blank.");
   const url = normalizeWebhookUrl(body.url, deps.config.webhookAllowedNetworks);
@@ -81,7 +77,7 @@ export async function createWebhook(deps: Ctx, teamId: string, body: CreateWebho
   const row: WebhookRow = {
     id: newId(),
     team_id: teamId,
-    route_id: route.id,
+    route_id: routeId,
     name,
     url,
     events: JSON.stringify(uniqueKinds(body.events)),
@@ -92,53 +88,30 @@ export async function createWebhook(deps: Ctx, teamId: string, body: CreateWebho
     created_at: now,
     updated_at: now,
   };
-  await deps.writer.write(() =>
-    deps.sqlite
-      .query(
-        `INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, secret, disabled_reason, last_called_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)`,
-      )
-      .run(row.id, row.team_id, row.route_id, row.name, row.url, row.events, row.enabled, row.secret, now, now),
-  );
+  await deps.store.write((tx) => tx.webhooks.insert(row));
   return serializeWebhookWithSecret(row);
 }
 
 const WEBHOOK_SORT = { created_at: "created_at", updated_at: "updated_at", name: "name" };
 
-export function listWebhooks(sqlite: Database, teamId: string, query: Record<string, unknown>) {
+export async function listWebhooks(deps: Pick<Deps, "store">, teamId: string, query: Record<string, unknown>) {
   const sort = parseSort(query.sort as string | undefined, WEBHOOK_SORT, "-created_at");
   const page = parsePage(query, sort.length);
-  const where = ["team_id = ?"];
-  const params: (string | number)[] = [teamId];
-  const routeId = query["filter[route_id]"] as string | undefined;
-  if (routeId) {
-    where.push("route_id = ?");
-    params.push(routeId);
-  }
   const enabled = query["filter[enabled]"] as string | undefined;
-  if (enabled) {
-    where.push("enabled = ?");
-    params.push(enabled === "true" ? 1 : 0);
-  }
-  const columns = sort.map((k) => k.column);
-  const result = keysetPage<WebhookRow>(sqlite, {
-    select: "SELECT * FROM webhooks",
-    where,
-    params,
-    sort,
-    size: page.size,
-    cursor: page.cursor,
-    valuesOf: (row) => columns.map((c) => (row as unknown as Record<string, string | number>)[c]!),
-  });
+  const result = await deps.store.read.webhooks.list(
+    teamId,
+    { routeId: (query["filter[route_id]"] as string | undefined) || undefined, enabled: enabled ? enabled === "true" : undefined },
+    { sort, size: page.size, cursor: page.cursor },
+  );
   return { page: result, data: result.rows.map(serializeWebhook), size: page.size };
 }
 
-export function getWebhook(sqlite: Database, teamId: string, id: string): WebhookData {
-  return serializeWebhook(findWebhook(sqlite, teamId, id));
+export async function getWebhook(deps: Pick<Deps, "store">, teamId: string, id: string): Promise<WebhookData> {
+  return serializeWebhook(await findWebhook(deps, teamId, id));
 }
 
 export async function updateWebhook(deps: Ctx, teamId: string, id: string, body: UpdateWebhookBody): Promise<WebhookData> {
-  const current = findWebhook(deps.sqlite, teamId, id);
+  const current = await findWebhook(deps, teamId, id);
   const next = { ...current };
   if (body.name !== undefined) {
     next.name = body.name.trim();
@@ -154,34 +127,19 @@ export async function updateWebhook(deps: Ctx, teamId: string, id: string, body:
     if (body.enabled || current.enabled) next.disabled_reason = null;
   }
   next.updated_at = Date.now();
-  const updated = await deps.writer.write(() =>
-    deps.sqlite
-      .query<WebhookRow, (string | number | null)[]>(
-        `UPDATE webhooks SET name = ?, url = ?, events = ?, enabled = ?, disabled_reason = ?, updated_at = ?
-         WHERE id = ? AND team_id = ? RETURNING *`,
-      )
-      .get(next.name, next.url, next.events, next.enabled, next.disabled_reason, next.updated_at, id, teamId),
-  );
+  const updated = await deps.store.write((tx) => tx.webhooks.update(id, teamId, next));
   if (!updated) throw new NotFoundError("Webhook");
   return serializeWebhook(updated);
 }
 
-export async function deleteWebhook(deps: Ctx, teamId: string, id: string): Promise<void> {
+export async function deleteWebhook(deps: Pick<Deps, "store">, teamId: string, id: string): Promise<void> {
   // Queued deliveries for it are dropped when their job finds the webhook gone.
-  const changes = await deps.writer.write(() => deps.sqlite.query("DELETE FROM webhooks WHERE id = ? AND team_id = ?").run(id, teamId).changes);
-  if (changes === 0) throw new NotFoundError("Webhook");
+  if (!(await deps.store.write((tx) => tx.webhooks.delete(id, teamId)))) throw new NotFoundError("Webhook");
 }
 
 /** A new secret, effective at once: every later attempt, including queued retries, signs with it. */
-export async function regenerateSecret(deps: Ctx, teamId: string, id: string): Promise<WebhookWithSecret> {
-  findWebhook(deps.sqlite, teamId, id);
-  const secret = newSecret();
-  const now = Date.now();
-  const row = await deps.writer.write(() =>
-    deps.sqlite
-      .query<WebhookRow, [string, number, string, string]>("UPDATE webhooks SET secret = ?, updated_at = ? WHERE id = ? AND team_id = ? RETURNING *")
-      .get(secret, now, id, teamId),
-  );
+export async function regenerateSecret(deps: Pick<Deps, "store">, teamId: string, id: string): Promise<WebhookWithSecret> {
+  const row = await deps.store.write((tx) => tx.webhooks.setSecret(id, teamId, newSecret(), Date.now()));
   if (!row) throw new NotFoundError("Webhook");
   return serializeWebhookWithSecret(row);
 }
@@ -191,7 +149,7 @@ export async function regenerateSecret(deps: Ctx, teamId: string, id: string): P
  * The event goes to this webhook only, not to the route's other webhooks.
  */
 export async function testWebhook(deps: Deps, teamId: string, id: string): Promise<TestResultData> {
-  const hook = findWebhook(deps.sqlite, teamId, id);
+  const hook = await findWebhook(deps, teamId, id);
   const eventId = newId();
   const createdAt = Date.now();
   const body = JSON.stringify({
@@ -201,11 +159,9 @@ export async function testWebhook(deps: Deps, teamId: string, id: string): Promi
     data: { webhook_id: hook.id, route_id: hook.route_id, message: "This is a test event from Posthorn." },
   });
   const result = await webhookSenderFor(deps).send({ url: hook.url, secret: hook.secret, event: "webhook.test", body, attempt: 1 });
-  const deliveryId = await deps.writer.write(() => {
-    deps.sqlite
-      .query("INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at) VALUES (?, ?, ?, NULL, 'webhook.test', ?, ?)")
-      .run(eventId, teamId, hook.route_id, body, createdAt);
-    return recordAttempt(deps.sqlite, { webhookId: hook.id, eventId, event: "webhook.test", attempt: 1, result, nextAttemptAt: null });
+  const deliveryId = await deps.store.write(async (tx) => {
+    await tx.events.insert({ id: eventId, team_id: teamId, route_id: hook.route_id, message_id: null, kind: "webhook.test", body, created_at: createdAt });
+    return tx.webhooks.recordAttempt({ webhookId: hook.id, eventId, event: "webhook.test", attempt: 1, result, nextAttemptAt: null });
   });
   return {
     success: result.outcome === "succeeded",
@@ -219,31 +175,18 @@ export async function testWebhook(deps: Deps, teamId: string, id: string): Promi
 }
 
 /** A webhook's attempts, newest first, with filters. */
-export function listDeliveries(sqlite: Database, teamId: string, webhookId: string, query: Record<string, unknown>) {
-  findWebhook(sqlite, teamId, webhookId);
+export async function listDeliveries(deps: Pick<Deps, "store">, teamId: string, webhookId: string, query: Record<string, unknown>) {
+  await findWebhook(deps, teamId, webhookId);
   const sort = parseSort(undefined, { created_at: "created_at" }, "-created_at");
   const page = parsePage(query, sort.length);
-  const where = ["webhook_id = ?"];
-  const params: string[] = [webhookId];
-  for (const [filter, column] of [
-    ["filter[event]", "event"],
-    ["filter[outcome]", "outcome"],
-    ["filter[event_id]", "event_id"],
-  ] as const) {
-    const v = query[filter] as string | undefined;
-    if (v) {
-      where.push(`${column} = ?`);
-      params.push(v);
-    }
-  }
-  const result = keysetPage<DeliveryRow>(sqlite, {
-    select: "SELECT * FROM webhook_deliveries",
-    where,
-    params,
-    sort,
-    size: page.size,
-    cursor: page.cursor,
-    valuesOf: (row) => [row.created_at, row.id],
-  });
+  const result = await deps.store.read.webhooks.listDeliveries(
+    webhookId,
+    {
+      event: (query["filter[event]"] as string | undefined) || undefined,
+      outcome: (query["filter[outcome]"] as string | undefined) || undefined,
+      eventId: (query["filter[event_id]"] as string | undefined) || undefined,
+    },
+    { sort, size: page.size, cursor: page.cursor },
+  );
   return { page: result, data: result.rows.map(serializeDelivery), size: page.size };
 }

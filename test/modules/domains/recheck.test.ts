@@ -102,7 +102,7 @@ describe("the periodic job", () => {
     dns.set(d.dkimFqdn, "TXT", ["v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwrong"]);
     ageChecks(a, d.id, 25 * 3600_000);
 
-    const runner = new JobRunner(a.deps.queue, a.deps.writer, a.deps.log);
+    const runner = new JobRunner(a.deps);
     registerDomainRecheck(runner, a.deps, { ...DEFAULT_RECHECK, sweepIntervalMs: 60_000 });
     await ensureDomainRecheckScheduled(a.deps);
     await ensureDomainRecheckScheduled(a.deps); // idempotent: still one sweep job

@@ -1,0 +1,45 @@
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import { query, stmt } from "./statements.ts";
+
+export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
+
+/**
+ * How repositories talk to a database: SQL with `?` placeholders, one interface for both engines.
+ * Every method is asynchronous so that PostgreSQL can implement it; on SQLite the statement runs
+ * at once and the promise is already settled. `cached` statements are prepared once for the life
+ * of the connection (fixed SQL); SQL built at run time (lists with filters) uses `dynamic`.
+ */
+export interface SqlExecutor {
+  readonly dialect: "sqlite" | "postgres";
+  all<R>(sql: string, params?: readonly SqlValue[], opts?: SqlOptions): Promise<R[]>;
+  get<R>(sql: string, params?: readonly SqlValue[], opts?: SqlOptions): Promise<R | null>;
+  run(sql: string, params?: readonly SqlValue[], opts?: SqlOptions): Promise<{ changes: number }>;
+}
+
+export interface SqlOptions {
+  /** The SQL is built at run time: do not keep its prepared statement forever. */
+  dynamic?: boolean;
+}
+
+/** The SQLite executor: bun:sqlite underneath, so every call completes before it returns. */
+export class SqliteExecutor implements SqlExecutor {
+  readonly dialect = "sqlite" as const;
+  constructor(readonly sqlite: Database) {}
+
+  private prepare(sql: string, opts?: SqlOptions) {
+    return opts?.dynamic ? query(this.sqlite, sql) : stmt(this.sqlite, sql);
+  }
+
+  all<R>(sql: string, params: readonly SqlValue[] = [], opts?: SqlOptions): Promise<R[]> {
+    return Promise.resolve(this.prepare(sql, opts).all(...(params as SQLQueryBindings[])) as R[]);
+  }
+
+  get<R>(sql: string, params: readonly SqlValue[] = [], opts?: SqlOptions): Promise<R | null> {
+    return Promise.resolve((this.prepare(sql, opts).get(...(params as SQLQueryBindings[])) as R | null) ?? null);
+  }
+
+  run(sql: string, params: readonly SqlValue[] = [], opts?: SqlOptions): Promise<{ changes: number }> {
+    const { changes } = this.prepare(sql, opts).run(...(params as SQLQueryBindings[]));
+    return Promise.resolve({ changes });
+  }
+}

@@ -1,0 +1,43 @@
+import type { Database } from "bun:sqlite";
+import { EventRepository } from "./events.ts";
+import { RouteRepository } from "./routes.ts";
+import { SqliteExecutor, type SqlExecutor } from "./sql.ts";
+import { WebhookRepository } from "./webhooks.ts";
+import type { Writer } from "./writer.ts";
+
+/** Every repository, bound to one executor: the engine's reads, or one transaction's writes. */
+export interface Repositories {
+  events: EventRepository;
+  routes: RouteRepository;
+  webhooks: WebhookRepository;
+}
+
+export function repositories(db: SqlExecutor): Repositories {
+  return { events: new EventRepository(db), routes: new RouteRepository(db), webhooks: new WebhookRepository(db) };
+}
+
+/**
+ * The persistence layer as services see it: `read` for queries, `write(fn)` for changes, which
+ * run together in one transaction (on SQLite, one savepoint of the group commit; inside a
+ * request, part of its unit of work). `fn` awaits only repositories, never the network.
+ */
+export interface Store {
+  readonly read: Repositories;
+  write<T>(fn: (tx: Repositories) => T | Promise<T>): Promise<T>;
+}
+
+/** SQLite: one connection for reads and writes, writes through the group-commit writer. */
+export class SqliteStore implements Store {
+  readonly read: Repositories;
+  constructor(
+    sqlite: Database,
+    private readonly writer: Writer,
+  ) {
+    this.read = repositories(new SqliteExecutor(sqlite));
+  }
+
+  write<T>(fn: (tx: Repositories) => T | Promise<T>): Promise<T> {
+    // One connection: inside the writer's savepoint the same repositories are the transaction's.
+    return this.writer.write(() => fn(this.read));
+  }
+}

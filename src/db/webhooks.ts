@@ -1,0 +1,165 @@
+import { iso, newId } from "../ids.ts";
+import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
+import type { SqlExecutor } from "./sql.ts";
+
+export type WebhookRow = {
+  id: string;
+  team_id: string;
+  route_id: string;
+  name: string;
+  url: string;
+  /** JSON array of event kinds. */
+  events: string;
+  enabled: number;
+  secret: string;
+  disabled_reason: string | null;
+  last_called_at: number | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type DeliveryRow = {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event: string;
+  attempt: number;
+  outcome: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+  next_attempt_at: number | null;
+  created_at: number;
+};
+
+/** One attempt to deliver an event to a webhook, as the sender reported it. */
+export interface AttemptRecord {
+  webhookId: string;
+  eventId: string;
+  event: string;
+  attempt: number;
+  result: { outcome: string; statusCode: number | null; durationMs: number; error: string | null; responseExcerpt: string | null; gone?: boolean };
+  nextAttemptAt: number | null;
+}
+
+export type WebhookUpdate = Pick<WebhookRow, "name" | "url" | "events" | "enabled" | "disabled_reason" | "updated_at">;
+
+interface Page {
+  sort: SortKey[];
+  size: number;
+  cursor: Cursor | null;
+}
+
+/** Webhooks and their delivery attempts. */
+export class WebhookRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  findOfTeam(id: string, teamId: string): Promise<WebhookRow | null> {
+    return this.db.get<WebhookRow>("SELECT * FROM webhooks WHERE id = ? AND team_id = ?", [id, teamId]);
+  }
+
+  find(id: string): Promise<WebhookRow | null> {
+    return this.db.get<WebhookRow>("SELECT * FROM webhooks WHERE id = ?", [id]);
+  }
+
+  /** Enabled webhooks of a route, for fanning an event out. */
+  enabledOfRoute(routeId: string): Promise<Pick<WebhookRow, "id" | "events">[]> {
+    return this.db.all("SELECT id, events FROM webhooks WHERE route_id = ? AND enabled = 1", [routeId]);
+  }
+
+  async insert(row: WebhookRow): Promise<void> {
+    await this.db.run(
+      `INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, secret, disabled_reason, last_called_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [row.id, row.team_id, row.route_id, row.name, row.url, row.events, row.enabled, row.secret, row.disabled_reason, row.last_called_at, row.created_at, row.updated_at],
+    );
+  }
+
+  update(id: string, teamId: string, u: WebhookUpdate): Promise<WebhookRow | null> {
+    return this.db.get<WebhookRow>(
+      `UPDATE webhooks SET name = ?, url = ?, events = ?, enabled = ?, disabled_reason = ?, updated_at = ?
+       WHERE id = ? AND team_id = ? RETURNING *`,
+      [u.name, u.url, u.events, u.enabled, u.disabled_reason, u.updated_at, id, teamId],
+    );
+  }
+
+  setSecret(id: string, teamId: string, secret: string, now: number): Promise<WebhookRow | null> {
+    return this.db.get<WebhookRow>("UPDATE webhooks SET secret = ?, updated_at = ? WHERE id = ? AND team_id = ? RETURNING *", [secret, now, id, teamId]);
+  }
+
+  /** True when it existed. */
+  async delete(id: string, teamId: string): Promise<boolean> {
+    return (await this.db.run("DELETE FROM webhooks WHERE id = ? AND team_id = ?", [id, teamId])).changes > 0;
+  }
+
+  list(teamId: string, filter: { routeId?: string; enabled?: boolean }, page: Page): Promise<KeysetPage<WebhookRow>> {
+    const where = ["team_id = ?"];
+    const params: (string | number)[] = [teamId];
+    if (filter.routeId) {
+      where.push("route_id = ?");
+      params.push(filter.routeId);
+    }
+    if (filter.enabled !== undefined) {
+      where.push("enabled = ?");
+      params.push(filter.enabled ? 1 : 0);
+    }
+    const columns = page.sort.map((k) => k.column);
+    return keysetPageOf<WebhookRow>(this.db, {
+      select: "SELECT * FROM webhooks",
+      where,
+      params,
+      ...page,
+      valuesOf: (row) => columns.map((c) => (row as unknown as Record<string, string | number>)[c]!),
+    });
+  }
+
+  listDeliveries(webhookId: string, filter: { event?: string; outcome?: string; eventId?: string }, page: Page): Promise<KeysetPage<DeliveryRow>> {
+    const where = ["webhook_id = ?"];
+    const params: string[] = [webhookId];
+    for (const [value, column] of [
+      [filter.event, "event"],
+      [filter.outcome, "outcome"],
+      [filter.eventId, "event_id"],
+    ] as const) {
+      if (value) {
+        where.push(`${column} = ?`);
+        params.push(value);
+      }
+    }
+    return keysetPageOf<DeliveryRow>(this.db, {
+      select: "SELECT * FROM webhook_deliveries",
+      where,
+      params,
+      ...page,
+      valuesOf: (row) => [row.created_at, row.id],
+    });
+  }
+
+  /**
+   * Records one attempt and stamps the webhook's last_called_at; on 410 Gone also disables it.
+   * Nothing is written when the webhook was deleted meanwhile. Returns the delivery row's id, or null.
+   */
+  async recordAttempt(a: AttemptRecord, now = Date.now()): Promise<string | null> {
+    const id = newId();
+    const r = a.result;
+    const inserted = await this.db.run(
+      `INSERT INTO webhook_deliveries
+         (id, webhook_id, event_id, event, attempt, outcome, status_code, duration_ms, error, response_excerpt, next_attempt_at, created_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)`,
+      [id, a.webhookId, a.eventId, a.event, a.attempt, r.outcome, r.statusCode, r.durationMs, r.error, r.responseExcerpt, a.nextAttemptAt, now, a.webhookId],
+    );
+    if (inserted.changes === 0) return null;
+    if (r.gone) {
+      await this.db.run("UPDATE webhooks SET last_called_at = ?, enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?", [
+        now,
+        `The receiver answered 410 Gone at ${iso(now)}; deliveries stopped. Re-enable the webhook to resume.`,
+        now,
+        a.webhookId,
+      ]);
+    } else {
+      await this.db.run("UPDATE webhooks SET last_called_at = ? WHERE id = ?", [now, a.webhookId]);
+    }
+    return id;
+  }
+}
