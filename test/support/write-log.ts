@@ -1,0 +1,64 @@
+/**
+ * Records every row written to the database, to check that a request answered 4xx left nothing
+ * behind.
+ *
+ * Why triggers and not `total_changes()` or a fingerprint of every table: the server writes on
+ * the same connection the test reads (deps.sqlite), and an authenticated request may stamp the
+ * token's `token_last_used_at`/`_ip` (asynchronously, through the group-commit writer), which is
+ * legitimate bookkeeping, not a write left behind. `total_changes()` counts that stamp too, and
+ * hashing every table after every request grows with the database (message bodies of up to a
+ * megabyte). TEMP triggers are connection-local (nothing is added to the database file or its
+ * schema), fire for exactly the rows the server's statements touch, ignore updates that only set
+ * `*last_used*` columns (UPDATE OF lists the other columns), and are rolled back with the write
+ * that fired them: a write that failed and was rolled back (a savepoint of the writer) is not a
+ * write left behind, and is not logged either.
+ */
+import type { Database } from "bun:sqlite";
+
+export interface WriteLog {
+  /** The sequence number of the last logged write (0 when none). */
+  mark(): number;
+  /** The writes logged after `mark`, as "table OP×n" strings. */
+  since(mark: number): string[];
+  uninstall(): void;
+}
+
+const IGNORED_COLUMNS = /last_used/i;
+const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+export function installWriteLog(sqlite: Database): WriteLog {
+  sqlite.run("CREATE TEMP TABLE IF NOT EXISTS fuzz_write_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, op TEXT NOT NULL)");
+  const tables = sqlite
+    .query<{ name: string; sql: string | null }, []>("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    .all()
+    .filter((t) => !/^\s*CREATE\s+VIRTUAL/i.test(t.sql ?? ""));
+  const triggers: string[] = [];
+  for (const { name } of tables) {
+    const columns = sqlite.query<{ name: string }, []>(`PRAGMA main.table_info(${q(name)})`).all().map((c) => c.name);
+    const watched = columns.filter((c) => !IGNORED_COLUMNS.test(c));
+    const lit = `'${name.replace(/'/g, "''")}'`;
+    const events: [string, string][] = [
+      ["i", "INSERT"],
+      ["d", "DELETE"],
+    ];
+    if (watched.length > 0) events.push(["u", `UPDATE OF ${watched.map(q).join(", ")}`]);
+    for (const [suffix, event] of events) {
+      const trigger = q(`fuzz_wl_${name}_${suffix}`);
+      triggers.push(trigger);
+      sqlite.run(
+        `CREATE TEMP TRIGGER IF NOT EXISTS ${trigger} AFTER ${event} ON ${q(name)} BEGIN INSERT INTO fuzz_write_log (tbl, op) VALUES (${lit}, '${event.split(" ")[0]}'); END`,
+      );
+    }
+  }
+  const markStmt = sqlite.query<{ seq: number | null }, []>("SELECT max(seq) AS seq FROM temp.fuzz_write_log");
+  const sinceStmt = sqlite.query<{ tbl: string; op: string; n: number }, [number]>(
+    "SELECT tbl, op, count(*) AS n FROM temp.fuzz_write_log WHERE seq > ? GROUP BY tbl, op ORDER BY min(seq)",
+  );
+  return {
+    mark: () => markStmt.get()?.seq ?? 0,
+    since: (mark) => sinceStmt.all(mark).map((r) => `${r.tbl} ${r.op}×${r.n}`),
+    uninstall() {
+      for (const t of triggers) sqlite.run(`DROP TRIGGER IF EXISTS temp.${t}`);
+    },
+  };
+}
