@@ -28,7 +28,7 @@ export function createApp(deps: Deps) {
       }),
     );
   for (const controller of controllers(deps)) app.use(controller);
-  errors.learnBodyShapes(app.routes);
+  errors.learnRoutes(app.routes);
   return app;
 }
 

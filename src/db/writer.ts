@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
+import { ConflictError } from "../errors.ts";
 
 type Pending = {
   work: () => unknown;
@@ -74,6 +75,18 @@ export class UnitOfWork {
 }
 
 const unitFailed = () => new Error("the request's unit of work has failed");
+
+/**
+ * What a failed write means to its caller. A foreign key that no longer finds its row is a write
+ * that lost a race against a delete (a webhook created as its route is deleted): a conflict the
+ * client can retry, never a server error. Anything else is passed on as it is.
+ */
+function storageError(err: unknown): unknown {
+  if ((err as { code?: unknown } | null)?.code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+    return new ConflictError("Something this request refers to was deleted while it ran; nothing was changed.");
+  }
+  return err;
+}
 
 /**
  * Group commit. Writes that arrive in the same turn of the event loop run in one transaction,
@@ -343,7 +356,7 @@ export class Writer {
   private undoWrite(p: Pending, err: unknown): void {
     this.tx.rollbackTo.run();
     this.tx.release.run();
-    p.ran = { ok: false, value: err };
+    p.ran = { ok: false, value: storageError(err) };
   }
 
   /** The transaction itself failed: roll it back and fail every write of the batch. */

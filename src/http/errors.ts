@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { AppError, fieldErrors, PayloadTooLargeError, RateLimitedError, ValidationError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { bodyShapeOf, describeShape, parseJsonBody, type BodyShape } from "./body.ts";
+import { rejectUnknownFilters } from "./schemas.ts";
 
 type TypeBoxIssue = { path: string; message: string; schema?: { error?: unknown } };
 
@@ -81,14 +82,17 @@ export function errorResponse(code: string | number, error: unknown, log: Logger
 const routeKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
 /**
- * The single root error handler and the request-body pipeline every route shares: the size
- * guard before anything is read, and JSON parsing with its bounds (src/http/body.ts). A body
- * whose top-level type is not the one the route's schema wants (`123` or `[]` where an object
- * belongs) is a 422 on `body`; it is raised before the handler but after authentication, so a
- * request without credentials is still a 401 whatever its body.
+ * The single root error handler and the request checks every route shares: the size guard before
+ * anything is read, JSON parsing with its bounds (src/http/body.ts), and what the routes' schemas
+ * say but Elysia does not enforce. A body whose top-level type is not the one the route's schema
+ * wants (`123` or `[]` where an object belongs) and a `filter[…]` the route's query schema does not
+ * name are 422s, raised before the handler but after authentication, so a request without
+ * credentials is still a 401 whatever its body or query.
  */
 export function errorHandler(log: Logger, maxBodyBytes: number) {
   const shapes = new Map<string, BodyShape | null>();
+  /** The `filter[…]` names each route's query schema declares (routes with a query schema only). */
+  const filters = new Map<string, string[]>();
   const wrongShape = new WeakMap<Request, ValidationError>();
   const plugin = new Elysia({ name: "error-handler" })
     .onRequest(({ request }) => {
@@ -111,16 +115,29 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
     })
     // Never reached (the parser above always answers); it tells the OpenAPI document that bodies are JSON.
     .onParse({ as: "global" }, { fn: "json" } as unknown as () => void)
-    .onBeforeHandle({ as: "global" }, ({ request }) => {
+    .onBeforeHandle({ as: "global" }, ({ request, route }) => {
       const error = wrongShape.get(request);
       if (error) throw error;
+      // Elysia drops query keys a schema does not name, so a misspelt filter would silently widen a list.
+      const allowed = filters.get(routeKey(request.method, route));
+      if (allowed) rejectUnknownFilters(request.url, allowed);
     })
     // When the schema check fails first, the top-level type is still the clearer thing to say.
     .onError({ as: "global" }, ({ code, error, request }) => errorResponse(code, (code === "VALIDATION" && wrongShape.get(request)) || error, log));
   return Object.assign(plugin, {
-    /** Records what each route's body schema wants at the top level; call once every route is mounted. */
-    learnBodyShapes(routes: readonly { method: string; path: string; hooks?: { body?: unknown } }[]) {
-      for (const r of routes) if (r.hooks?.body) shapes.set(routeKey(r.method, r.path), bodyShapeOf(r.hooks.body));
+    /**
+     * Records what each route's body schema wants at the top level and which filters its query
+     * schema names; call once every route is mounted.
+     */
+    learnRoutes(routes: readonly { method: string; path: string; hooks?: { body?: unknown; query?: unknown } }[]) {
+      for (const r of routes) {
+        const key = routeKey(r.method, r.path);
+        if (r.hooks?.body) shapes.set(key, bodyShapeOf(r.hooks.body));
+        const query = r.hooks?.query as { properties?: Record<string, unknown> } | undefined;
+        if (query?.properties) {
+          filters.set(key, Object.keys(query.properties).flatMap((k) => /^filter\[(.+)\]$/.exec(k)?.[1] ?? []));
+        }
+      }
     },
   });
 }

@@ -33,7 +33,7 @@ describe("error bodies", () => {
     .get("/conflict", () => {
       throw new ConflictError("Already exists.");
     });
-  errors.learnBodyShapes(app.routes);
+  errors.learnRoutes(app.routes);
   const call = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
 
   test("validation failure → 422 with dotted, indexed field paths", async () => {
@@ -157,5 +157,28 @@ describe("list parameters", () => {
   }
   test("page[size]=100 is accepted", async () => {
     expect((await t.request("GET", "/v1/team/members?page[size]=100")).json.per_page).toBe(100);
+  });
+
+  test("every list refuses a filter it does not have (a misspelt filter must not widen a list), after authentication", async () => {
+    const lists = [
+      "/v1/domains",
+      "/v1/projects",
+      `/v1/projects/${t.team.projectId}/routes`,
+      "/v1/team/members",
+      "/v1/messages",
+      `/v1/messages/${t.team.projectId}/events`,
+      "/v1/suppressions",
+      "/v1/webhooks",
+      `/v1/webhooks/${t.team.projectId}/deliveries`,
+    ];
+    for (const path of lists) {
+      for (const filter of ["filter[constructor]=x", "filter[]=x", "filter=x", "filter[statsu]=sent"]) {
+        const res = await t.request("GET", `${path}?${filter}`);
+        expect([path, filter, res.status]).toEqual([path, filter, 422]);
+        expect(Object.keys(res.json.errors)[0]).toStartWith("filter");
+      }
+      expect((await t.request("GET", `${path}?filter[constructor]=x`, { token: null })).status).toBe(401);
+    }
+    expect((await t.request("GET", "/v1/messages?filter[status]=delivered")).status).toBe(200);
   });
 });

@@ -58,7 +58,7 @@ function fixture() {
       await Bun.sleep(1300);
       throw new ConflictError("late");
     });
-  errors.learnBodyShapes(app.routes);
+  errors.learnRoutes(app.routes);
   const ids = () => storage.sqlite.query<{ id: string }, []>("SELECT id FROM notes ORDER BY id").all().map((r) => r.id);
   const call = (path: string) => app.handle(new Request(`http://localhost${path}`, { method: "POST" }));
   return { app, writer, ids, call, storage };

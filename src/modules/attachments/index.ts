@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
-import { ErrorBody } from "../team/common.ts";
+import { ErrorBody } from "../../http/schemas.ts";
 import { contentDisposition, openSignedAttachment } from "./service.ts";
 
 /** Downloads of inbound attachments through the signed links sent in message.inbound webhooks. */

@@ -140,6 +140,8 @@ export async function setDomainProjects(deps: Deps, teamId: string, id: string, 
   });
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   await deps.writer.write(() => {
+    // Again inside the transaction: the domain may have been deleted since.
+    if (!deps.sqlite.query("SELECT 1 FROM domains WHERE id = ?").get(row.id)) throw new NotFoundError("Domain");
     const now = Date.now();
     deps.sqlite.query("DELETE FROM project_domains WHERE domain_id = ?").run(row.id);
     const insert = deps.sqlite.query("INSERT INTO project_domains (project_id, domain_id, created_at) VALUES (?, ?, ?)");

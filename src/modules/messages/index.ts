@@ -2,8 +2,8 @@ import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
-import { errorResponses, IdParams, rejectUnknownFilters } from "../team/common.ts";
-import { MESSAGE_FILTERS, MessageData, MessageEventData, MessageListData, MessageListQuery } from "./model.ts";
+import { errorResponses, IdParams } from "../../http/schemas.ts";
+import { MessageData, MessageEventData, MessageListData, MessageListQuery } from "./model.ts";
 import { getMessage, getMessageSource, listMessageEvents, listMessages } from "./service.ts";
 
 const security = [{ teamToken: [] }];
@@ -16,8 +16,7 @@ export const messagesController = (deps: Deps) =>
     .use(authPlugin(deps))
     .get(
       "/v1/messages",
-      ({ team, query, request }) => {
-        rejectUnknownFilters(request.url, MESSAGE_FILTERS);
+      ({ team, query }) => {
         const { page, data, size } = listMessages(deps.sqlite, team.teamId, query);
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/messages", query, size });
       },

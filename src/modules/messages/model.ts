@@ -3,7 +3,7 @@ import type { Address } from "../../db/schema.ts";
 import { MESSAGE_STATUSES } from "../../events/message-status.ts";
 import { PageQuery } from "../../http/pagination.ts";
 import { iso, UUID_PATTERN } from "../../ids.ts";
-import { Nullable } from "../team/common.ts";
+import { Nullable } from "../../http/schemas.ts";
 
 const AddressData = t.Object({ email: t.String(), name: t.String() });
 const StatusSchema = t.String({ description: `Message status: ${MESSAGE_STATUSES.join(", ")}` });
@@ -58,7 +58,6 @@ export const MessageEventData = t.Object({
   created_at: t.String({ format: "date-time" }),
 });
 
-export const MESSAGE_FILTERS = ["type", "status", "route_id", "domain_id", "tag", "from_email", "subject", "from_date", "to_date"] as const;
 export const MESSAGE_SORT_KEYS = ["type", "status", "from_email", "subject", "created_at", "status_changed_at"] as const;
 
 const uuidFilter = (name: string, what: string) =>

@@ -3,7 +3,7 @@ import { keysetPage } from "../../db/keyset.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso } from "../../ids.ts";
-import { likeContains, parseDateFilter } from "../team/common.ts";
+import { likeContains, parseDateFilter } from "../../http/schemas.ts";
 import { LIST_COLUMNS, serializeListItem, type MessageData, type MessageListQuery, type MessageRow } from "./model.ts";
 
 /** Sort key → column. Every list is keyed on (sort…, id), so pages hold still while mail arrives. */

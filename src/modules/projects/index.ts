@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
-import { Envelope, errorResponses, IdParams, MessageBody } from "../team/common.ts";
+import { Envelope, errorResponses, IdParams, MessageBody } from "../../http/schemas.ts";
 import { CreatedProject, CreateProjectBody, ProjectData, ProjectMembersBody, RotatedToken, UpdateProjectBody } from "./model.ts";
 import {
   createTeamProject,

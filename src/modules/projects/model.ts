@@ -1,7 +1,7 @@
 import { t, type Static } from "elysia";
 import { ProjectRouteData } from "../routes/base.ts";
 import { UUID_PATTERN } from "../../ids.ts";
-import { Nullable, nullableString } from "../team/common.ts";
+import { Nullable, nullableString } from "../../http/schemas.ts";
 import { TeamMemberData } from "../team/model.ts";
 
 export const PROJECT_NAME_MAX = 255;

@@ -5,7 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { t, type Static } from "elysia";
 import { iso } from "../../ids.ts";
-import { Nullable } from "../team/common.ts";
+import { Nullable } from "../../http/schemas.ts";
 
 export const ROUTE_TYPES = ["transactional", "broadcast", "inbound"] as const;
 export type RouteType = (typeof ROUTE_TYPES)[number];

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
-import { Envelope, errorResponses, IdParams, MessageBody, nullsToAbsent, parseInclude, requireObjects } from "../team/common.ts";
+import { Envelope, errorResponses, IdParams, MessageBody, nullsToAbsent, parseInclude, requireObjects } from "../../http/schemas.ts";
 import { CreateRouteBody, ROUTE_INCLUDES, RouteData, UpdateRouteBody } from "./model.ts";
 import { createRoute, deleteRoute, getRouteData, listProjectRoutes, updateRoute } from "./service.ts";
 

@@ -1,7 +1,7 @@
 import { t, type Static } from "elysia";
 import { MESSAGE_STATUSES } from "../../events/message-status.ts";
 import { ProjectData } from "../projects/model.ts";
-import { Nullable, nullableString } from "../team/common.ts";
+import { Nullable, nullableString } from "../../http/schemas.ts";
 import { RouteFields } from "./base.ts";
 
 export const ROUTE_NAME_MAX = 255;

@@ -5,10 +5,9 @@ import { sha256Hex } from "../../ids.ts";
 import { IdempotencyKeyParameter, SendBatch, SendEmail, SendResult } from "./model.ts";
 import { acceptMessages } from "./service.ts";
 import { confirmationPage, donePage, unsubscribe, unsubscribeTarget } from "./unsubscribe.ts";
+import { ErrorBody, ValidationErrorBody } from "../../http/schemas.ts";
 
 const security = [{ projectToken: [] }];
-const ErrorBody = t.Object({ message: t.String() });
-const ValidationErrorBody = t.Object({ message: t.String(), errors: t.Record(t.String(), t.Array(t.String())) });
 const errors = { 401: ErrorBody, 409: ErrorBody, 413: ErrorBody, 422: ValidationErrorBody };
 
 /** POST /v1/send and /v1/send/batch (project token). */

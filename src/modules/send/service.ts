@@ -187,8 +187,10 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
     if (!isStringRecord(input.headers)) add(errors, `${p}headers`, "The headers field must be an object of string values.");
     else {
       const entries = Object.entries(input.headers);
+      // Past the limit nothing else is looked at: the answer is the same, and it stays O(limit).
       if (entries.length > LIMITS.headers) add(errors, `${p}headers`, `At most ${LIMITS.headers} custom headers are allowed.`);
-      for (const [name, value] of entries) {
+      const seen = new Set<string>();
+      for (const [name, value] of entries.length > LIMITS.headers ? [] : entries) {
         const path = `${p}headers.${name}`;
         if (!HEADER_NAME.test(name) || name.length > LIMITS.headerName) {
           add(errors, path, `${JSON.stringify(name.slice(0, 100))} is not a valid header name (printable ASCII without spaces or colons).`);
@@ -198,9 +200,12 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
           add(errors, path, `The ${name} header value may not contain line breaks.`);
         } else if (value.length > LIMITS.headerValue) {
           add(errors, path, `The ${name} header value may not be longer than ${LIMITS.headerValue} characters.`);
-        } else if (Object.keys(headers).some((k) => k.toLowerCase() === name.toLowerCase())) {
+        } else if (seen.has(name.toLowerCase())) {
           add(errors, path, `The ${name} header is given twice.`);
-        } else headers[name] = value;
+        } else {
+          seen.add(name.toLowerCase());
+          headers[name] = value;
+        }
       }
     }
   }
@@ -211,7 +216,7 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
     else {
       const entries = Object.entries(input.metadata);
       if (entries.length > LIMITS.metadataKeys) add(errors, `${p}metadata`, `At most ${LIMITS.metadataKeys} metadata keys are allowed.`);
-      for (const [k, v] of entries) {
+      for (const [k, v] of entries.length > LIMITS.metadataKeys ? [] : entries) {
         if (!k || k.length > LIMITS.metadataKey) add(errors, `${p}metadata`, `Metadata keys must be 1 to ${LIMITS.metadataKey} characters.`);
         else if (v.length > LIMITS.metadataValue) add(errors, `${p}metadata.${k}`, `Metadata values may not be longer than ${LIMITS.metadataValue} characters.`);
         else metadata[k] = v;

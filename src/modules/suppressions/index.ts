@@ -2,8 +2,8 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { Paginated, pageBody } from "../../http/pagination.ts";
-import { errorResponses, IdParams, MessageBody, nullsToAbsent, rejectUnknownFilters } from "../team/common.ts";
-import { CreateSuppressionsBody, CreateSuppressionsResult, SUPPRESSION_FILTERS, SuppressionData, SuppressionListQuery } from "./model.ts";
+import { errorResponses, IdParams, MessageBody, nullsToAbsent } from "../../http/schemas.ts";
+import { CreateSuppressionsBody, CreateSuppressionsResult, SuppressionData, SuppressionListQuery } from "./model.ts";
 import { createSuppressions, deleteSuppression, listSuppressions } from "./service.ts";
 
 const security = [{ teamToken: [] }];
@@ -36,8 +36,7 @@ export const suppressionsController = (deps: Deps) =>
     )
     .get(
       "/v1/suppressions",
-      ({ team, query, request }) => {
-        rejectUnknownFilters(request.url, SUPPRESSION_FILTERS);
+      ({ team, query }) => {
         const { page, data, size } = listSuppressions(deps.sqlite, team.teamId, query);
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/suppressions", query, size });
       },

@@ -1,7 +1,7 @@
 import { t, type Static } from "elysia";
 import { iso, UUID_PATTERN } from "../../ids.ts";
 import { PageQuery } from "../../http/pagination.ts";
-import { Nullable } from "../team/common.ts";
+import { Nullable } from "../../http/schemas.ts";
 
 export const SUPPRESSION_REASONS = ["spam_complaint", "hard_bounce", "unsubscribe", "manual"] as const;
 export const SUPPRESSION_SCOPES = ["team", "project", "route"] as const;
@@ -57,7 +57,6 @@ export const CreateSuppressionsResult = t.Object({
   data: t.Object({ created: t.Array(SuppressionData), skipped: t.Array(SkippedSuppression) }),
 });
 
-export const SUPPRESSION_FILTERS = ["email", "scope", "reason", "project_id", "route_id"] as const;
 
 export const SuppressionListQuery = t.Object({
   ...PageQuery,

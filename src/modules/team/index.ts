@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
-import { Envelope, errorResponses } from "./common.ts";
+import { Envelope, errorResponses } from "../../http/schemas.ts";
 import { TeamData, TeamMemberData, UpdateTeamBody } from "./model.ts";
 import { getTeamData, listTeamMembers, updateTeam } from "./service.ts";
 

@@ -1,6 +1,6 @@
 import { t, type Static } from "elysia";
 import { iso } from "../../ids.ts";
-import { Nullable, nullableString } from "./common.ts";
+import { Nullable, nullableString } from "../../http/schemas.ts";
 
 export const TeamData = t.Object({
   id: t.String(),

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { pageBody, Paginated } from "../../http/pagination.ts";
-import { Envelope, errorResponses, IdParams, MessageBody, rejectUnknownFilters } from "../team/common.ts";
+import { Envelope, errorResponses, IdParams, MessageBody } from "../../http/schemas.ts";
 import {
   CreateWebhookBody,
   DeliveryData,
@@ -47,8 +47,7 @@ export const webhooksController = (deps: Deps) =>
     )
     .get(
       "/v1/webhooks",
-      async ({ team, query, request }) => {
-        rejectUnknownFilters(request.url, ["route_id", "enabled"]);
+      async ({ team, query }) => {
         const { page, data, size } = await listWebhooks(deps, team.teamId, query);
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/webhooks", query, size });
       },
@@ -123,8 +122,7 @@ export const webhooksController = (deps: Deps) =>
     )
     .get(
       "/v1/webhooks/:id/deliveries",
-      async ({ team, params, query, request }) => {
-        rejectUnknownFilters(request.url, ["event", "outcome", "event_id"]);
+      async ({ team, params, query }) => {
         const { page, data, size } = await listDeliveries(deps, team.teamId, params.id, query);
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: `/v1/webhooks/${params.id}/deliveries`, query, size });
       },

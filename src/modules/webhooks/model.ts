@@ -3,7 +3,7 @@ import { EVENT_KINDS } from "../../events/publish.ts";
 import type { DeliveryRow, WebhookRow } from "../../db/webhooks.ts";
 import { iso } from "../../ids.ts";
 import { PageQuery } from "../../http/pagination.ts";
-import { Nullable } from "../team/common.ts";
+import { Nullable } from "../../http/schemas.ts";
 
 export const WEBHOOK_NAME_MAX = 255;
 export const WEBHOOK_URL_MAX = 500;

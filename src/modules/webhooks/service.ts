@@ -66,9 +66,11 @@ async function findWebhook(deps: Pick<Deps, "store">, teamId: string, id: string
   return row;
 }
 
+const unknownRoute = () => ValidationError.field("route_id", "The selected route_id is invalid: this team has no route with that ID.");
+
 export async function createWebhook(deps: Ctx, teamId: string, body: CreateWebhookBody): Promise<WebhookWithSecret> {
   const routeId = await deps.store.read.routes.idOfTeam(body.route_id, teamId);
-  if (!routeId) throw ValidationError.field("route_id", "The selected route_id is invalid: this team has no route with that ID.");
+  if (!routeId) throw unknownRoute();
   const name = body.name.trim();
   if (!name) throw ValidationError.field("name", "The name field must not be blank.");
   const url = normalizeWebhookUrl(body.url, deps.config.webhookAllowedNetworks);
@@ -88,7 +90,11 @@ export async function createWebhook(deps: Ctx, teamId: string, body: CreateWebho
     created_at: now,
     updated_at: now,
   };
-  await deps.store.write((tx) => tx.webhooks.insert(row));
+  await deps.store.write(async (tx) => {
+    // Again inside the transaction: the route may have been deleted since.
+    if (!(await tx.routes.idOfTeam(routeId, teamId))) throw unknownRoute();
+    await tx.webhooks.insert(row);
+  });
   return serializeWebhookWithSecret(row);
 }
 

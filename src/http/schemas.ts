@@ -4,9 +4,9 @@
  * messages, and the strict handling of `filter[…]` / `include` query values.
  */
 import { t, type TSchema } from "elysia";
-import type { Cursor, CursorValue, SortKey } from "../../db/keyset.ts";
-import { ValidationError, fieldErrors } from "../../errors.ts";
-import { UUID_PATTERN } from "../../ids.ts";
+import type { Cursor, CursorValue, SortKey } from "../db/keyset.ts";
+import { ValidationError, fieldErrors } from "../errors.ts";
+import { UUID_PATTERN } from "../ids.ts";
 
 export const ErrorBody = t.Object({ message: t.String() }, { description: "Error" });
 export const ValidationErrorBody = t.Object(
