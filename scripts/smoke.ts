@@ -91,6 +91,13 @@ try {
   check((await fetch(`${base}/v1/ping`, { headers: project })).status === 200, "project token → 200");
   check((await fetch(`${base}/v1/ping`, { headers: { authorization: "Bearer ph_team_wrong" } })).status === 401, "wrong token → 401");
   check((await fetch(`${base}/openapi/json`)).status === 200, "OpenAPI document");
+  // Production mode in the binary: a body named like Object's members is a plain 422, never a stack or a path.
+  const hostile = await fetch(`${base}/v1/webhooks`, { method: "POST", headers: team, body: '{"toString":1}' });
+  const hostileText = await hostile.text();
+  check(
+    hostile.status === 422 && hostile.headers.get("content-type") === "application/json" && !/ at |\.ts:|\/src\//.test(hostileText),
+    "hostile body → JSON 422 without a stack",
+  );
 
   const domain = (await (await fetch(`${base}/v1/domains`, { method: "POST", headers: team, body: JSON.stringify({ domain: "smoke.example" }) })).json()) as { id: string };
   check(typeof domain.id === "string", "POST /v1/domains");
