@@ -31,15 +31,23 @@ export class SqliteExecutor implements SqlExecutor {
   }
 
   all<R>(sql: string, params: readonly SqlValue[] = [], opts?: SqlOptions): Promise<R[]> {
-    return Promise.resolve(this.prepare(sql, opts).all(...(params as SQLQueryBindings[])) as R[]);
+    return settled(() => this.prepare(sql, opts).all(...(params as SQLQueryBindings[])) as R[]);
   }
 
   get<R>(sql: string, params: readonly SqlValue[] = [], opts?: SqlOptions): Promise<R | null> {
-    return Promise.resolve((this.prepare(sql, opts).get(...(params as SQLQueryBindings[])) as R | null) ?? null);
+    return settled(() => (this.prepare(sql, opts).get(...(params as SQLQueryBindings[])) as R | null) ?? null);
   }
 
   run(sql: string, params: readonly SqlValue[] = [], opts?: SqlOptions): Promise<{ changes: number }> {
-    const { changes } = this.prepare(sql, opts).run(...(params as SQLQueryBindings[]));
-    return Promise.resolve({ changes });
+    return settled(() => ({ changes: this.prepare(sql, opts).run(...(params as SQLQueryBindings[])).changes }));
+  }
+}
+
+/** Runs `fn` now; its result or its error as a settled promise (an error rejects, as on PostgreSQL, never throws). */
+function settled<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (err) {
+    return Promise.reject(err);
   }
 }

@@ -1,0 +1,92 @@
+/**
+ * A throwaway PostgreSQL cluster for tests: Debian's server binaries, a fresh data directory,
+ * listening on a free loopback port only, as the unprivileged `postgres` user when the tests run
+ * as root (initdb refuses root). One cluster per test process, started on first use and removed
+ * at exit. `.ci/run` installs the `postgresql` package; without it these tests are skipped
+ * (`postgresAvailable()`), so `npm test` still passes on a laptop with no PostgreSQL.
+ */
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+function binDir(): string | null {
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+  return versions.length ? join(root, versions[0]!, "bin") : null;
+}
+
+export const postgresAvailable = (): boolean => binDir() !== null;
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+export interface TestPostgres {
+  /** postgres://posthorn@127.0.0.1:PORT/postgres */
+  url: string;
+  port: number;
+  /** A fresh, empty database in the cluster; its URL. */
+  createDatabase(): Promise<string>;
+  stop(): void;
+}
+
+let running: Promise<TestPostgres> | null = null;
+
+/** The test process's cluster (started once). `fsync=off`: tests need speed, not durability. */
+export function testPostgres(): Promise<TestPostgres> {
+  return (running ??= start());
+}
+
+async function start(): Promise<TestPostgres> {
+  const bin = binDir();
+  if (!bin) throw new Error("PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql)");
+  const dir = mkdtempSync(join(tmpdir(), "posthorn-pg-"));
+  const data = join(dir, "data");
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const pg = Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString().trim();
+    const gid = Bun.spawnSync(["id", "-g", "postgres"]).stdout.toString().trim();
+    chownSync(dir, Number(pg), Number(gid));
+    chmodSync(dir, 0o700);
+  }
+  const run = (args: string[]) => {
+    const cmd = asRoot ? ["runuser", "-u", "postgres", "--", ...args] : args;
+    const r = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`${args[0]} failed: ${r.stderr.toString() || r.stdout.toString()}`);
+  };
+  run([join(bin, "initdb"), "-D", data, "-U", "posthorn", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]);
+  const port = await freePort();
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  run([join(bin, "pg_ctl"), "-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "start"]);
+  const url = `postgres://posthorn@127.0.0.1:${port}/postgres`;
+  let n = 0;
+  const stop = () => {
+    try {
+      run([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]);
+    } catch {
+      // already gone
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once("exit", stop);
+  return {
+    url,
+    port,
+    async createDatabase() {
+      const name = `t${process.pid}_${++n}`;
+      const admin = new Bun.SQL(url, { max: 1 });
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+      await admin.close();
+      return `postgres://posthorn@127.0.0.1:${port}/${name}`;
+    },
+    stop,
+  };
+}
