@@ -1,19 +1,34 @@
 import type { Database } from "bun:sqlite";
+import { DomainRepository, InboundDomainRepository } from "./domains.ts";
 import { EventRepository } from "./events.ts";
+import { MessageRepository } from "./messages.ts";
 import { RouteRepository } from "./routes.ts";
 import { SqliteExecutor, type SqlExecutor } from "./sql.ts";
+import { SuppressionRepository } from "./suppressions.ts";
 import { WebhookRepository } from "./webhooks.ts";
 import type { Writer } from "./writer.ts";
 
 /** Every repository, bound to one executor: the engine's reads, or one transaction's writes. */
 export interface Repositories {
+  domains: DomainRepository;
+  inboundDomains: InboundDomainRepository;
   events: EventRepository;
+  messages: MessageRepository;
   routes: RouteRepository;
+  suppressions: SuppressionRepository;
   webhooks: WebhookRepository;
 }
 
 export function repositories(db: SqlExecutor): Repositories {
-  return { events: new EventRepository(db), routes: new RouteRepository(db), webhooks: new WebhookRepository(db) };
+  return {
+    domains: new DomainRepository(db),
+    inboundDomains: new InboundDomainRepository(db),
+    events: new EventRepository(db),
+    messages: new MessageRepository(db),
+    routes: new RouteRepository(db),
+    suppressions: new SuppressionRepository(db),
+    webhooks: new WebhookRepository(db),
+  };
 }
 
 /**

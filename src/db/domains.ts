@@ -1,0 +1,290 @@
+import type { Database } from "bun:sqlite";
+import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
+import type { SqlExecutor } from "./sql.ts";
+import { query } from "./statements.ts";
+
+/** A sending domain as services and the API see it; the DKIM key pair is read only by signing. */
+export type DomainRow = {
+  id: string;
+  team_id: string;
+  domain: string;
+  status: string;
+  status_changed_at: number | null;
+  dkim_selector: string;
+  return_path_host: string;
+  last_checked_at: number | null;
+  created_at: number;
+  updated_at: number;
+};
+
+/** What inserting a domain stores: the row plus its key pair. */
+export type NewDomainRow = DomainRow & { dkim_private_key: string; dkim_public_key: string };
+
+export type DnsRecordRow = {
+  id: string;
+  domain_id: string;
+  purpose: string;
+  type: string;
+  hostname: string;
+  fqdn: string;
+  content: string;
+  status: string;
+  status_reason: string | null;
+  verified_at: number | null;
+  last_checked_at: number | null;
+};
+
+export type NewDnsRecordRow = Pick<DnsRecordRow, "id" | "domain_id" | "purpose" | "type" | "hostname" | "fqdn" | "content"> & { created_at: number };
+
+/** The outcome of one check of one record. */
+export type RecordCheckUpdate = Pick<DnsRecordRow, "status" | "status_reason" | "verified_at" | "last_checked_at">;
+
+/** Sort keys of the domain list: API name → trusted SQL expression (never-changed sorts first). */
+export const DOMAIN_SORT = { created_at: "created_at", domain: "domain", status: "status", status_changed_at: "coalesce(status_changed_at, 0)" };
+
+const DOMAIN_COLUMNS = "id, team_id, domain, status, status_changed_at, dkim_selector, return_path_host, last_checked_at, created_at, updated_at";
+
+// DKIM first: it decides whether the domain can send.
+const RECORD_ORDER = "CASE purpose WHEN 'dkim' THEN 0 WHEN 'spf' THEN 1 WHEN 'return_path' THEN 2 WHEN 'dmarc' THEN 3 ELSE 4 END, id";
+
+const COLUMNS_OF_RECORD = "id, domain_id, purpose, type, hostname, fqdn, content, status, status_reason, verified_at, last_checked_at";
+
+interface Page {
+  sort: SortKey[];
+  size: number;
+  cursor: Cursor | null;
+}
+
+const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+
+/** Sending domains, their DNS records and the projects they are attached to (project_domains). */
+export class DomainRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  findOfTeam(id: string, teamId: string): Promise<DomainRow | null> {
+    return this.db.get<DomainRow>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = ? AND team_id = ?`, [id, teamId]);
+  }
+
+  find(id: string): Promise<DomainRow | null> {
+    return this.db.get<DomainRow>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = ?`, [id]);
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return (await this.db.get("SELECT 1 AS found FROM domains WHERE id = ?", [id])) !== null;
+  }
+
+  /** The id of the team's domain of that (canonical) name, else null. */
+  async idOfName(teamId: string, domain: string): Promise<string | null> {
+    return (await this.db.get<{ id: string }>("SELECT id FROM domains WHERE team_id = ? AND domain = ?", [teamId, domain]))?.id ?? null;
+  }
+
+  /** A new domain and its records, all pending. */
+  async insert(row: NewDomainRow, records: readonly NewDnsRecordRow[]): Promise<void> {
+    await this.db.run(
+      `INSERT INTO domains (id, team_id, domain, status, status_changed_at, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, last_checked_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        row.id,
+        row.team_id,
+        row.domain,
+        row.status,
+        row.status_changed_at,
+        row.dkim_selector,
+        row.dkim_private_key,
+        row.dkim_public_key,
+        row.return_path_host,
+        row.last_checked_at,
+        row.created_at,
+        row.updated_at,
+      ],
+    );
+    for (const r of records) {
+      await this.db.run(
+        "INSERT INTO dns_records (id, domain_id, purpose, type, hostname, fqdn, content, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+        [r.id, r.domain_id, r.purpose, r.type, r.hostname, r.fqdn, r.content, r.created_at],
+      );
+    }
+  }
+
+  /** Deletes the domain, its records and attachments (cascade). True when it existed. */
+  async delete(id: string, teamId: string): Promise<boolean> {
+    return (await this.db.run("DELETE FROM domains WHERE id = ? AND team_id = ?", [id, teamId])).changes > 0;
+  }
+
+  list(teamId: string, filter: { status?: string }, page: Page): Promise<KeysetPage<DomainRow>> {
+    const where = ["team_id = ?"];
+    const params: string[] = [teamId];
+    if (filter.status !== undefined) {
+      where.push("status = ?");
+      params.push(filter.status);
+    }
+    // Sort expressions are read back under aliases: a cursor holds what the ORDER BY compared.
+    const columns = page.sort.map((k) => k.column);
+    return keysetPageOf<DomainRow>(this.db, {
+      select: `SELECT ${DOMAIN_COLUMNS}, ${columns.map((c, i) => `${c} AS _s${i}`).join(", ")} FROM domains`,
+      where,
+      params,
+      ...page,
+      valuesOf: (row) => columns.map((_, i) => (row as unknown as Record<string, string | number>)[`_s${i}`]!),
+    });
+  }
+
+  /** The domain's records, DKIM first. */
+  records(domainId: string): Promise<DnsRecordRow[]> {
+    return this.db.all<DnsRecordRow>(`SELECT ${COLUMNS_OF_RECORD} FROM dns_records WHERE domain_id = ? ORDER BY ${RECORD_ORDER}`, [domainId]);
+  }
+
+  async recordCheck(recordId: string, u: RecordCheckUpdate): Promise<void> {
+    await this.db.run("UPDATE dns_records SET status = ?, status_reason = ?, verified_at = ?, last_checked_at = ? WHERE id = ?", [
+      u.status,
+      u.status_reason,
+      u.verified_at,
+      u.last_checked_at,
+      recordId,
+    ]);
+  }
+
+  /** Stamps a check of the domain; a new status also moves status_changed_at and updated_at. */
+  async checked(domainId: string, now: number, newStatus: string | null): Promise<void> {
+    if (newStatus !== null) {
+      await this.db.run("UPDATE domains SET status = ?, status_changed_at = ?, last_checked_at = ?, updated_at = ? WHERE id = ?", [newStatus, now, now, now, domainId]);
+    } else {
+      await this.db.run("UPDATE domains SET last_checked_at = ? WHERE id = ?", [now, domainId]);
+    }
+  }
+
+  /**
+   * Ids of the domains due for a re-check at `now`, least recently checked first: never checked,
+   * or checked longer ago than `verifiedIntervalMs` (active, every record but DMARC active) or
+   * `unverifiedIntervalMs` (the rest).
+   */
+  async dueForCheck(now: number, verifiedIntervalMs: number, unverifiedIntervalMs: number, limit: number): Promise<string[]> {
+    const rows = await this.db.all<{ id: string }>(
+      `SELECT d.id FROM domains d
+       WHERE d.last_checked_at IS NULL
+          OR d.last_checked_at <= ? - CASE
+               WHEN d.status = 'active' AND NOT EXISTS (
+                 SELECT 1 FROM dns_records r WHERE r.domain_id = d.id AND r.purpose != 'dmarc' AND r.status != 'active')
+               THEN ? ELSE ? END
+       ORDER BY coalesce(d.last_checked_at, 0), d.id
+       LIMIT ?`,
+      [now, verifiedIntervalMs, unverifiedIntervalMs, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The projects that may send from the domain, oldest first. */
+  projects(domainId: string): Promise<{ id: string; name: string }[]> {
+    return this.db.all(
+      "SELECT p.id, p.name FROM projects p JOIN project_domains pd ON pd.project_id = p.id WHERE pd.domain_id = ? ORDER BY p.created_at, p.id",
+      [domainId],
+    );
+  }
+
+  /**
+   * Of the given project ids (any case), those that are the team's: lower-cased id → stored id.
+   * Reads the projects table for the attachment's sake (src/db/projects.ts may take it over).
+   */
+  async projectIdsOfTeam(teamId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const lower = [...new Set(ids.map((id) => id.toLowerCase()))];
+    if (lower.length === 0) return new Map();
+    const rows = await this.db.all<{ id: string }>(
+      `SELECT id FROM projects WHERE team_id = ? AND lower(id) IN (${placeholders(lower.length)})`,
+      [teamId, ...lower],
+      { dynamic: true },
+    );
+    return new Map(rows.map((r) => [r.id.toLowerCase(), r.id]));
+  }
+
+  /** The domain is attached to exactly these projects from now on. */
+  async replaceProjects(domainId: string, projectIds: readonly string[], now: number): Promise<void> {
+    await this.db.run("DELETE FROM project_domains WHERE domain_id = ?", [domainId]);
+    for (const p of projectIds) {
+      await this.db.run("INSERT INTO project_domains (project_id, domain_id, created_at) VALUES (?, ?, ?)", [p, domainId, now]);
+    }
+    await this.db.run("UPDATE domains SET updated_at = ? WHERE id = ?", [now, domainId]);
+  }
+
+  /** Routes of every project the domain is attached to (they get its events). */
+  async routeIdsOfAttachedProjects(domainId: string): Promise<string[]> {
+    const rows = await this.db.all<{ id: string }>(
+      "SELECT r.id FROM routes r JOIN project_domains pd ON pd.project_id = r.project_id WHERE pd.domain_id = ? ORDER BY r.id",
+      [domainId],
+    );
+    return rows.map((r) => r.id);
+  }
+}
+
+/** A sending domain that claims an inbound name: equal to it or a parent, of another team, or whose bounce name it is. */
+export type InboundClaimRow = { domain: string; team_id: string; return_path_host: string };
+
+/** What verifying a route's inbound domain reads of the route. */
+export type InboundRouteRow = { id: string; route_type: string; inbound_domain: string | null };
+
+const claimsSql = (names: number) =>
+  `SELECT domain, team_id, return_path_host FROM domains
+   WHERE domain IN (${placeholders(names)}) AND (team_id <> ? OR return_path_host || '.' || domain = ?)`;
+
+/**
+ * Who owns an inbound domain: the sending domains that claim a name, and the inbound_domain
+ * columns of routes (their verification). These read and write the routes table; they live here
+ * while src/db/routes.ts is being built by someone else, and may move there later.
+ */
+export class InboundDomainRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /**
+   * Sending domains among `names` (a name and its parents) that are another team's, or whose
+   * return-path name (`<return_path_host>.<domain>`) is `name`.
+   */
+  claims(names: readonly string[], teamId: string, name: string): Promise<InboundClaimRow[]> {
+    return this.db.all<InboundClaimRow>(claimsSql(names.length), [...names, teamId, name], { dynamic: true });
+  }
+
+  routeOfTeam(routeId: string, teamId: string): Promise<InboundRouteRow | null> {
+    return this.db.get<InboundRouteRow>("SELECT id, route_type, inbound_domain FROM routes WHERE id = ? AND team_id = ?", [routeId, teamId]);
+  }
+
+  /** True when a route other than `routeId` has `name` (canonical) verified as its inbound domain. */
+  async verifiedElsewhere(name: string, routeId: string): Promise<boolean> {
+    const row = await this.db.get(
+      "SELECT id FROM routes WHERE lower(inbound_domain) = ? AND inbound_domain_verified_at IS NOT NULL AND id != ? LIMIT 1",
+      [name, routeId],
+    );
+    return row !== null;
+  }
+
+  /** Forgets the route's verification, if it had one. */
+  async clearVerification(routeId: string): Promise<void> {
+    await this.db.run("UPDATE routes SET inbound_domain_verified_at = NULL WHERE id = ? AND inbound_domain_verified_at IS NOT NULL", [routeId]);
+  }
+
+  /** Records the verification of the route's inbound domain; false when it is no longer `stored`. */
+  async markVerified(routeId: string, stored: string, now: number): Promise<boolean> {
+    return (await this.db.run("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ? AND inbound_domain = ?", [now, routeId, stored])).changes > 0;
+  }
+
+  /**
+   * A sending domain was registered by `teamId`: other teams' routes receiving at the name or
+   * under it lose their verification, and so does any route whose inbound domain is the new
+   * return-path name `<returnPathHost>.<domain>`.
+   */
+  async unverifyClaimedBy(teamId: string, domain: string, returnPathHost: string, now: number): Promise<void> {
+    // dialect: substr() with a negative start (SQLite); PostgreSQL would use right().
+    await this.db.run(
+      `UPDATE routes SET inbound_domain_verified_at = NULL, updated_at = ?
+       WHERE inbound_domain_verified_at IS NOT NULL
+         AND ((team_id <> ? AND (lower(inbound_domain) = ? OR substr(lower(inbound_domain), -length(?) - 1) = '.' || ?))
+           OR lower(inbound_domain) = ? || '.' || ?)`,
+      [now, teamId, domain, domain, domain, returnPathHost, domain],
+    );
+  }
+}
+
+/**
+ * The same as InboundDomainRepository.claims, synchronously: for the routes service until it is
+ * on the store (its checks still run inside a synchronous write). Remove with that caller.
+ */
+export function inboundClaimsNow(sqlite: Database, names: readonly string[], teamId: string, name: string): InboundClaimRow[] {
+  return query<InboundClaimRow, string[]>(sqlite, claimsSql(names.length)).all(...names, teamId, name);
+}
