@@ -1,9 +1,8 @@
-import type { Database } from "bun:sqlite";
 import type { Deps } from "../../context.ts";
+import type { DnsRecordRow } from "../../db/domains.ts";
+import type { Repositories } from "../../db/store.ts";
 import { checkRecord, type RecordCheck, type VerifyContext } from "../../dns/verify.ts";
 import { publishEvent } from "../../events/publish.ts";
-import type { JobQueue } from "../../db/job-queue.ts";
-import type { DnsRecordRow, DomainRow } from "./model.ts";
 
 /** What one check of a domain changed. */
 export interface DomainCheckSummary {
@@ -14,11 +13,6 @@ export interface DomainCheckSummary {
   /** Records that were active and are now failed (an event was published for each). */
   broken: string[];
 }
-
-const RECORD_ORDER = "CASE purpose WHEN 'dkim' THEN 0 WHEN 'spf' THEN 1 WHEN 'return_path' THEN 2 WHEN 'dmarc' THEN 3 ELSE 4 END, id";
-
-export const recordsOf = (sqlite: Database, domainId: string): DnsRecordRow[] =>
-  sqlite.query<DnsRecordRow, [string]>(`SELECT * FROM dns_records WHERE domain_id = ? ORDER BY ${RECORD_ORDER}`).all(domainId);
 
 /**
  * A record's next status. A DNS server failure tells nothing, so the status stays; a missing
@@ -37,18 +31,21 @@ export function nextRecordStatus(current: Pick<DnsRecordRow, "status" | "verifie
   }
 }
 
+/** The sync helpers a check's write still calls (events are published through the connection). */
+type CheckDeps = Pick<Deps, "sqlite" | "queue">;
+
 /**
  * Checks every record of a domain against DNS (in parallel, through ctx.lookup, which may bound
  * the queries), then records the results in one write. Null when the domain no longer exists.
  */
-export async function checkDomain(deps: Deps, ctx: VerifyContext, domainId: string): Promise<DomainCheckSummary | null> {
+export async function checkDomain(deps: Pick<Deps, "sqlite" | "queue" | "store">, ctx: VerifyContext, domainId: string): Promise<DomainCheckSummary | null> {
   const checks = await runDomainChecks(deps, ctx, domainId);
-  return deps.writer.write(() => applyDomainCheck(deps.sqlite, deps.queue, domainId, checks, Date.now()));
+  return deps.store.write((tx) => applyDomainCheck(deps, tx, domainId, checks, Date.now()));
 }
 
 /** The DNS half of a check: every record of the domain checked, in parallel; nothing written. */
-export async function runDomainChecks(deps: Deps, ctx: VerifyContext, domainId: string): Promise<Map<string, RecordCheck>> {
-  const rows = recordsOf(deps.sqlite, domainId);
+export async function runDomainChecks(deps: Pick<Deps, "store">, ctx: VerifyContext, domainId: string): Promise<Map<string, RecordCheck>> {
+  const rows = await deps.store.read.domains.records(domainId);
   const checks = new Map<string, RecordCheck>();
   await Promise.all(rows.map(async (r) => checks.set(r.id, await checkRecord(ctx, r))));
   return checks;
@@ -58,30 +55,27 @@ export async function runDomainChecks(deps: Deps, ctx: VerifyContext, domainId: 
  * Writes check results: each record's status, reason, verified_at and last_checked_at; the
  * domain's status (that of its DKIM record: sending needs it) with status_changed_at moved only
  * on a change; and a domain.dns_record_failed event, per route of every project the domain is
- * attached to, for each record that was active and now failed. Synchronous: run it in a write.
+ * attached to, for each record that was active and now failed. Run it in a write: `tx` is its.
  */
-export function applyDomainCheck(
-  sqlite: Database,
-  queue: JobQueue,
+export async function applyDomainCheck(
+  deps: CheckDeps,
+  tx: Repositories,
   domainId: string,
   checks: Map<string, RecordCheck>,
   now: number,
-): DomainCheckSummary | null {
-  const domain = sqlite.query<DomainRow, [string]>("SELECT * FROM domains WHERE id = ?").get(domainId);
+): Promise<DomainCheckSummary | null> {
+  const domain = await tx.domains.find(domainId);
   if (!domain) return null;
-  const update = sqlite.query(
-    "UPDATE dns_records SET status = ?, status_reason = ?, verified_at = ?, last_checked_at = ? WHERE id = ?",
-  );
   const summary: DomainCheckSummary = { domainId, status: domain.status, statusChanged: false, records: [], broken: [] };
   const brokenRecords: { row: DnsRecordRow; reason: string }[] = [];
   let dkimStatus: string | null = null;
-  for (const row of recordsOf(sqlite, domainId)) {
+  for (const row of await tx.domains.records(domainId)) {
     const check = checks.get(row.id);
     let status = row.status;
     if (check) {
       status = nextRecordStatus(row, check);
       const verifiedAt = status === "active" ? (row.status === "active" && row.verified_at !== null ? row.verified_at : now) : row.verified_at;
-      update.run(status, check.reason, verifiedAt, now, row.id);
+      await tx.domains.recordCheck(row.id, { status, status_reason: check.reason, verified_at: verifiedAt, last_checked_at: now });
       if (row.status === "active" && status === "failed") brokenRecords.push({ row, reason: check.reason ?? "The record no longer matches." });
       summary.records.push({ id: row.id, purpose: row.purpose, type: row.type, fqdn: row.fqdn, status, check });
     }
@@ -91,19 +85,10 @@ export function applyDomainCheck(
   const status = dkimStatus ?? domain.status;
   summary.status = status;
   summary.statusChanged = status !== domain.status;
-  if (summary.statusChanged) {
-    sqlite.query("UPDATE domains SET status = ?, status_changed_at = ?, last_checked_at = ?, updated_at = ? WHERE id = ?").run(status, now, now, now, domainId);
-  } else {
-    sqlite.query("UPDATE domains SET last_checked_at = ? WHERE id = ?").run(now, domainId);
-  }
+  await tx.domains.checked(domainId, now, summary.statusChanged ? status : null);
 
   if (brokenRecords.length > 0) {
-    const routeIds = sqlite
-      .query<{ id: string }, [string]>(
-        "SELECT r.id FROM routes r JOIN project_domains pd ON pd.project_id = r.project_id WHERE pd.domain_id = ? ORDER BY r.id",
-      )
-      .all(domainId)
-      .map((r) => r.id);
+    const routeIds = await tx.domains.routeIdsOfAttachedProjects(domainId);
     for (const { row, reason } of brokenRecords) {
       const data = {
         domain_id: domain.id,
@@ -113,7 +98,7 @@ export function applyDomainCheck(
       };
       // Events are route-scoped; a domain attached to no project still gets its event recorded.
       for (const routeId of routeIds.length > 0 ? routeIds : [null]) {
-        publishEvent(sqlite, queue, { teamId: domain.team_id, routeId, kind: "domain.dns_record_failed", data }, now);
+        publishEvent(deps.sqlite, deps.queue, { teamId: domain.team_id, routeId, kind: "domain.dns_record_failed", data }, now);
       }
       summary.broken.push(row.id);
     }

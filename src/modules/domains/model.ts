@@ -1,4 +1,5 @@
 import { t, type Static } from "elysia";
+import type { DnsRecordRow, DomainRow } from "../../db/domains.ts";
 import { iso, UUID_PATTERN } from "../../ids.ts";
 
 const Nullable = <T extends import("@sinclair/typebox").TSchema>(s: T) => t.Union([s, t.Null()]);
@@ -70,33 +71,6 @@ export const InboundVerifyResponse = t.Object({
 
 export const Envelope = <T extends import("@sinclair/typebox").TSchema>(s: T) => t.Object({ data: s, message: t.String() });
 export const MessageOnly = t.Object({ message: t.String() });
-
-export type DomainRow = {
-  id: string;
-  team_id: string;
-  domain: string;
-  status: string;
-  status_changed_at: number | null;
-  dkim_selector: string;
-  return_path_host: string;
-  last_checked_at: number | null;
-  created_at: number;
-  updated_at: number;
-};
-
-export type DnsRecordRow = {
-  id: string;
-  domain_id: string;
-  purpose: string;
-  type: string;
-  hostname: string;
-  fqdn: string;
-  content: string;
-  status: string;
-  status_reason: string | null;
-  verified_at: number | null;
-  last_checked_at: number | null;
-};
 
 export const serializeRecord = (r: DnsRecordRow): DnsRecordData => ({
   id: r.id,

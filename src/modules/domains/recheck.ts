@@ -30,20 +30,12 @@ export const DEFAULT_RECHECK: RecheckOptions = {
 };
 
 /** Ids of the domains due for a re-check at `now`, least recently checked first. */
-export function dueDomainIds(deps: Deps, opts: Pick<RecheckOptions, "unverifiedIntervalMs" | "verifiedIntervalMs" | "batch">, now = Date.now()): string[] {
-  return deps.sqlite
-    .query<{ id: string }, [number, number, number, number]>(
-      `SELECT d.id FROM domains d
-       WHERE d.last_checked_at IS NULL
-          OR d.last_checked_at <= ?1 - CASE
-               WHEN d.status = 'active' AND NOT EXISTS (
-                 SELECT 1 FROM dns_records r WHERE r.domain_id = d.id AND r.purpose != 'dmarc' AND r.status != 'active')
-               THEN ?2 ELSE ?3 END
-       ORDER BY coalesce(d.last_checked_at, 0), d.id
-       LIMIT ?4`,
-    )
-    .all(now, opts.verifiedIntervalMs, opts.unverifiedIntervalMs, opts.batch)
-    .map((r) => r.id);
+export function dueDomainIds(
+  deps: Pick<Deps, "store">,
+  opts: Pick<RecheckOptions, "unverifiedIntervalMs" | "verifiedIntervalMs" | "batch">,
+  now = Date.now(),
+): Promise<string[]> {
+  return deps.store.read.domains.dueForCheck(now, opts.verifiedIntervalMs, opts.unverifiedIntervalMs, opts.batch);
 }
 
 /**
@@ -72,7 +64,7 @@ export async function recheckDomains(
     const now = Date.now();
     for (const b of buffer) {
       writes.push(
-        deps.writer.write(() => applyDomainCheck(deps.sqlite, deps.queue, b.id, b.checks, now)).catch((err: unknown) => {
+        deps.store.write((tx) => applyDomainCheck(deps, tx, b.id, b.checks, now)).catch((err: unknown) => {
           deps.log.error("domain re-check write failed", { domain_id: b.id, error: String(err) });
           return null;
         }),
@@ -105,7 +97,7 @@ export function domainRecheckHandler(deps: Deps, opts: RecheckOptions = DEFAULT_
   return async () => {
     let full = false;
     try {
-      const ids = dueDomainIds(deps, opts);
+      const ids = await dueDomainIds(deps, opts);
       full = ids.length >= opts.batch;
       if (ids.length > 0) {
         const r = await recheckDomains(deps, ids, opts.dnsConcurrency);
@@ -126,7 +118,7 @@ export function registerDomainRecheck(runner: JobRunner, deps: Deps, opts: Reche
 
 /** Makes sure one sweep job is queued (first start, or after it died); call once at start. */
 export async function ensureDomainRecheckScheduled(deps: Deps): Promise<void> {
-  await deps.writer.write(() => {
+  await deps.store.write(() => {
     if (deps.queue.depth(DOMAIN_RECHECK_QUEUE) === 0) deps.queue.enqueue(DOMAIN_RECHECK_QUEUE, {}, { maxAttempts: 100 });
   });
 }

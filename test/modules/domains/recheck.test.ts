@@ -73,14 +73,14 @@ describe("which domains are due", () => {
     expect(statusOf(a, verified.id).status).toBe("active");
     expect(statusOf(a, pending.id).status).toBe("pending");
     const now = Date.now();
-    const due = (at: number) => dueDomainIds(a.deps, DEFAULT_RECHECK, at).sort();
-    expect(due(now)).toEqual([fresh.id]);
-    expect(due(now + 5 * 60_000)).toEqual([fresh.id]);
-    expect(due(now + 11 * 60_000)).toEqual([fresh.id, pending.id].sort());
-    expect(due(now + 23 * 3600_000)).toEqual([fresh.id, pending.id].sort());
-    expect(due(now + 25 * 3600_000)).toEqual([fresh.id, pending.id, verified.id].sort());
+    const due = async (at: number) => (await dueDomainIds(a.deps, DEFAULT_RECHECK, at)).sort();
+    expect(await due(now)).toEqual([fresh.id]);
+    expect(await due(now + 5 * 60_000)).toEqual([fresh.id]);
+    expect(await due(now + 11 * 60_000)).toEqual([fresh.id, pending.id].sort());
+    expect(await due(now + 23 * 3600_000)).toEqual([fresh.id, pending.id].sort());
+    expect(await due(now + 25 * 3600_000)).toEqual([fresh.id, pending.id, verified.id].sort());
     // Least recently checked first, and no more than the batch.
-    expect(dueDomainIds(a.deps, { ...DEFAULT_RECHECK, batch: 1 }, now + 25 * 3600_000)).toEqual([fresh.id]);
+    expect(await dueDomainIds(a.deps, { ...DEFAULT_RECHECK, batch: 1 }, now + 25 * 3600_000)).toEqual([fresh.id]);
   });
 });
 
