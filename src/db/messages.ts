@@ -1,0 +1,176 @@
+import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
+import type { SqlExecutor } from "./sql.ts";
+
+/** The columns of a message that lists show. */
+export type MessageRow = {
+  id: string;
+  type: "inbound" | "outbound";
+  status: string;
+  status_changed_at: number;
+  tag: string | null;
+  from_email: string;
+  from_name: string;
+  subject: string;
+  to: string;
+  cc: string;
+  bcc: string;
+  reply_to: string;
+  created_at: number;
+};
+
+const LIST_COLUMNS = `id, type, status, status_changed_at, tag, from_email, from_name, subject, "to", cc, bcc, reply_to, created_at`;
+
+/** A message as its detail shows it. */
+export type MessageDetailRow = MessageRow & { route_id: string | null; metadata: string; spam_score: number | null; spam_symbols: string | null };
+
+/** An attachment's metadata (not its content). */
+export type AttachmentMetaRow = { size: number; filename: string; content_id: string | null; content_type: string };
+
+/** An attachment as a download serves it. */
+export type AttachmentFileRow = { filename: string; content_type: string; content: Uint8Array };
+
+/** One entry of a message's history, with the address of the recipient it concerns. */
+export type MessageEventRow = { id: string; kind: string; status: string | null; recipient: string | null; data: string; created_at: number };
+
+/** An outbound message as its unsubscribe link needs it: its team and route (null once deleted). */
+export type UnsubscribeMessageRow = { team_id: string; route_id: string | null; route_name: string | null };
+
+export type RecipientStatusRow = { id: string; email: string; status: string };
+
+/** The message list's filters; every one optional. Dates are epoch ms, inclusive. */
+export interface MessageListFilter {
+  type?: string;
+  status?: string;
+  routeId?: string;
+  domainId?: string;
+  tag?: string;
+  /** Partial, case-insensitive matches. */
+  fromEmailContains?: string;
+  subjectContains?: string;
+  createdFrom?: number | null;
+  createdTo?: number | null;
+}
+
+interface Page {
+  sort: SortKey[];
+  size: number;
+  cursor: Cursor | null;
+}
+
+/** A LIKE pattern matching values that contain `s` literally (escape character `\`). */
+const likeContains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The SELECT and conditions behind one page of a team's messages (also what the benchmark and a
+ * test EXPLAIN). Equality filters (type, status, route, domain, tag) and the date range each match
+ * an index ordered by (created_at, id), so the default sort seeks to the cursor in an index and
+ * stops after one page. A partial match (from_email, subject) walks messages_team_search newest
+ * first and checks both columns on the index entry, reading a table row only for a match: the
+ * planner, given statistics, prefers the narrower messages_team_created and then reads every row
+ * (3× slower on a term that matches nothing), hence the INDEXED BY.
+ */
+export function messageListSql(teamId: string, f: MessageListFilter): { select: string; where: string[]; params: (string | number)[] } {
+  const where = ["team_id = ?"];
+  const params: (string | number)[] = [teamId];
+  for (const [column, value] of [
+    ["type", f.type],
+    ["status", f.status],
+    ["route_id", f.routeId],
+    ["domain_id", f.domainId],
+    ["tag", f.tag],
+  ] as const) {
+    if (value === undefined) continue;
+    where.push(`${column} = ?`);
+    params.push(value);
+  }
+  let search = false;
+  for (const [column, value] of [
+    ["from_email", f.fromEmailContains],
+    ["subject", f.subjectContains],
+  ] as const) {
+    if (value === undefined) continue;
+    search = true;
+    // dialect: SQLite's LIKE ignores ASCII case; PostgreSQL needs ILIKE (or lower() on both sides).
+    where.push(`${column} LIKE ? ESCAPE '\\'`);
+    params.push(likeContains(value));
+  }
+  if (f.createdFrom != null) {
+    where.push("created_at >= ?");
+    params.push(f.createdFrom);
+  }
+  if (f.createdTo != null) {
+    where.push("created_at <= ?");
+    params.push(f.createdTo);
+  }
+  // dialect: INDEXED BY is SQLite's planner hint; PostgreSQL has none (drop it there).
+  const select = `SELECT ${LIST_COLUMNS} FROM messages${search ? " INDEXED BY messages_team_search" : ""}`;
+  return { select, where, params };
+}
+
+/** The history's order: (created_at, id), so a page holds still while events are added. */
+export const MESSAGE_EVENT_SORT: SortKey[] = [
+  { column: "e.created_at", desc: false },
+  { column: "e.id", desc: false },
+];
+
+/** Messages read through the API: lists, detail, history, raw source, attachments, unsubscribe targets. */
+export class MessageRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /** One keyset page of the team's messages. `page.sort` columns are MessageRow columns and end in id. */
+  list(teamId: string, filter: MessageListFilter, page: Page): Promise<KeysetPage<MessageRow>> {
+    const columns = page.sort.map((k) => k.column as keyof MessageRow);
+    return keysetPageOf<MessageRow>(this.db, {
+      ...messageListSql(teamId, filter),
+      ...page,
+      valuesOf: (row) => columns.map((c) => row[c] as string | number),
+    });
+  }
+
+  findOfTeam(id: string, teamId: string): Promise<MessageDetailRow | null> {
+    return this.db.get<MessageDetailRow>(`SELECT ${LIST_COLUMNS}, route_id, metadata, spam_score, spam_symbols FROM messages WHERE id = ? AND team_id = ?`, [id, teamId]);
+  }
+
+  async existsOfTeam(id: string, teamId: string): Promise<boolean> {
+    return (await this.db.get("SELECT 1 AS one FROM messages WHERE id = ? AND team_id = ?", [id, teamId])) !== null;
+  }
+
+  /** The message's attachments in the order they were stored. */
+  attachmentsOf(messageId: string): Promise<AttachmentMetaRow[]> {
+    // dialect: rowid is insertion order on SQLite; PostgreSQL needs an explicit position column.
+    return this.db.all("SELECT size, filename, content_id, content_type FROM attachments WHERE message_id = ? ORDER BY rowid", [messageId]);
+  }
+
+  attachmentFile(attachmentId: string): Promise<AttachmentFileRow | null> {
+    return this.db.get("SELECT filename, content_type, content FROM attachments WHERE id = ?", [attachmentId]);
+  }
+
+  /** The exact MIME as sent or received; null while none is stored. */
+  async rawSource(messageId: string): Promise<Uint8Array | null> {
+    return (await this.db.get<{ raw: Uint8Array | null }>("SELECT raw FROM message_contents WHERE message_id = ?", [messageId]))?.raw ?? null;
+  }
+
+  /** One keyset page of the message's history, oldest first. */
+  events(messageId: string, page: { size: number; cursor: Cursor | null }): Promise<KeysetPage<MessageEventRow>> {
+    return keysetPageOf<MessageEventRow>(this.db, {
+      select: "SELECT e.id, e.kind, e.status, r.email AS recipient, e.data, e.created_at FROM message_events e LEFT JOIN recipients r ON r.id = e.recipient_id",
+      where: ["e.message_id = ?"],
+      params: [messageId],
+      sort: MESSAGE_EVENT_SORT,
+      ...page,
+      valuesOf: (row) => [row.created_at, row.id],
+    });
+  }
+
+  /** An outbound message's team and route, for its unsubscribe link; null when unknown or inbound. */
+  unsubscribeTarget(id: string): Promise<UnsubscribeMessageRow | null> {
+    return this.db.get(
+      "SELECT m.team_id, m.route_id, r.name AS route_name FROM messages m LEFT JOIN routes r ON r.id = m.route_id WHERE m.id = ? AND m.type = 'outbound'",
+      [id],
+    );
+  }
+
+  recipientsOf(messageId: string): Promise<RecipientStatusRow[]> {
+    return this.db.all("SELECT id, email, status FROM recipients WHERE message_id = ?", [messageId]);
+  }
+}
