@@ -7,8 +7,8 @@ import { contentDisposition, openSignedAttachment } from "./service.ts";
 export const attachmentsController = (deps: Deps) =>
   new Elysia({ tags: ["Inbound"] }).get(
     "/v1/attachments/:attachmentId/download",
-    ({ params, query }) => {
-      const file = openSignedAttachment(deps.sqlite, params.attachmentId, query.expires, query.signature);
+    async ({ params, query }) => {
+      const file = await openSignedAttachment(deps, params.attachmentId, query.expires, query.signature);
       // Served as a download in a sandbox: an HTML attachment must not run on the API's origin.
       return new Response(file.content, {
         headers: {

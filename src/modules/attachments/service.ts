@@ -3,7 +3,7 @@
  * "url"). The link carries the attachment id, an expiry and an HMAC of both under the server
  * secret; no token is needed, and nothing else can be fetched with it.
  */
-import type { Database } from "bun:sqlite";
+import type { Deps } from "../../context.ts";
 import { NotFoundError } from "../../errors.ts";
 import { serverSecret, signValue, verifySignedValue } from "../../secrets.ts";
 
@@ -36,13 +36,17 @@ export interface AttachmentFile {
  * The attachment a link points to. A wrong or missing signature, an expired link and an unknown
  * id all answer the same 404, so links cannot be probed.
  */
-export function openSignedAttachment(sqlite: Database, attachmentId: string, expires: string | undefined, signature: string | undefined, now = Date.now()): AttachmentFile {
+export async function openSignedAttachment(
+  deps: Pick<Deps, "sqlite" | "store">,
+  attachmentId: string,
+  expires: string | undefined,
+  signature: string | undefined,
+  now = Date.now(),
+): Promise<AttachmentFile> {
   const exp = Number(expires);
   if (!expires || !/^\d{1,12}$/.test(expires) || !signature || !/^[0-9a-f]{32}$/.test(signature)) throw new NotFoundError("Attachment");
-  if (!verifySignedValue(serverSecret(sqlite), PURPOSE, `${attachmentId}:${exp}`, signature) || exp * 1000 < now) throw new NotFoundError("Attachment");
-  const row = sqlite
-    .query<{ filename: string; content_type: string; content: Uint8Array }, [string]>("SELECT filename, content_type, content FROM attachments WHERE id = ?")
-    .get(attachmentId);
+  if (!verifySignedValue(serverSecret(deps.sqlite), PURPOSE, `${attachmentId}:${exp}`, signature) || exp * 1000 < now) throw new NotFoundError("Attachment");
+  const row = await deps.store.read.messages.attachmentFile(attachmentId);
   if (!row) throw new NotFoundError("Attachment");
   return { filename: row.filename, contentType: row.content_type, content: Buffer.from(row.content) };
 }

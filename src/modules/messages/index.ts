@@ -16,8 +16,8 @@ export const messagesController = (deps: Deps) =>
     .use(authPlugin(deps))
     .get(
       "/v1/messages",
-      ({ team, query }) => {
-        const { page, data, size } = listMessages(deps.sqlite, team.teamId, query);
+      async ({ team, query }) => {
+        const { page, data, size } = await listMessages(deps, team.teamId, query);
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/messages", query, size });
       },
       {
@@ -31,7 +31,7 @@ export const messagesController = (deps: Deps) =>
         response: { 200: Paginated(MessageListData), ...errorResponses(401, 422) },
       },
     )
-    .get("/v1/messages/:messageId", ({ team, params }) => getMessage(deps.sqlite, team.teamId, params.messageId), {
+    .get("/v1/messages/:messageId", ({ team, params }) => getMessage(deps, team.teamId, params.messageId), {
       team: true,
       params,
       detail: { summary: "Get a message", security },
@@ -39,8 +39,8 @@ export const messagesController = (deps: Deps) =>
     })
     .get(
       "/v1/messages/:messageId/events",
-      ({ team, params, query }) => {
-        const { page, data, size } = listMessageEvents(deps.sqlite, team.teamId, params.messageId, query);
+      async ({ team, params, query }) => {
+        const { page, data, size } = await listMessageEvents(deps, team.teamId, params.messageId, query);
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: `/v1/messages/${params.messageId}/events`, query, size });
       },
       {
@@ -53,8 +53,8 @@ export const messagesController = (deps: Deps) =>
     )
     .get(
       "/v1/messages/:messageId/source",
-      ({ team, params }) =>
-        new Response(getMessageSource(deps.sqlite, team.teamId, params.messageId), {
+      async ({ team, params }) =>
+        new Response(await getMessageSource(deps, team.teamId, params.messageId), {
           headers: { "content-type": "message/rfc822", "content-disposition": `inline; filename="${params.messageId.replace(/[^0-9a-zA-Z-]/g, "")}.eml"` },
         }),
       {

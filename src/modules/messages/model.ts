@@ -1,4 +1,5 @@
 import { t, type Static } from "elysia";
+import type { MessageRow } from "../../db/messages.ts";
 import type { Address } from "../../db/schema.ts";
 import { MESSAGE_STATUSES } from "../../events/message-status.ts";
 import { PageQuery } from "../../http/pagination.ts";
@@ -90,24 +91,6 @@ export const MessageListQuery = t.Object({
   "filter[to_date]": dateFilter("to_date", "Created at or before (a bare date includes that whole day)"),
 });
 export type MessageListQuery = Static<typeof MessageListQuery>;
-
-export type MessageRow = {
-  id: string;
-  type: "inbound" | "outbound";
-  status: string;
-  status_changed_at: number;
-  tag: string | null;
-  from_email: string;
-  from_name: string;
-  subject: string;
-  to: string;
-  cc: string;
-  bcc: string;
-  reply_to: string;
-  created_at: number;
-};
-
-export const LIST_COLUMNS = `id, type, status, status_changed_at, tag, from_email, from_name, subject, "to", cc, bcc, reply_to, created_at`;
 
 export const serializeListItem = (r: MessageRow): MessageListData => ({
   id: r.id,
