@@ -65,8 +65,8 @@ export const sendController = (deps: Deps) =>
     )
     .get(
       "/v1/unsubscribe/:token",
-      ({ params, set }) => {
-        const target = unsubscribeTarget(deps, params.token);
+      async ({ params, set }) => {
+        const target = await unsubscribeTarget(deps, params.token);
         set.headers["content-type"] = "text/html; charset=utf-8";
         return confirmationPage(target, params.token);
       },

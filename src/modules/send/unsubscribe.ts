@@ -5,35 +5,50 @@
  * reached; a GET only shows a confirmation form, because link scanners follow GET links.
  */
 import type { Deps } from "../../context.ts";
+import type { Repositories } from "../../db/store.ts";
 import { NotFoundError } from "../../errors.ts";
-import { addSuppression, changeRecipientStatus } from "../../events/message-status.ts";
-import { stmt } from "../../db/statements.ts";
+import { changeRecipientStatus, suppressionScopeKey } from "../../events/message-status.ts";
+import { newId } from "../../ids.ts";
 import { serverSecret, verifySignedValue } from "../../secrets.ts";
 
 type Target = { messageId: string; teamId: string; routeId: string; routeName: string; recipients: { id: string; email: string; status: string }[] };
 
 const REACHED = new Set(["delivered", "opened", "clicked"]);
 
-/** The message an unsubscribe token stands for, or NotFoundError. */
-export function unsubscribeTarget(deps: Deps, token: string): Target {
+/** The message a token stands for, read through `repos`, or NotFoundError. The secret is read only for a well-formed token. */
+async function targetOf(repos: Repositories, secret: () => string, token: string): Promise<Target> {
   const m = /^([0-9a-f-]{36})\.([0-9a-f]{20})$/.exec(token);
-  if (!m || !verifySignedValue(serverSecret(deps.sqlite), "unsubscribe", m[1]!, m[2]!)) throw new NotFoundError("Unsubscribe link");
-  const row = stmt<{ team_id: string; route_id: string | null; name: string | null }, [string]>(
-    deps.sqlite,
-    "SELECT m.team_id, m.route_id, r.name FROM messages m LEFT JOIN routes r ON r.id = m.route_id WHERE m.id = ? AND m.type = 'outbound'",
-  ).get(m[1]!);
+  if (!m || !verifySignedValue(secret(), "unsubscribe", m[1]!, m[2]!)) throw new NotFoundError("Unsubscribe link");
+  const row = await repos.messages.unsubscribeTarget(m[1]!);
   if (!row || !row.route_id) throw new NotFoundError("Unsubscribe link");
-  const recipients = stmt<{ id: string; email: string; status: string }, [string]>(deps.sqlite, "SELECT id, email, status FROM recipients WHERE message_id = ?").all(m[1]!);
-  return { messageId: m[1]!, teamId: row.team_id, routeId: row.route_id, routeName: row.name ?? "", recipients };
+  const recipients = await repos.messages.recipientsOf(m[1]!);
+  return { messageId: m[1]!, teamId: row.team_id, routeId: row.route_id, routeName: row.route_name ?? "", recipients };
+}
+
+/** The message an unsubscribe token stands for, or NotFoundError. */
+export function unsubscribeTarget(deps: Deps, token: string): Promise<Target> {
+  return targetOf(deps.store.read, () => serverSecret(deps.sqlite), token);
 }
 
 /** Suppresses the message's recipients for its route. Returns the addresses. */
 export async function unsubscribe(deps: Deps, token: string): Promise<string[]> {
-  return deps.writer.write(() => {
-    const target = unsubscribeTarget(deps, token);
+  return deps.store.write(async (tx) => {
+    const target = await targetOf(tx, () => serverSecret(deps.sqlite), token);
     const now = Date.now();
+    const scopeKey = suppressionScopeKey({ scope: "route", routeId: target.routeId });
     for (const r of target.recipients) {
-      addSuppression(deps.sqlite, { teamId: target.teamId, scope: "route", routeId: target.routeId, email: r.email, reason: "unsubscribe" }, now);
+      await tx.suppressions.add({
+        id: newId(),
+        team_id: target.teamId,
+        scope: "route",
+        project_id: null,
+        route_id: target.routeId,
+        scope_key: scopeKey,
+        email: r.email.toLowerCase(),
+        reason: "unsubscribe",
+        created_at: now,
+      });
+      // Still SQL of its own (events/message-status.ts); inside this write it is on the transaction's connection.
       if (REACHED.has(r.status)) changeRecipientStatus(deps.sqlite, deps.queue, { recipientId: r.id, status: "unsubscribed", details: { via: "list-unsubscribe" } }, now);
     }
     return target.recipients.map((r) => r.email);

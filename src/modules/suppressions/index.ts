@@ -36,8 +36,8 @@ export const suppressionsController = (deps: Deps) =>
     )
     .get(
       "/v1/suppressions",
-      ({ team, query }) => {
-        const { page, data, size } = listSuppressions(deps.sqlite, team.teamId, query);
+      async ({ team, query }) => {
+        const { page, data, size } = await listSuppressions(deps, team.teamId, query);
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/suppressions", query, size });
       },
       {

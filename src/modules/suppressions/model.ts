@@ -1,4 +1,5 @@
 import { t, type Static } from "elysia";
+import type { SuppressionRow } from "../../db/suppressions.ts";
 import { iso, UUID_PATTERN } from "../../ids.ts";
 import { PageQuery } from "../../http/pagination.ts";
 import { Nullable } from "../../http/schemas.ts";
@@ -72,16 +73,6 @@ export const SuppressionListQuery = t.Object({
   "filter[route_id]": t.Optional(uuid("filter[route_id]", "Route-scoped suppressions of this route")),
 });
 export type SuppressionListQuery = Static<typeof SuppressionListQuery>;
-
-export type SuppressionRow = {
-  id: string;
-  email: string;
-  scope: string;
-  reason: string;
-  project_id: string | null;
-  route_id: string | null;
-  created_at: number;
-};
 
 export const serializeSuppression = (r: SuppressionRow): SuppressionData => ({
   id: r.id,
