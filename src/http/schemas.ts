@@ -97,8 +97,6 @@ export function parseDateFilter(field: string, raw: string | undefined, endOfDay
   return dateOnly && endOfDay ? ms + 86_400_000 - 1 : ms;
 }
 
-/** Escapes `%`, `_` and `\` for a LIKE pattern used with ESCAPE '\'. */
-export const likeContains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * Transform hook factory: top-level body fields set to null mean the same as leaving them out.
