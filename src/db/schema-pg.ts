@@ -1,0 +1,351 @@
+/**
+ * The PostgreSQL twin of src/db/schema.ts: the same tables, columns, indexes, defaults and foreign
+ * keys under the same names, so that repositories write one SQL text for both engines
+ * (test/db/schema-pg.test.ts checks the parity on live databases). Change both files together
+ * and run `npm run db:generate -- NAME`, which generates a migration for each dialect.
+ *
+ * How SQLite's types map here:
+ * - epoch-ms timestamps (`*_at`) and the queue's ids: `bigint` read as numbers; other integers
+ *   (counts, HTTP codes, sizes under 2^31): `integer`;
+ * - booleans stay integers 0/1 (repositories compare `enabled = 1`);
+ * - JSON columns are `text` holding the JSON string, as on SQLite (no jsonb);
+ * - real → double precision (SQLite's REAL is an 8-byte float); blob → bytea;
+ * - text is `text COLLATE "C"`: SQLite compares text byte by byte (BINARY), and so does the "C"
+ *   collation, whatever locale the database was created with. `=`, `<`, ORDER BY, keyset cursors,
+ *   and lower()/ILIKE (ASCII-only case folding, like SQLite's lower() and LIKE) then give the same
+ *   answers on both engines, and LIKE 'prefix%' can use a plain btree index.
+ * Row types differ from schema.ts where drizzle's SQLite modes convert values (boolean, json):
+ * here those columns read as the numbers and strings they are stored as.
+ */
+import { sql } from "drizzle-orm";
+import { bigint, customType, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
+
+/** text with byte-wise comparison (see above). */
+const text = customType<{ data: string; driverData: string }>({ dataType: () => 'text COLLATE "C"' });
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
+const ts = (name: string) => bigint(name, { mode: "number" });
+/** JSON as text, exactly as on SQLite. */
+const json = (name: string) => text(name);
+/** 0 or 1. */
+const bool = (name: string) => integer(name);
+
+export const teams = pgTable("teams", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  plan: text("plan").notNull().default("free"),
+  tier: integer("tier").notNull().default(0),
+  features: json("features").notNull().default("[]"),
+  addons: json("addons").notNull().default("[]"),
+  /** SHA-256 hex of the team API token. */
+  tokenHash: text("token_hash").notNull(),
+  tokenGeneratedAt: ts("token_generated_at").notNull(),
+  tokenLastUsedAt: ts("token_last_used_at"),
+  tokenLastUsedIp: text("token_last_used_ip"),
+  verifiedAt: ts("verified_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+}, (t) => [uniqueIndex("teams_token_hash").on(t.tokenHash)]);
+
+export const users = pgTable("users", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  email: text("email").notNull(),
+  avatar: text("avatar"),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [uniqueIndex("users_email").on(t.email)]);
+
+export const teamMembers = pgTable("team_members", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  role: text("role").notNull().default("member"),
+  joinedAt: ts("joined_at").notNull(),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [uniqueIndex("team_members_team_user").on(t.teamId, t.userId), index("team_members_team_created").on(t.teamId, t.createdAt, t.id)]);
+
+export const projects = pgTable("projects", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  smtpEnabled: bool("smtp_enabled").notNull().default(0),
+  /** SHA-256 hex of the project sending token. */
+  tokenHash: text("token_hash").notNull(),
+  tokenGeneratedAt: ts("token_generated_at").notNull(),
+  tokenLastUsedAt: ts("token_last_used_at"),
+  tokenLastUsedIp: text("token_last_used_ip"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+}, (t) => [uniqueIndex("projects_token_hash").on(t.tokenHash), index("projects_team").on(t.teamId, t.createdAt)]);
+
+export const projectMembers = pgTable("project_members", {
+  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  teamMemberId: text("team_member_id").notNull().references(() => teamMembers.id, { onDelete: "cascade" }),
+  role: text("role").notNull().default("member"),
+  joinedAt: ts("joined_at").notNull(),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.projectId, t.teamMemberId] })]);
+
+export const routes = pgTable("routes", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  slug: text("slug").notNull(),
+  name: text("name").notNull(),
+  /** transactional | broadcast | inbound */
+  routeType: text("route_type").$type<"transactional" | "broadcast" | "inbound">().notNull(),
+  isDefault: bool("is_default").notNull().default(0),
+  /** Generated local@POSTHORN_INBOUND_DOMAIN for inbound routes. */
+  inboundAddress: text("inbound_address"),
+  inboundDomain: text("inbound_domain"),
+  inboundDomainVerifiedAt: ts("inbound_domain_verified_at"),
+  inboundSpamThreshold: doublePrecision("inbound_spam_threshold"),
+  /** inline | url */
+  attachmentDelivery: text("attachment_delivery").notNull().default("inline"),
+  trackOpens: bool("track_opens").notNull().default(0),
+  trackClicks: bool("track_clicks").notNull().default(0),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+}, (t) => [
+  uniqueIndex("routes_project_slug").on(t.projectId, t.slug),
+  uniqueIndex("routes_inbound_address").on(t.inboundAddress),
+  index("routes_inbound_domain").on(t.inboundDomain),
+  index("routes_team").on(t.teamId),
+]);
+
+export const domains = pgTable("domains", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  /** Lower-case ASCII (punycode) name, no trailing dot. */
+  domain: text("domain").notNull(),
+  /** pending | active | failed */
+  status: text("status").notNull().default("pending"),
+  statusChangedAt: ts("status_changed_at"),
+  dkimSelector: text("dkim_selector").notNull(),
+  /** PKCS#8 PEM; never leaves the server. */
+  dkimPrivateKey: text("dkim_private_key").notNull(),
+  /** Base64 SPKI DER, as published in the p= tag. */
+  dkimPublicKey: text("dkim_public_key").notNull(),
+  /** Host under the domain used as envelope sender / bounce domain, e.g. "ph-bounces". */
+  returnPathHost: text("return_path_host").notNull(),
+  lastCheckedAt: ts("last_checked_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+}, (t) => [uniqueIndex("domains_team_domain").on(t.teamId, t.domain), index("domains_domain").on(t.domain)]);
+
+export const dnsRecords = pgTable("dns_records", {
+  id: text("id").primaryKey(),
+  domainId: text("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+  /** dkim | spf | return_path | dmarc */
+  purpose: text("purpose").notNull(),
+  type: text("type").notNull(),
+  hostname: text("hostname").notNull(),
+  fqdn: text("fqdn").notNull(),
+  content: text("content").notNull(),
+  /** pending | active | failed */
+  status: text("status").notNull().default("pending"),
+  /** Why the last check did not pass, in words a user can act on. */
+  statusReason: text("status_reason"),
+  verifiedAt: ts("verified_at"),
+  lastCheckedAt: ts("last_checked_at"),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("dns_records_domain").on(t.domainId)]);
+
+export const projectDomains = pgTable("project_domains", {
+  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  domainId: text("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.projectId, t.domainId] }), index("project_domains_domain").on(t.domainId)]);
+
+export const messages = pgTable("messages", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  projectId: text("project_id").references(() => projects.id, { onDelete: "set null" }),
+  routeId: text("route_id").references(() => routes.id, { onDelete: "set null" }),
+  domainId: text("domain_id").references(() => domains.id, { onDelete: "set null" }),
+  /** inbound | outbound */
+  type: text("type").$type<"inbound" | "outbound">().notNull(),
+  status: text("status").notNull(),
+  statusChangedAt: ts("status_changed_at").notNull(),
+  tag: text("tag"),
+  fromEmail: text("from_email").notNull(),
+  fromName: text("from_name").notNull().default(""),
+  subject: text("subject").notNull().default(""),
+  to: json("to").notNull(),
+  cc: json("cc").notNull(),
+  bcc: json("bcc").notNull(),
+  replyTo: json("reply_to").notNull(),
+  metadata: json("metadata").notNull(),
+  /** The RFC 5322 Message-ID header value, without angle brackets. */
+  messageIdHeader: text("message_id_header"),
+  spamScore: doublePrecision("spam_score"),
+  spamSymbols: json("spam_symbols"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+}, (t) => [
+  index("messages_team_created").on(t.teamId, t.createdAt, t.id),
+  // SQLite's search walk (INDEXED BY messages_team_search) checks subject and from_email on the
+  // index entry; kept under the same name so that both engines carry the same index set.
+  index("messages_team_search").on(t.teamId, t.createdAt, t.id, t.subject, t.fromEmail),
+  index("messages_team_type_created").on(t.teamId, t.type, t.createdAt, t.id),
+  index("messages_team_status_created").on(t.teamId, t.status, t.createdAt, t.id),
+  index("messages_route_created").on(t.routeId, t.createdAt, t.id),
+  index("messages_domain_created").on(t.domainId, t.createdAt, t.id),
+  index("messages_team_tag_created").on(t.teamId, t.tag, t.createdAt, t.id),
+  index("messages_message_id_header").on(t.messageIdHeader),
+]);
+
+/** Bodies and custom headers, kept out of the list rows. raw is the exact MIME sent or received. */
+export const messageContents = pgTable("message_contents", {
+  messageId: text("message_id").primaryKey().references(() => messages.id, { onDelete: "cascade" }),
+  html: text("html"),
+  text: text("text"),
+  headers: json("headers").notNull(),
+  raw: bytea("raw"),
+});
+
+export const attachments = pgTable("attachments", {
+  id: text("id").primaryKey(),
+  messageId: text("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
+  filename: text("filename").notNull(),
+  contentType: text("content_type").notNull(),
+  contentId: text("content_id"),
+  size: integer("size").notNull(),
+  content: bytea("content").notNull(),
+}, (t) => [index("attachments_message").on(t.messageId)]);
+
+export const recipients = pgTable("recipients", {
+  id: text("id").primaryKey(),
+  messageId: text("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
+  email: text("email").notNull(),
+  /** to | cc | bcc */
+  kind: text("kind").notNull(),
+  status: text("status").notNull(),
+  statusChangedAt: ts("status_changed_at").notNull(),
+  attempts: integer("attempts").notNull().default(0),
+  /** Last remote reply: {code, enhanced_code, message}. */
+  lastResponse: json("last_response"),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("recipients_message").on(t.messageId), index("recipients_email").on(t.email)]);
+
+/** See schema.ts: a remote server's acceptance that its job has not recorded yet. */
+export const deliveryReceipts = pgTable("delivery_receipts", {
+  recipientId: text("recipient_id").primaryKey().references(() => recipients.id, { onDelete: "cascade" }),
+  reply: json("reply").notNull(),
+  host: text("host"),
+  createdAt: ts("created_at").notNull(),
+});
+
+/** A message's history: one row per status change or engagement. */
+export const messageEvents = pgTable("message_events", {
+  id: text("id").primaryKey(),
+  messageId: text("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
+  recipientId: text("recipient_id"),
+  /** The event kind, e.g. message.delivered. */
+  kind: text("kind").notNull(),
+  status: text("status"),
+  data: json("data").notNull(),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("message_events_message").on(t.messageId, t.createdAt)]);
+
+export const suppressions = pgTable("suppressions", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  /** team | project | route */
+  scope: text("scope").notNull(),
+  projectId: text("project_id").references(() => projects.id, { onDelete: "cascade" }),
+  routeId: text("route_id").references(() => routes.id, { onDelete: "cascade" }),
+  /** "team", "project:<id>" or "route:<id>": one unique key per scope. */
+  scopeKey: text("scope_key").notNull(),
+  email: text("email").notNull(),
+  /** spam_complaint | hard_bounce | unsubscribe | manual */
+  reason: text("reason").notNull(),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [
+  uniqueIndex("suppressions_scope_email").on(t.teamId, t.scopeKey, t.email),
+  index("suppressions_team_email").on(t.teamId, t.email),
+  index("suppressions_team_created").on(t.teamId, t.createdAt, t.id),
+]);
+
+export const webhooks = pgTable("webhooks", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  routeId: text("route_id").notNull().references(() => routes.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  url: text("url").notNull(),
+  events: json("events").notNull(),
+  enabled: bool("enabled").notNull().default(1),
+  /** The signing key. Kept as issued: it must be usable as the HMAC key. */
+  secret: text("secret").notNull(),
+  /** Why the service disabled it, e.g. the receiver answered 410. */
+  disabledReason: text("disabled_reason"),
+  lastCalledAt: ts("last_called_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+}, (t) => [index("webhooks_route").on(t.routeId), index("webhooks_team_created").on(t.teamId, t.createdAt, t.id)]);
+
+/** An event as published, with its body serialized once. */
+export const events = pgTable("events", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  routeId: text("route_id"),
+  messageId: text("message_id"),
+  kind: text("kind").notNull(),
+  /** {id, event, timestamp, data} exactly as it is signed and sent. */
+  body: text("body").notNull(),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("events_message").on(t.messageId)]);
+
+/** One row per HTTP attempt of a webhook delivery. */
+export const webhookDeliveries = pgTable("webhook_deliveries", {
+  id: text("id").primaryKey(),
+  webhookId: text("webhook_id").notNull().references(() => webhooks.id, { onDelete: "cascade" }),
+  eventId: text("event_id").notNull(),
+  event: text("event").notNull(),
+  attempt: integer("attempt").notNull(),
+  /** succeeded | failed */
+  outcome: text("outcome").notNull(),
+  statusCode: integer("status_code"),
+  durationMs: integer("duration_ms").notNull(),
+  error: text("error"),
+  responseExcerpt: text("response_excerpt"),
+  /** When the next attempt is due, if one is. */
+  nextAttemptAt: ts("next_attempt_at"),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("webhook_deliveries_webhook_created").on(t.webhookId, t.createdAt, t.id), index("webhook_deliveries_event").on(t.eventId)]);
+
+export const idempotencyKeys = pgTable("idempotency_keys", {
+  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  key: text("key").notNull(),
+  /** SHA-256 of the request body, so a different body under the same key is a conflict. */
+  requestHash: text("request_hash").notNull(),
+  responseStatus: integer("response_status"),
+  responseBody: text("response_body"),
+  createdAt: ts("created_at").notNull(),
+  expiresAt: ts("expires_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.projectId, t.key] }), index("idempotency_keys_expires").on(t.expiresAt)]);
+
+/**
+ * The durable job queue (see schema.ts). SQLite's INTEGER PRIMARY KEY AUTOINCREMENT becomes an
+ * identity column: ids are never reused, an INSERT without id takes the next one, and one with
+ * an id (copy-db) is accepted, after which the copier moves the sequence past the largest id.
+ */
+export const jobs = pgTable("jobs", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+  queue: text("queue").notNull(),
+  payload: text("payload").notNull(),
+  runAt: ts("run_at").notNull(),
+  /** Claims so far; also the fencing token that completes or fails a claim. */
+  attempts: integer("attempts").notNull().default(0),
+  maxAttempts: integer("max_attempts").notNull(),
+  lastError: text("last_error"),
+  /** Set when the job is dead (max attempts reached or permanently failed). */
+  deadAt: ts("dead_at"),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("jobs_claim").on(t.queue, t.runAt).where(sql`dead_at IS NULL`)]);
+
+/** Server-wide values created on first start, e.g. the HMAC secret for VERP and signed links. */
+export const settings = pgTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  createdAt: ts("created_at").notNull(),
+});
