@@ -173,4 +173,9 @@ export class MessageRepository {
   recipientsOf(messageId: string): Promise<RecipientStatusRow[]> {
     return this.db.all("SELECT id, email, status FROM recipients WHERE message_id = ?", [messageId]);
   }
+
+  /** Every message counted by type and status (/metrics). */
+  countsByTypeAndStatus(): Promise<{ type: string; status: string; n: number }[]> {
+    return this.db.all("SELECT type, status, count(*) AS n FROM messages GROUP BY type, status");
+  }
 }

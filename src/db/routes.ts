@@ -1,4 +1,70 @@
+import type { Database } from "bun:sqlite";
+import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
 import type { SqlExecutor } from "./sql.ts";
+import { stmt } from "./statements.ts";
+
+export type RouteRow = {
+  id: string;
+  team_id: string;
+  project_id: string;
+  slug: string;
+  name: string;
+  route_type: "transactional" | "broadcast" | "inbound";
+  is_default: number;
+  inbound_address: string | null;
+  inbound_domain: string | null;
+  inbound_domain_verified_at: number | null;
+  inbound_spam_threshold: number | null;
+  attachment_delivery: string;
+  track_opens: number;
+  track_clicks: number;
+  created_at: number;
+  updated_at: number;
+};
+
+/** What creating a route stores; the rest (custom inbound domain, tracking) starts empty or off. */
+export type NewRouteRow = Pick<
+  RouteRow,
+  "id" | "team_id" | "project_id" | "slug" | "name" | "route_type" | "is_default" | "inbound_address" | "inbound_spam_threshold" | "created_at"
+>;
+
+/** The columns an update may change. */
+export type RouteChanges = Pick<
+  RouteRow,
+  "name" | "inbound_domain" | "inbound_domain_verified_at" | "inbound_spam_threshold" | "attachment_delivery" | "track_opens" | "track_clicks" | "updated_at"
+>;
+
+/** Messages on a route counted by type and status. */
+export type RouteMessageCountRow = { type: string; status: string; n: number };
+
+/** Sort keys of a project's route list: API name → trusted SQL column. */
+export const ROUTE_SORT = { created_at: "created_at", name: "name", slug: "slug" };
+
+const ROUTE_COLUMNS =
+  "id, team_id, project_id, slug, name, route_type, is_default, inbound_address, inbound_domain, inbound_domain_verified_at, inbound_spam_threshold, attachment_delivery, track_opens, track_clicks, created_at, updated_at";
+
+const INSERT_ROUTE = `INSERT INTO routes (id, team_id, project_id, slug, name, route_type, is_default, inbound_address, inbound_spam_threshold, attachment_delivery, created_at, updated_at)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'inline', ?, ?)`;
+
+const insertValues = (r: NewRouteRow) => [
+  r.id,
+  r.team_id,
+  r.project_id,
+  r.slug,
+  r.name,
+  r.route_type,
+  r.is_default,
+  r.inbound_address,
+  r.inbound_spam_threshold,
+  r.created_at,
+  r.created_at,
+];
+
+interface Page {
+  sort: SortKey[];
+  size: number;
+  cursor: Cursor | null;
+}
 
 /** Routes (message streams of a project). */
 export class RouteRepository {
@@ -8,4 +74,93 @@ export class RouteRepository {
   async idOfTeam(routeId: string, teamId: string): Promise<string | null> {
     return (await this.db.get<{ id: string }>("SELECT id FROM routes WHERE id = ? AND team_id = ?", [routeId, teamId]))?.id ?? null;
   }
+
+  findOfTeam(routeId: string, teamId: string): Promise<RouteRow | null> {
+    return this.db.get<RouteRow>(`SELECT ${ROUTE_COLUMNS} FROM routes WHERE id = ? AND team_id = ?`, [routeId, teamId]);
+  }
+
+  /** Every route of the project, oldest first. */
+  ofProject(projectId: string): Promise<RouteRow[]> {
+    return this.db.all<RouteRow>(`SELECT ${ROUTE_COLUMNS} FROM routes WHERE project_id = ? ORDER BY created_at, id`, [projectId]);
+  }
+
+  /** One page of the team's project's routes; `page.sort` holds ROUTE_SORT columns. */
+  listOfProject(projectId: string, teamId: string, page: Page): Promise<KeysetPage<RouteRow>> {
+    const columns = page.sort.map((k) => k.column);
+    return keysetPageOf<RouteRow>(this.db, {
+      select: `SELECT ${ROUTE_COLUMNS} FROM routes`,
+      where: ["project_id = ?", "team_id = ?"],
+      params: [projectId, teamId],
+      ...page,
+      valuesOf: (row) => columns.map((c) => (row as unknown as Record<string, string | number>)[c]!),
+    });
+  }
+
+  async slugTaken(projectId: string, slug: string): Promise<boolean> {
+    return (await this.db.get("SELECT 1 AS one FROM routes WHERE project_id = ? AND slug = ?", [projectId, slug])) !== null;
+  }
+
+  /** True when a route other than `routeId` has `domain` as its inbound domain. */
+  async inboundDomainUsedElsewhere(domain: string, routeId: string): Promise<boolean> {
+    return (await this.db.get("SELECT id FROM routes WHERE inbound_domain = ? AND id <> ?", [domain, routeId])) !== null;
+  }
+
+  async insert(r: NewRouteRow): Promise<void> {
+    await this.db.run(INSERT_ROUTE, insertValues(r));
+  }
+
+  async update(routeId: string, c: RouteChanges): Promise<void> {
+    await this.db.run(
+      `UPDATE routes SET name = ?, inbound_domain = ?, inbound_domain_verified_at = ?, inbound_spam_threshold = ?, attachment_delivery = ?,
+         track_opens = ?, track_clicks = ?, updated_at = ?
+       WHERE id = ?`,
+      [c.name, c.inbound_domain, c.inbound_domain_verified_at, c.inbound_spam_threshold, c.attachment_delivery, c.track_opens, c.track_clicks, c.updated_at, routeId],
+    );
+  }
+
+  /** Deletes the route with its webhooks and route-scoped suppressions (cascade); its messages keep a null route_id. */
+  async delete(routeId: string): Promise<void> {
+    await this.db.run("DELETE FROM routes WHERE id = ?", [routeId]);
+  }
+
+  async webhooksCount(routeId: string): Promise<number> {
+    return (await this.db.get<{ n: number }>("SELECT count(*) AS n FROM webhooks WHERE route_id = ?", [routeId]))!.n;
+  }
+
+  /** Addresses on the team's own (team-wide) suppression list. */
+  async teamWideSuppressionsCount(teamId: string): Promise<number> {
+    return (await this.db.get<{ n: number }>("SELECT count(*) AS n FROM suppressions WHERE team_id = ? AND scope_key = 'team'", [teamId]))!.n;
+  }
+
+  /** Distinct addresses suppressed for the route's project or the route itself that are not on the team-wide list. */
+  async ownSuppressionsNotTeamWideCount(route: Pick<RouteRow, "id" | "team_id" | "project_id">): Promise<number> {
+    const project = `project:${route.project_id}`;
+    const own = `route:${route.id}`;
+    const row = await this.db.get<{ n: number }>(
+      // Two exact scope lookups rather than `scope_key IN (…)`, which the planner may answer by
+      // scanning the whole team through suppressions_team_email.
+      `SELECT count(*) AS n FROM (
+         SELECT email FROM suppressions WHERE team_id = ? AND scope_key = ?
+         UNION SELECT email FROM suppressions WHERE team_id = ? AND scope_key = ?) s
+       WHERE NOT EXISTS (SELECT 1 FROM suppressions t WHERE t.team_id = ? AND t.scope_key = 'team' AND t.email = s.email)`,
+      [route.team_id, project, route.team_id, own, route.team_id],
+    );
+    return row!.n;
+  }
+
+  /** Messages on the route created at or after `since` (index messages_route_created). */
+  messageCounts(routeId: string, since: number): Promise<RouteMessageCountRow[]> {
+    return this.db.all<RouteMessageCountRow>("SELECT type, status, count(*) AS n FROM messages WHERE route_id = ? AND created_at >= ? GROUP BY type, status", [
+      routeId,
+      since,
+    ]);
+  }
+}
+
+/**
+ * RouteRepository.insert, synchronously on SQLite, for start-up and fixtures that cannot await
+ * (the CLI's init, test helpers, benchmarks). Runs in the caller's transaction, if any.
+ */
+export function insertRouteNow(sqlite: Database, r: NewRouteRow): void {
+  stmt(sqlite, INSERT_ROUTE).run(...insertValues(r));
 }

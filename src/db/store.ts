@@ -2,9 +2,12 @@ import type { Database } from "bun:sqlite";
 import { DomainRepository, InboundDomainRepository } from "./domains.ts";
 import { EventRepository } from "./events.ts";
 import { MessageRepository } from "./messages.ts";
+import { ProjectRepository } from "./projects.ts";
 import { RouteRepository } from "./routes.ts";
+import { SettingsRepository } from "./settings.ts";
 import { SqliteExecutor, type SqlExecutor } from "./sql.ts";
 import { SuppressionRepository } from "./suppressions.ts";
+import { TeamRepository } from "./teams.ts";
 import { WebhookRepository } from "./webhooks.ts";
 import type { Writer } from "./writer.ts";
 
@@ -14,8 +17,11 @@ export interface Repositories {
   inboundDomains: InboundDomainRepository;
   events: EventRepository;
   messages: MessageRepository;
+  projects: ProjectRepository;
   routes: RouteRepository;
+  settings: SettingsRepository;
   suppressions: SuppressionRepository;
+  teams: TeamRepository;
   webhooks: WebhookRepository;
 }
 
@@ -25,8 +31,11 @@ export function repositories(db: SqlExecutor): Repositories {
     inboundDomains: new InboundDomainRepository(db),
     events: new EventRepository(db),
     messages: new MessageRepository(db),
+    projects: new ProjectRepository(db),
     routes: new RouteRepository(db),
+    settings: new SettingsRepository(db),
     suppressions: new SuppressionRepository(db),
+    teams: new TeamRepository(db),
     webhooks: new WebhookRepository(db),
   };
 }
