@@ -1,6 +1,8 @@
-import type { Database } from "bun:sqlite";
-import { createProject } from "./modules/projects/service.ts";
-import { countTeams, createTeam } from "./modules/team/service.ts";
+import type { Deps } from "./context.ts";
+import { seedNow } from "./db/seed.ts";
+import type { Store } from "./db/store.ts";
+import { insertProject, newProject } from "./modules/projects/service.ts";
+import { newTeam } from "./modules/team/service.ts";
 
 export interface BootstrapResult {
   team_id: string;
@@ -9,16 +11,32 @@ export interface BootstrapResult {
   project_token: string;
 }
 
-/** A team, its owner, and a default project with one route of each type. */
-export function bootstrapTeam(sqlite: Database, opts: { teamName: string; inboundDomain: string }): BootstrapResult {
-  return sqlite.transaction(() => {
-    const team = createTeam(sqlite, { name: opts.teamName });
-    const project = createProject(sqlite, { teamId: team.teamId, name: "Default project", inboundDomain: opts.inboundDomain });
-    return { team_id: team.teamId, team_token: team.teamToken, project_id: project.projectId, project_token: project.projectToken };
-  })();
+/** The rows of a team, its owner, and a default project with one route of each type. */
+function bootstrapRows(opts: { teamName: string; inboundDomain: string }, now = Date.now()) {
+  const team = newTeam({ name: opts.teamName }, now);
+  const project = newProject({ teamId: team.created.teamId, name: "Default project", inboundDomain: opts.inboundDomain }, now);
+  const result: BootstrapResult = { team_id: team.created.teamId, team_token: team.created.teamToken, project_id: project.projectId, project_token: project.projectToken };
+  return { team: team.rows, project, result };
 }
 
-/** Bootstraps only when the database has no team yet (first `serve`). */
-export function bootstrapIfEmpty(sqlite: Database, opts: { teamName: string; inboundDomain: string }): BootstrapResult | null {
-  return countTeams(sqlite) === 0 ? bootstrapTeam(sqlite, opts) : null;
+/**
+ * A team, its owner, and a default project with one route of each type, synchronously on SQLite:
+ * for `posthorn init` (which opens the database file itself) and fixtures that cannot await.
+ */
+export function bootstrapTeam(sqlite: Deps["sqlite"], opts: { teamName: string; inboundDomain: string }): BootstrapResult {
+  const { team, project, result } = bootstrapRows(opts);
+  seedNow(sqlite, { team, project: project.project, routes: project.routes });
+  return result;
+}
+
+/** Bootstraps only when the database has no team yet (first `serve`); counted again inside the write, so two nodes starting at once make one team. */
+export async function bootstrapIfEmpty(store: Store, opts: { teamName: string; inboundDomain: string }): Promise<BootstrapResult | null> {
+  if ((await store.read.teams.count()) > 0) return null;
+  const { team, project, result } = bootstrapRows(opts);
+  return store.write(async (tx) => {
+    if ((await tx.teams.count()) > 0) return null;
+    await tx.teams.insert(team);
+    await insertProject(tx, project);
+    return result;
+  });
 }

@@ -28,7 +28,7 @@ export interface Background {
 /** Starts HTTP, the job runner and the listeners; bootstraps a first team on an empty database. */
 export async function startServer(config: Config, opts: { dbPath?: string } = {}): Promise<RunningServer> {
   const deps = createDeps(config, opts);
-  const bootstrap = bootstrapIfEmpty(deps.sqlite, { teamName: "My team", inboundDomain: config.inboundDomain });
+  const bootstrap = await bootstrapIfEmpty(deps.store, { teamName: "My team", inboundDomain: config.inboundDomain });
 
   const runner = new JobRunner(deps);
   deps.queue.onEnqueue = (queue) => runner.wake(queue);

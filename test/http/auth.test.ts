@@ -41,7 +41,7 @@ describe("token auth on GET /v1/ping", () => {
 
   test("a rotated project token → 401, the new one → 200", async () => {
     const t2 = createTestApp();
-    const fresh = rotateProjectToken(t2.deps.sqlite, t2.team.projectId);
+    const fresh = await t2.deps.store.write((tx) => rotateProjectToken(tx, t2.team.projectId));
     expect((await t2.request("GET", "/v1/ping", { projectToken: t2.team.projectToken })).status).toBe(401);
     expect((await t2.request("GET", "/v1/ping", { projectToken: fresh })).status).toBe(200);
   });

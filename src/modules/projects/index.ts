@@ -23,8 +23,8 @@ export const projectsController = (deps: Deps) =>
     .use(authPlugin(deps))
     .get(
       "/v1/projects",
-      ({ team, query }) => {
-        const { page, data, size } = listProjects(deps.sqlite, team.teamId, { sort: query.sort, query });
+      async ({ team, query }) => {
+        const { page, data, size } = await listProjects(deps, team.teamId, { sort: query.sort, query });
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/projects", query, size });
       },
       {
@@ -48,7 +48,7 @@ export const projectsController = (deps: Deps) =>
         response: { 201: CreatedProject, ...errorResponses(401, 422) },
       },
     )
-    .get("/v1/projects/:projectId", ({ team, params }) => getProjectData(deps.sqlite, team.teamId, params.projectId), {
+    .get("/v1/projects/:projectId", ({ team, params }) => getProjectData(deps, team.teamId, params.projectId), {
       team: true,
       params,
       detail: { summary: "Get a project", security },

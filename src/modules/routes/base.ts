@@ -2,8 +2,9 @@
  * RouteData without its optional `project` (kept apart from model.ts so that ProjectData, which
  * nests routes, and RouteData, which nests a project, do not import each other).
  */
-import type { Database } from "bun:sqlite";
 import { t, type Static } from "elysia";
+import type { RouteRow } from "../../db/routes.ts";
+import type { Repositories } from "../../db/store.ts";
 import { iso } from "../../ids.ts";
 import { Nullable } from "../../http/schemas.ts";
 
@@ -35,69 +36,38 @@ export const RouteFields = {
 export const ProjectRouteData = t.Object({ ...RouteFields, project: t.Null() });
 export type RouteBase = Static<ReturnType<typeof t.Object<typeof RouteFields>>>;
 
-export type RouteRow = {
-  id: string;
-  team_id: string;
-  project_id: string;
-  slug: string;
-  name: string;
-  route_type: RouteType;
-  is_default: number;
-  inbound_address: string | null;
-  inbound_domain: string | null;
-  inbound_domain_verified_at: number | null;
-  inbound_spam_threshold: number | null;
-  attachment_delivery: string;
-  track_opens: number;
-  track_clicks: number;
-  created_at: number;
-  updated_at: number;
-};
-
-export const ROUTE_COLUMNS =
-  "id, team_id, project_id, slug, name, route_type, is_default, inbound_address, inbound_domain, inbound_domain_verified_at, inbound_spam_threshold, attachment_delivery, track_opens, track_clicks, created_at, updated_at";
-
 /**
  * Serializes routes with their webhook and suppression counts. suppressed_recipients_count is the
  * number of distinct addresses blocked on the route: the team list (counted once per call; it can
  * hold many thousands of bounces) plus the project's and route's own entries not already on it.
  */
-export function serializeRoutes(sqlite: Database, rows: RouteRow[]): RouteBase[] {
-  const webhooks = sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM webhooks WHERE route_id = ?");
-  const teamWide = sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM suppressions WHERE team_id = ? AND scope_key = 'team'");
-  const ownNotTeamWide = sqlite.query<{ n: number }, [string, string, string]>(
-    // Two exact scope lookups rather than `scope_key IN (…)`, which the planner may answer by
-    // scanning the whole team through suppressions_team_email.
-    `SELECT count(*) AS n FROM (
-       SELECT email FROM suppressions WHERE team_id = ?1 AND scope_key = ?2
-       UNION SELECT email FROM suppressions WHERE team_id = ?1 AND scope_key = ?3) s
-     WHERE NOT EXISTS (SELECT 1 FROM suppressions t WHERE t.team_id = ?1 AND t.scope_key = 'team' AND t.email = s.email)`,
-  );
+export async function serializeRoutes(repos: Pick<Repositories, "routes">, rows: RouteRow[]): Promise<RouteBase[]> {
   const teamCounts = new Map<string, number>();
-  const suppressedFor = (r: RouteRow) => {
-    let base = teamCounts.get(r.team_id);
-    if (base === undefined) teamCounts.set(r.team_id, (base = teamWide.get(r.team_id)!.n));
-    return base + ownNotTeamWide.get(r.team_id, `project:${r.project_id}`, `route:${r.id}`)!.n;
-  };
-  return rows.map((r) => ({
-    id: r.id,
-    project_id: r.project_id,
-    slug: r.slug,
-    name: r.name,
-    route_type: r.route_type,
-    is_default: r.is_default === 1,
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
-    inbound_address: r.inbound_address,
-    inbound_domain: r.inbound_domain,
-    inbound_domain_verified_at: iso(r.inbound_domain_verified_at),
-    inbound_spam_threshold: r.inbound_spam_threshold,
-    attachment_delivery: r.attachment_delivery,
-    track_opens: r.track_opens === 1,
-    track_clicks: r.track_clicks === 1,
-    webhooks_count: webhooks.get(r.id)!.n,
-    suppressed_recipients_count: suppressedFor(r),
-  }));
+  const data: RouteBase[] = [];
+  for (const r of rows) {
+    let teamWide = teamCounts.get(r.team_id);
+    if (teamWide === undefined) teamCounts.set(r.team_id, (teamWide = await repos.routes.teamWideSuppressionsCount(r.team_id)));
+    data.push({
+      id: r.id,
+      project_id: r.project_id,
+      slug: r.slug,
+      name: r.name,
+      route_type: r.route_type,
+      is_default: r.is_default === 1,
+      created_at: iso(r.created_at)!,
+      updated_at: iso(r.updated_at)!,
+      inbound_address: r.inbound_address,
+      inbound_domain: r.inbound_domain,
+      inbound_domain_verified_at: iso(r.inbound_domain_verified_at),
+      inbound_spam_threshold: r.inbound_spam_threshold,
+      attachment_delivery: r.attachment_delivery,
+      track_opens: r.track_opens === 1,
+      track_clicks: r.track_clicks === 1,
+      webhooks_count: await repos.routes.webhooksCount(r.id),
+      suppressed_recipients_count: teamWide + (await repos.routes.ownSuppressionsNotTeamWideCount(r)),
+    });
+  }
+  return data;
 }
 
 /** Outbound statuses that mean the mail reached the recipient's server. */

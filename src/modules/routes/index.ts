@@ -35,8 +35,8 @@ export const routesController = (deps: Deps) =>
     )
     .get(
       "/v1/projects/:projectId/routes",
-      ({ team, params, query }) => {
-        const { page, data, size } = listProjectRoutes(deps, team.teamId, params.projectId, { sort: query.sort, query });
+      async ({ team, params, query }) => {
+        const { page, data, size } = await listProjectRoutes(deps, team.teamId, params.projectId, { sort: query.sort, query });
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: `/v1/projects/${params.projectId}/routes`, query, size });
       },
       {

@@ -1,38 +1,26 @@
-import type { Database } from "bun:sqlite";
 import { domainToASCII } from "node:url";
 import type { Deps } from "../../context.ts";
-import { keysetPage } from "../../db/keyset.ts";
+import { ROUTE_SORT, type RouteChanges, type RouteRow } from "../../db/routes.ts";
+import type { Repositories } from "../../db/store.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors.ts";
 import { MESSAGE_STATUSES } from "../../events/message-status.ts";
-import { parsePage, parseSort } from "../../http/pagination.ts";
-import { inboundDomainConflict, inboundDomainConflictMessage, routeInboundDomainRecords } from "../domains/service.ts";
-import { assertProject, getProjectData, insertRoute } from "../projects/service.ts";
-import {
-  deliverability,
-  ROUTE_COLUMNS,
-  serializeRoutes,
-  STATISTICS_WINDOW_DAYS,
-  windowStart,
-  type RouteRow,
-  type RouteType,
-} from "./base.ts";
-import { ROUTE_SLUG_MAX, type RouteData, type RouteInclude, type RouteStatistics, type UpdateRouteBody } from "./model.ts";
 import { WEBHOOK_QUEUE } from "../../events/publish.ts";
+import { parsePage, parseSort } from "../../http/pagination.ts";
+import { findInboundDomainConflict, inboundDomainConflictMessage, routeInboundDomainRecords } from "../domains/service.ts";
+import { assertProject, getProjectData, newRoute } from "../projects/service.ts";
+import { deliverability, serializeRoutes, STATISTICS_WINDOW_DAYS, windowStart, type RouteType } from "./base.ts";
+import { ROUTE_SLUG_MAX, type RouteData, type RouteInclude, type RouteStatistics, type UpdateRouteBody } from "./model.ts";
 
 /** The route's row if it belongs to `teamId`; otherwise a 404, whoever owns it. */
-function routeRow(sqlite: Database, teamId: string, routeId: string): RouteRow {
-  const row = sqlite.query<RouteRow, [string, string]>(`SELECT ${ROUTE_COLUMNS} FROM routes WHERE id = ? AND team_id = ?`).get(routeId, teamId);
+async function routeRow(repos: Pick<Repositories, "routes">, teamId: string, routeId: string): Promise<RouteRow> {
+  const row = await repos.routes.findOfTeam(routeId, teamId);
   if (!row) throw new NotFoundError("Route");
   return row;
 }
 
 /** Counts of the last 28 days on this route, by status (index messages_route_created). */
-export function routeStatistics(sqlite: Database, routeId: string, now = Date.now()): RouteStatistics {
-  const rows = sqlite
-    .query<{ type: string; status: string; n: number }, [string, number]>(
-      "SELECT type, status, count(*) AS n FROM messages WHERE route_id = ? AND created_at >= ? GROUP BY type, status",
-    )
-    .all(routeId, windowStart(now));
+export async function routeStatistics(repos: Pick<Repositories, "routes">, routeId: string, now = Date.now()): Promise<RouteStatistics> {
+  const rows = await repos.routes.messageCounts(routeId, windowStart(now));
   const byStatus = Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, 0])) as RouteStatistics["messages_by_status"];
   let total = 0;
   for (const r of rows) {
@@ -47,7 +35,7 @@ export function routeStatistics(sqlite: Database, routeId: string, now = Date.no
   };
 }
 
-type ReadDeps = Pick<Deps, "sqlite" | "config">;
+type ReadDeps = Pick<Deps, "store" | "sqlite" | "config">;
 
 /** Adds the records to publish for the route's custom inbound domain, when it has one. */
 function withInboundRecords(deps: ReadDeps, row: RouteRow, data: RouteData): RouteData {
@@ -55,39 +43,29 @@ function withInboundRecords(deps: ReadDeps, row: RouteRow, data: RouteData): Rou
   return data;
 }
 
-function routeData(deps: ReadDeps, row: RouteRow, include: ReadonlySet<RouteInclude>): RouteData {
-  const sqlite = deps.sqlite;
-  const data: RouteData = withInboundRecords(deps, row, serializeRoutes(sqlite, [row])[0]!);
-  if (include.has("project")) data.project = getProjectData(sqlite, row.team_id, row.project_id);
+async function routeData(deps: ReadDeps, row: RouteRow, include: ReadonlySet<RouteInclude>): Promise<RouteData> {
+  const repos = deps.store.read;
+  const data: RouteData = withInboundRecords(deps, row, (await serializeRoutes(repos, [row]))[0]!);
+  if (include.has("project")) data.project = await getProjectData(deps, row.team_id, row.project_id);
   // A route always belongs to a project (the foreign key is NOT NULL and cascades).
   if (include.has("projectCount")) data.project_count = 1;
   if (include.has("projectExists")) data.project_exists = true;
-  if (include.has("statistics")) data.statistics = routeStatistics(sqlite, row.id);
+  if (include.has("statistics")) data.statistics = await routeStatistics(repos, row.id);
   return data;
 }
 
-export function getRouteData(deps: ReadDeps, teamId: string, routeId: string, include: ReadonlySet<RouteInclude> = new Set()): RouteData {
-  return routeData(deps, routeRow(deps.sqlite, teamId, routeId), include);
+export async function getRouteData(deps: ReadDeps, teamId: string, routeId: string, include: ReadonlySet<RouteInclude> = new Set()): Promise<RouteData> {
+  return routeData(deps, await routeRow(deps.store.read, teamId, routeId), include);
 }
 
-const ROUTE_SORT = { created_at: "created_at", name: "name", slug: "slug" };
-
 /** One page of a project's routes (404 when the project is not the team's). */
-export function listProjectRoutes(deps: ReadDeps, teamId: string, projectId: string, q: { sort?: string; query: Record<string, unknown> }) {
-  const sqlite = deps.sqlite;
-  assertProject(sqlite, teamId, projectId);
+export async function listProjectRoutes(deps: ReadDeps, teamId: string, projectId: string, q: { sort?: string; query: Record<string, unknown> }) {
+  const repos = deps.store.read;
+  await assertProject(repos, teamId, projectId);
   const sort = parseSort(q.sort, ROUTE_SORT, "-created_at");
   const page = parsePage(q.query, sort.length);
-  const result = keysetPage<RouteRow>(sqlite, {
-    select: `SELECT ${ROUTE_COLUMNS} FROM routes`,
-    where: ["project_id = ?", "team_id = ?"],
-    params: [projectId, teamId],
-    sort,
-    size: page.size,
-    cursor: page.cursor,
-    valuesOf: (row) => sort.map((k) => row[k.column as keyof RouteRow] as string | number),
-  });
-  const data = serializeRoutes(sqlite, result.rows).map((d, i) => withInboundRecords(deps, result.rows[i]!, d));
+  const result = await repos.routes.listOfProject(projectId, teamId, { sort, size: page.size, cursor: page.cursor });
+  const data = (await serializeRoutes(repos, result.rows)).map((d, i) => withInboundRecords(deps, result.rows[i]!, d));
   return { page: result, data, size: page.size };
 }
 
@@ -109,26 +87,27 @@ export function slugify(name: string): string {
  * the default spam threshold (5).
  */
 export async function createRoute(
-  deps: Pick<Deps, "sqlite" | "writer" | "config">,
+  deps: Pick<Deps, "store" | "sqlite" | "config">,
   teamId: string,
   projectId: string,
   input: { name: string; route_type: RouteType; slug?: string },
 ): Promise<RouteData> {
   const name = input.name.trim();
   if (!name) throw ValidationError.field("name", "The name field must not be blank.");
-  const id = await deps.writer.write(() => {
-    assertProject(deps.sqlite, teamId, projectId);
-    const taken = deps.sqlite.query<{ one: number }, [string, string]>("SELECT 1 AS one FROM routes WHERE project_id = ? AND slug = ?");
+  const id = await deps.store.write(async (tx) => {
+    await assertProject(tx, teamId, projectId);
     let slug: string;
     if (input.slug !== undefined) {
       slug = input.slug;
-      if (taken.get(projectId, slug)) throw new ConflictError(`A route with the slug "${slug}" already exists in this project.`);
+      if (await tx.routes.slugTaken(projectId, slug)) throw new ConflictError(`A route with the slug "${slug}" already exists in this project.`);
     } else {
       const base = slugify(name) || input.route_type;
       slug = base;
-      for (let n = 2; taken.get(projectId, slug); n++) slug = `${base.slice(0, ROUTE_SLUG_MAX - String(n).length - 1)}-${n}`;
+      for (let n = 2; await tx.routes.slugTaken(projectId, slug); n++) slug = `${base.slice(0, ROUTE_SLUG_MAX - String(n).length - 1)}-${n}`;
     }
-    return insertRoute(deps.sqlite, { teamId, projectId, name, slug, routeType: input.route_type, isDefault: false, inboundDomain: deps.config.inboundDomain });
+    const row = newRoute({ teamId, projectId, name, slug, routeType: input.route_type, isDefault: false, inboundDomain: deps.config.inboundDomain });
+    await tx.routes.insert(row);
+    return row.id;
   });
   return getRouteData(deps, teamId, id, new Set(["project"]));
 }
@@ -162,20 +141,29 @@ function normalizeInboundDomain(raw: string, serviceDomain: string): string {
  * domain; so no route can take over another's mail.
  */
 export async function updateRoute(
-  deps: Pick<Deps, "sqlite" | "writer" | "config">,
+  deps: Pick<Deps, "store" | "sqlite" | "config">,
   teamId: string,
   routeId: string,
   input: UpdateRouteBody,
 ): Promise<RouteData> {
   const name = input.name === undefined || input.name === null ? null : input.name.trim();
   if (name === "") throw ValidationError.field("name", "The name field must not be blank.");
-  await deps.writer.write(() => {
-    const row = routeRow(deps.sqlite, teamId, routeId);
-    const sets: string[] = [];
-    const params: (string | number | null)[] = [];
+  await deps.store.write(async (tx) => {
+    const row = await routeRow(tx, teamId, routeId);
+    const next: RouteChanges = {
+      name: row.name,
+      inbound_domain: row.inbound_domain,
+      inbound_domain_verified_at: row.inbound_domain_verified_at,
+      inbound_spam_threshold: row.inbound_spam_threshold,
+      attachment_delivery: row.attachment_delivery,
+      track_opens: row.track_opens,
+      track_clicks: row.track_clicks,
+      updated_at: row.updated_at,
+    };
+    let changed = false;
     if (name !== null) {
-      sets.push("name = ?");
-      params.push(name);
+      next.name = name;
+      changed = true;
     }
     const inbound = input.inbound_settings;
     if (inbound) {
@@ -186,35 +174,34 @@ export async function updateRoute(
         const domain = inbound.inbound_domain === null ? null : normalizeInboundDomain(inbound.inbound_domain, deps.config.inboundDomain);
         if (domain !== row.inbound_domain) {
           if (domain !== null) {
-            const claim = inboundDomainConflict(deps.sqlite, teamId, domain);
+            const claim = await findInboundDomainConflict(tx, teamId, domain);
             if (claim) throw new ConflictError(`The inbound domain ${inboundDomainConflictMessage(domain, claim)}`);
-            const other = deps.sqlite.query<{ id: string }, [string, string]>("SELECT id FROM routes WHERE inbound_domain = ? AND id <> ?").get(domain, routeId);
-            if (other) throw new ConflictError(`The inbound domain ${domain} is already used by another route.`);
+            if (await tx.routes.inboundDomainUsedElsewhere(domain, routeId)) throw new ConflictError(`The inbound domain ${domain} is already used by another route.`);
           }
-          sets.push("inbound_domain = ?", "inbound_domain_verified_at = NULL");
-          params.push(domain);
+          next.inbound_domain = domain;
+          next.inbound_domain_verified_at = null;
+          changed = true;
         }
       }
       if (inbound.inbound_spam_threshold !== undefined && inbound.inbound_spam_threshold !== null) {
-        sets.push("inbound_spam_threshold = ?");
-        params.push(inbound.inbound_spam_threshold);
+        next.inbound_spam_threshold = inbound.inbound_spam_threshold;
+        changed = true;
       }
       if (inbound.attachment_delivery !== undefined && inbound.attachment_delivery !== null) {
-        sets.push("attachment_delivery = ?");
-        params.push(inbound.attachment_delivery);
+        next.attachment_delivery = inbound.attachment_delivery;
+        changed = true;
       }
     }
     for (const key of ["track_opens", "track_clicks"] as const) {
       const v = input[key];
       if (v === undefined || v === null) continue;
       if (row.route_type === "inbound") throw ValidationError.field(key, `The ${key} field applies to outbound (transactional or broadcast) routes only.`);
-      sets.push(`${key} = ?`);
-      params.push(v ? 1 : 0);
+      next[key] = v ? 1 : 0;
+      changed = true;
     }
-    if (sets.length === 0) return;
-    sets.push("updated_at = ?");
-    params.push(Date.now(), routeId);
-    deps.sqlite.query(`UPDATE routes SET ${sets.join(", ")} WHERE id = ?`).run(...params);
+    if (!changed) return;
+    next.updated_at = Date.now();
+    await tx.routes.update(routeId, next);
   });
   return getRouteData(deps, teamId, routeId);
 }
@@ -224,11 +211,12 @@ export async function updateRoute(
  * route-scoped suppressions. Its messages stay, with route_id set to null. A project's default
  * routes cannot be deleted (409): sends that name no route rely on them.
  */
-export async function deleteRoute(deps: Pick<Deps, "sqlite" | "writer" | "queue">, teamId: string, routeId: string): Promise<void> {
-  await deps.writer.write(() => {
-    const row = routeRow(deps.sqlite, teamId, routeId);
+export async function deleteRoute(deps: Pick<Deps, "store" | "queue">, teamId: string, routeId: string): Promise<void> {
+  await deps.store.write(async (tx) => {
+    const row = await routeRow(tx, teamId, routeId);
     if (row.is_default === 1) throw new ConflictError(`The default ${row.route_type} route of a project cannot be deleted.`);
+    // The queue's own table, on the same connection: dropped in this transaction (moves to the store with the queue).
     deps.queue.dropWebhookJobs(WEBHOOK_QUEUE, { routeId });
-    deps.sqlite.query("DELETE FROM routes WHERE id = ?").run(routeId);
+    await tx.routes.delete(routeId);
   });
 }

@@ -12,7 +12,7 @@ const security = [{ teamToken: [] }];
 export const teamController = (deps: Deps) =>
   new Elysia({ tags: ["Team"] })
     .use(authPlugin(deps))
-    .get("/v1/team", ({ team }) => getTeamData(deps.sqlite, team.teamId), {
+    .get("/v1/team", ({ team }) => getTeamData(deps, team.teamId), {
       team: true,
       detail: { summary: "Get the team", security },
       response: { 200: TeamData, ...errorResponses(401) },
@@ -29,8 +29,8 @@ export const teamController = (deps: Deps) =>
     )
     .get(
       "/v1/team/members",
-      ({ team, query }) => {
-        const { page, data, size } = listTeamMembers(deps.sqlite, team.teamId, { sort: query.sort, query });
+      async ({ team, query }) => {
+        const { page, data, size } = await listTeamMembers(deps, team.teamId, { sort: query.sort, query });
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/team/members", query, size });
       },
       {

@@ -1,4 +1,5 @@
 import { t, type Static } from "elysia";
+import type { MemberRow } from "../../db/teams.ts";
 import { iso } from "../../ids.ts";
 import { Nullable, nullableString } from "../../http/schemas.ts";
 
@@ -32,17 +33,6 @@ export const TEAM_NAME_MAX = 255;
 export const UpdateTeamBody = t.Object({
   name: t.Optional(nullableString("name", { maxLength: TEAM_NAME_MAX, description: "New team name; null or absent leaves it unchanged" })),
 });
-
-export type MemberRow = {
-  id: string;
-  role: string;
-  joined_at: number;
-  created_at: number;
-  user_id: string;
-  user_name: string;
-  user_email: string;
-  user_avatar: string | null;
-};
 
 export const serializeMember = (r: MemberRow): TeamMemberData => ({
   id: r.id,
