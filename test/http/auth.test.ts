@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { UnauthenticatedError } from "../../src/errors.ts";
+import { TokenAuthenticator } from "../../src/modules/auth/service.ts";
 import { rotateProjectToken } from "../../src/modules/projects/service.ts";
 import { createTestApp, waitFor } from "../helpers.ts";
 
@@ -75,5 +77,30 @@ describe("auth runs before body validation", () => {
   test("a team token on the sending endpoint → 401", async () => {
     const res = await t.request("POST", "/v1/send", { body: { from: "a@b.c", to: ["x@y.z"], subject: "s", text: "hello" } });
     expect(res.status).toBe(401);
+  });
+});
+
+describe("the asynchronous token checks (through the store)", () => {
+  const t = createTestApp();
+  const auth = new TokenAuthenticator(t.deps);
+
+  test("accept the same tokens as the synchronous ones and stamp the last use", async () => {
+    expect(await auth.authenticateTeam(t.team.teamToken, "192.0.2.7")).toEqual(auth.team(t.team.teamToken, "192.0.2.7"));
+    expect(await auth.authenticateProject(t.team.projectToken, null)).toEqual({ kind: "project", teamId: t.team.teamId, projectId: t.team.projectId, smtpEnabled: false });
+    const ip = await waitFor(() =>
+      t.deps.sqlite.query<{ ip: string | null }, [string]>("SELECT token_last_used_ip AS ip FROM teams WHERE id = ?").get(t.team.teamId)?.ip,
+    );
+    expect(ip).toBe("192.0.2.7");
+  });
+
+  test("refuse wrong, swapped and malformed tokens", async () => {
+    for (const check of [
+      () => auth.authenticateTeam("ph_team_notarealtokennotarealtokennotarealtoken1", null),
+      () => auth.authenticateTeam(t.team.projectToken, null),
+      () => auth.authenticateProject(t.team.teamToken, null),
+      () => auth.authenticateProject(undefined, null),
+    ]) {
+      await expect(check()).rejects.toBeInstanceOf(UnauthenticatedError);
+    }
   });
 });

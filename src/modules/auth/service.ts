@@ -1,5 +1,7 @@
 import type { Deps } from "../../context.ts";
-import { stmt } from "../../db/statements.ts";
+import { projectByTokenHashNow, type ProjectTokenRow } from "../../db/projects.ts";
+import type { Repositories } from "../../db/store.ts";
+import { teamByTokenHashNow } from "../../db/teams.ts";
 import { UnauthenticatedError } from "../../errors.ts";
 import { digestsEqual, sha256Hex } from "../../ids.ts";
 
@@ -24,28 +26,51 @@ const TOUCH_INTERVAL_MS = 60_000;
 export class TokenAuthenticator {
   private readonly touched = new Map<string, number>();
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Pick<Deps, "store" | "sqlite" | "writer" | "log">) {}
 
-  team(token: string | null | undefined, ip: string | null): TeamPrincipal {
+  async authenticateTeam(token: string | null | undefined, ip: string | null): Promise<TeamPrincipal> {
     const hash = this.digest(token, "ph_team_");
-    const row = stmt<{ id: string; token_hash: string }, [string]>(this.deps.sqlite, "SELECT id, token_hash FROM teams WHERE token_hash = ?").get(hash);
-    if (!row || !digestsEqual(row.token_hash, hash)) throw new UnauthenticatedError();
-    this.touch("teams", row.id, ip);
-    return { kind: "team", teamId: row.id };
+    return this.teamPrincipal(await this.deps.store.read.teams.byTokenHash(hash), hash, ip);
   }
 
+  async authenticateProject(token: string | null | undefined, ip: string | null): Promise<ProjectPrincipal> {
+    const hash = this.digest(token, "ph_");
+    return this.projectPrincipal(await this.deps.store.read.projects.byTokenHash(hash), hash, ip);
+  }
+
+  /**
+   * authenticateTeam, synchronously on SQLite, for callers that cannot await yet (the HTTP auth
+   * plugin's transform). Remove once they call authenticateTeam.
+   */
+  team(token: string | null | undefined, ip: string | null): TeamPrincipal {
+    const hash = this.digest(token, "ph_team_");
+    return this.teamPrincipal(teamByTokenHashNow(this.deps.sqlite, hash), hash, ip);
+  }
+
+  /**
+   * authenticateProject, synchronously on SQLite, for callers that cannot await yet (the HTTP
+   * auth plugin's transform, SMTP AUTH). Remove once they call authenticateProject.
+   */
   project(token: string | null | undefined, ip: string | null): ProjectPrincipal {
     const hash = this.digest(token, "ph_");
-    const row = stmt<{ id: string; team_id: string; token_hash: string; smtp_enabled: number }, [string]>(this.deps.sqlite, "SELECT id, team_id, token_hash, smtp_enabled FROM projects WHERE token_hash = ?")
-      .get(hash);
-    if (!row || !digestsEqual(row.token_hash, hash)) throw new UnauthenticatedError();
-    this.touch("projects", row.id, ip);
-    return { kind: "project", teamId: row.team_id, projectId: row.id, smtpEnabled: row.smtp_enabled === 1 };
+    return this.projectPrincipal(projectByTokenHashNow(this.deps.sqlite, hash), hash, ip);
   }
 
   /** Forget the last-used throttle for an id (after rotation, so the new token is stamped). */
   forget(id: string): void {
     this.touched.delete(id);
+  }
+
+  private teamPrincipal(row: { id: string; token_hash: string } | null, hash: string, ip: string | null): TeamPrincipal {
+    if (!row || !digestsEqual(row.token_hash, hash)) throw new UnauthenticatedError();
+    this.touch(row.id, (tx, now) => tx.teams.touchToken(row.id, now, ip));
+    return { kind: "team", teamId: row.id };
+  }
+
+  private projectPrincipal(row: ProjectTokenRow | null, hash: string, ip: string | null): ProjectPrincipal {
+    if (!row || !digestsEqual(row.token_hash, hash)) throw new UnauthenticatedError();
+    this.touch(row.id, (tx, now) => tx.projects.touchToken(row.id, now, ip));
+    return { kind: "project", teamId: row.team_id, projectId: row.id, smtpEnabled: row.smtp_enabled === 1 };
   }
 
   private digest(token: string | null | undefined, prefix: string): string {
@@ -55,17 +80,16 @@ export class TokenAuthenticator {
     return sha256Hex(token);
   }
 
-  private touch(table: "teams" | "projects", id: string, ip: string | null): void {
+  /** Stamps the token's last use, at most once per TOUCH_INTERVAL_MS per id. */
+  private touch(id: string, stamp: (tx: Repositories, now: number) => Promise<void>): void {
     const now = Date.now();
     const last = this.touched.get(id);
     if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
     this.touched.set(id, now);
     // Outside the request's unit of work: a use is a use whatever the answer, and a slow handler must not hold this write.
-    const writer = this.deps.writer;
+    const { writer, store } = this.deps;
     writer
-      .detached(() =>
-        writer.write(() => this.deps.sqlite.query(`UPDATE ${table} SET token_last_used_at = ?, token_last_used_ip = ? WHERE id = ?`).run(now, ip, id)),
-      )
+      .detached(() => store.write((tx) => stamp(tx, now)))
       .catch((err: unknown) => this.deps.log.warn("token last-used update failed", { error: String(err) }));
   }
 }
