@@ -1,13 +1,31 @@
-import type { Database } from "bun:sqlite";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Deps } from "./context.ts";
+import { settingOrAddNow } from "./db/settings.ts";
+import type { Repositories, Store } from "./db/store.ts";
+
+const SERVER_SECRET = "server_secret";
+const newSecret = () => randomBytes(32).toString("hex");
 
 /** The server's HMAC secret, created once and kept in the database (so backups carry it). */
-export function serverSecret(sqlite: Database): string {
-  const row = sqlite.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'server_secret'").get();
-  if (row) return row.value;
-  const value = randomBytes(32).toString("hex");
-  sqlite.query("INSERT OR IGNORE INTO settings (key, value, created_at) VALUES ('server_secret', ?, ?)").run(value, Date.now());
-  return sqlite.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'server_secret'").get()!.value;
+export async function serverSecretOf(store: Store): Promise<string> {
+  return (await store.read.settings.get(SERVER_SECRET)) ?? store.write((tx) => serverSecretIn(tx));
+}
+
+/** serverSecretOf inside a store.write (which must not start another write). */
+export async function serverSecretIn(tx: Pick<Repositories, "settings">): Promise<string> {
+  const stored = await tx.settings.get(SERVER_SECRET);
+  if (stored !== null) return stored;
+  // Whoever stores it first wins; everyone then reads that one.
+  await tx.settings.addIfAbsent(SERVER_SECRET, newSecret(), Date.now());
+  return (await tx.settings.get(SERVER_SECRET))!;
+}
+
+/**
+ * serverSecretOf, synchronously on SQLite, for callers that cannot await yet (SMTP, the
+ * outbound job, attachment links, test fixtures). Remove once they call serverSecretOf.
+ */
+export function serverSecret(sqlite: Deps["sqlite"]): string {
+  return settingOrAddNow(sqlite, SERVER_SECRET, newSecret, Date.now());
 }
 
 /** A short keyed signature of `value` for links and addresses (hex, `length` chars). */

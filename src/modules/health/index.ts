@@ -11,9 +11,9 @@ export const healthController = (deps: Deps) =>
       detail: { summary: "Liveness check (no auth)" },
       response: t.Object({ status: t.Literal("ok") }),
     })
-    .get("/metrics", ({ set }) => {
+    .get("/metrics", async ({ set }) => {
       set.headers["content-type"] = "text/plain; version=0.0.4";
-      return metricsText(deps);
+      return await metricsText(deps);
     }, { detail: { summary: "Prometheus metrics (no auth)" }, response: t.String() })
     .get(
       "/v1/ping",

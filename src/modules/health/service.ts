@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
 
 /** Prometheus text exposition of queue depths, message counts and writer batching. */
-export function metricsText(deps: Deps): string {
+export async function metricsText(deps: Deps): Promise<string> {
   const lines: string[] = [];
   const gauge = (name: string, help: string, samples: [Record<string, string>, number][]) => {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
@@ -13,9 +13,7 @@ export function metricsText(deps: Deps): string {
   const queues = deps.queue.countsByQueue();
   gauge("posthorn_jobs_pending", "Jobs waiting or running, per queue", queues.map((q) => [{ queue: q.queue }, q.pending]));
   gauge("posthorn_jobs_dead", "Jobs that exhausted their attempts, per queue", queues.map((q) => [{ queue: q.queue }, q.dead]));
-  const statuses = deps.sqlite
-    .query<{ type: string; status: string; n: number }, []>("SELECT type, status, count(*) AS n FROM messages GROUP BY type, status")
-    .all();
+  const statuses = await deps.store.read.messages.countsByTypeAndStatus();
   gauge("posthorn_messages", "Messages by type and status", statuses.map((s) => [{ type: s.type, status: s.status }, s.n]));
   gauge("posthorn_writer_commits", "Group commits since start", [[{}, deps.writer.stats.commits]]);
   gauge("posthorn_writer_writes", "Writes carried by group commits since start", [[{}, deps.writer.stats.writes]]);
