@@ -1,7 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
 import type { SqlExecutor } from "./sql.ts";
-import { query } from "./statements.ts";
 
 /** A sending domain as services and the API see it; the DKIM key pair is read only by signing. */
 export type DomainRow = {
@@ -279,12 +277,4 @@ export class InboundDomainRepository {
       [now, teamId, domain, domain, domain, returnPathHost, domain],
     );
   }
-}
-
-/**
- * The same as InboundDomainRepository.claims, synchronously: for the routes service until it is
- * on the store (its checks still run inside a synchronous write). Remove with that caller.
- */
-export function inboundClaimsNow(sqlite: Database, names: readonly string[], teamId: string, name: string): InboundClaimRow[] {
-  return query<InboundClaimRow, string[]>(sqlite, claimsSql(names.length)).all(...names, teamId, name);
 }

@@ -162,11 +162,3 @@ export class ProjectRepository {
 export function insertProjectNow(sqlite: Database, p: NewProjectRow): void {
   stmt(sqlite, INSERT_PROJECT).run(...insertValues(p));
 }
-
-/**
- * ProjectRepository.byTokenHash, synchronously, for token checks whose callers cannot await yet
- * (the HTTP auth plugin's transform, SMTP AUTH). Remove with them.
- */
-export function projectByTokenHashNow(sqlite: Database, hash: string): ProjectTokenRow | null {
-  return stmt<ProjectTokenRow, [string]>(sqlite, PROJECT_BY_TOKEN).get(hash);
-}

@@ -126,11 +126,3 @@ export class TeamRepository {
 export function insertTeamNow(sqlite: Database, t: NewTeam): void {
   for (const [sql, params] of newTeamStatements(t)) stmt(sqlite, sql).run(...params);
 }
-
-/**
- * TeamRepository.byTokenHash, synchronously, for token checks whose callers cannot await yet
- * (the HTTP auth plugin's transform, SMTP AUTH). Remove with them.
- */
-export function teamByTokenHashNow(sqlite: Database, hash: string): { id: string; token_hash: string } | null {
-  return stmt<{ id: string; token_hash: string }, [string]>(sqlite, TEAM_BY_TOKEN).get(hash);
-}

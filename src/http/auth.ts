@@ -41,24 +41,24 @@ const buildAuthPlugin = (authenticator: TokenAuthenticator, seed: number) =>
     .decorate("authenticator", authenticator)
     .macro({
       team: {
-        transform({ headers, request, server }) {
-          authenticated.set(request, authenticator.team(bearer(headers.authorization), clientIp(server as IpServer, request)));
+        async transform({ headers, request, server }) {
+          authenticated.set(request, await authenticator.authenticateTeam(bearer(headers.authorization), clientIp(server as IpServer, request)));
         },
         resolve: ({ request }) => ({ team: principalOf<TeamPrincipal>(request) }),
       },
       project: {
-        transform({ headers, request, server }) {
-          authenticated.set(request, authenticator.project(headers["x-service-token"], clientIp(server as IpServer, request)));
+        async transform({ headers, request, server }) {
+          authenticated.set(request, await authenticator.authenticateProject(headers["x-service-token"], clientIp(server as IpServer, request)));
         },
         resolve: ({ request }) => ({ project: principalOf<ProjectPrincipal>(request) }),
       },
       anyToken: {
-        transform({ headers, request, server }) {
+        async transform({ headers, request, server }) {
           const ip = clientIp(server as IpServer, request);
           const teamToken = bearer(headers.authorization);
           const projectToken = headers["x-service-token"];
-          if (teamToken) authenticated.set(request, authenticator.team(teamToken, ip));
-          else if (projectToken) authenticated.set(request, authenticator.project(projectToken, ip));
+          if (teamToken) authenticated.set(request, await authenticator.authenticateTeam(teamToken, ip));
+          else if (projectToken) authenticated.set(request, await authenticator.authenticateProject(projectToken, ip));
           else throw new UnauthenticatedError();
         },
         resolve: ({ request }) => ({ principal: principalOf<TeamPrincipal | ProjectPrincipal>(request) }),

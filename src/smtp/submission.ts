@@ -167,17 +167,18 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
       if (!session.secure && !(plainFromLoopback && isLoopback(session.remoteAddress))) {
         return callback(smtpError(538, "5.7.11 Encryption required: use STARTTLS before AUTH"));
       }
-      let principal;
-      try {
-        principal = tokens.project(auth.password ?? "", session.remoteAddress);
-      } catch (err) {
-        if (err instanceof UnauthenticatedError) return callback(smtpError(535, "5.7.8 Authentication credentials invalid"));
-        deps.log.error("submission auth failed", { error: String(err) });
-        return callback(smtpError(454, "4.7.0 Temporary authentication failure"));
-      }
-      if (!principal.smtpEnabled) return callback(smtpError(535, "5.7.8 SMTP submission is disabled for this project"));
-      const user: SubmissionUser = { teamId: principal.teamId, projectId: principal.projectId };
-      callback(null, { user });
+      tokens.authenticateProject(auth.password ?? "", session.remoteAddress).then(
+        (principal) => {
+          if (!principal.smtpEnabled) return callback(smtpError(535, "5.7.8 SMTP submission is disabled for this project"));
+          const user: SubmissionUser = { teamId: principal.teamId, projectId: principal.projectId };
+          callback(null, { user });
+        },
+        (err: unknown) => {
+          if (err instanceof UnauthenticatedError) return callback(smtpError(535, "5.7.8 Authentication credentials invalid"));
+          deps.log.error("submission auth failed", { error: String(err) });
+          callback(smtpError(454, "4.7.0 Temporary authentication failure"));
+        },
+      );
     },
     onMailFrom(address, session, callback) {
       const user = session.user as SubmissionUser;

@@ -1,7 +1,6 @@
 import type { Deps } from "../../context.ts";
-import { projectByTokenHashNow, type ProjectTokenRow } from "../../db/projects.ts";
+import type { ProjectTokenRow } from "../../db/projects.ts";
 import type { Repositories } from "../../db/store.ts";
-import { teamByTokenHashNow } from "../../db/teams.ts";
 import { UnauthenticatedError } from "../../errors.ts";
 import { digestsEqual, sha256Hex } from "../../ids.ts";
 
@@ -26,7 +25,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 export class TokenAuthenticator {
   private readonly touched = new Map<string, number>();
 
-  constructor(private readonly deps: Pick<Deps, "store" | "sqlite" | "writer" | "log">) {}
+  constructor(private readonly deps: Pick<Deps, "store" | "writer" | "log">) {}
 
   async authenticateTeam(token: string | null | undefined, ip: string | null): Promise<TeamPrincipal> {
     const hash = this.digest(token, "ph_team_");
@@ -36,24 +35,6 @@ export class TokenAuthenticator {
   async authenticateProject(token: string | null | undefined, ip: string | null): Promise<ProjectPrincipal> {
     const hash = this.digest(token, "ph_");
     return this.projectPrincipal(await this.deps.store.read.projects.byTokenHash(hash), hash, ip);
-  }
-
-  /**
-   * authenticateTeam, synchronously on SQLite, for callers that cannot await yet (the HTTP auth
-   * plugin's transform). Remove once they call authenticateTeam.
-   */
-  team(token: string | null | undefined, ip: string | null): TeamPrincipal {
-    const hash = this.digest(token, "ph_team_");
-    return this.teamPrincipal(teamByTokenHashNow(this.deps.sqlite, hash), hash, ip);
-  }
-
-  /**
-   * authenticateProject, synchronously on SQLite, for callers that cannot await yet (the HTTP
-   * auth plugin's transform, SMTP AUTH). Remove once they call authenticateProject.
-   */
-  project(token: string | null | undefined, ip: string | null): ProjectPrincipal {
-    const hash = this.digest(token, "ph_");
-    return this.projectPrincipal(projectByTokenHashNow(this.deps.sqlite, hash), hash, ip);
   }
 
   /** Forget the last-used throttle for an id (after rotation, so the new token is stamped). */

@@ -1,5 +1,5 @@
 import type { Deps } from "../../context.ts";
-import { DOMAIN_SORT, inboundClaimsNow, type DomainRow, type InboundClaimRow } from "../../db/domains.ts";
+import { DOMAIN_SORT, type DomainRow, type InboundClaimRow } from "../../db/domains.ts";
 import type { Repositories } from "../../db/store.ts";
 import { generateDkimKeyPairAsync } from "../../dns/dkim-key.ts";
 import {
@@ -163,14 +163,6 @@ function strongestClaim(rows: readonly InboundClaimRow[], teamId: string, name: 
  */
 export async function findInboundDomainConflict(repos: Pick<Repositories, "inboundDomains">, teamId: string, name: string): Promise<InboundDomainConflict | null> {
   return strongestClaim(await repos.inboundDomains.claims(nameAndParents(name), teamId, name), teamId, name);
-}
-
-/**
- * findInboundDomainConflict, synchronously, for the routes service while its checks still run in
- * a synchronous write. Remove once it calls findInboundDomainConflict.
- */
-export function inboundDomainConflict(sqlite: Deps["sqlite"], teamId: string, name: string): InboundDomainConflict | null {
-  return strongestClaim(inboundClaimsNow(sqlite, nameAndParents(name), teamId, name), teamId, name);
 }
 
 export function inboundDomainConflictMessage(name: string, c: InboundDomainConflict): string {
