@@ -95,7 +95,7 @@ try {
   const hostile = await fetch(`${base}/v1/webhooks`, { method: "POST", headers: team, body: '{"toString":1}' });
   const hostileText = await hostile.text();
   check(
-    hostile.status === 422 && hostile.headers.get("content-type") === "application/json" && !/ at |\.ts:|\/src\//.test(hostileText),
+    hostile.status === 422 && hostile.headers.get("content-type") === "application/json" && !/\n\s+at |\.ts:\d|\/src\/|node_modules/.test(hostileText),
     "hostile body → JSON 422 without a stack",
   );
 
