@@ -53,19 +53,18 @@ export class UnitOfWork {
   }
 
   /** @internal The writer waits here while the unit's savepoint is open; true means release it. */
-  waitForOutcome(limitMs: number, onTimeout: () => void): Promise<boolean> {
+  waitForOutcome(): Promise<boolean> {
     if (this.outcome !== null) return Promise.resolve(this.outcome);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.onFinish = null;
-        onTimeout();
-        resolve(true);
-      }, limitMs);
-      this.onFinish = (ok) => {
-        clearTimeout(timer);
-        resolve(ok);
-      };
+      this.onFinish = resolve;
     });
+  }
+
+  /** @internal The hold limit passed: commit the unit's writes as they stand, without its answer. */
+  expire(): void {
+    const finish = this.onFinish;
+    this.onFinish = null;
+    finish?.(true);
   }
 
   /** @internal The commit that makes the unit's writes durable. */
@@ -115,6 +114,9 @@ export class Writer {
   private lastBatch = 0;
   /** Set while a batch waits for a unit of work's answer with its transaction open. */
   private draining: Promise<void> | null = null;
+  /** The unit whose answer the open batch waits for, and since when. */
+  private held: { unit: UnitOfWork; since: number } | null = null;
+  private watchdog: Timer | null = null;
   private readonly units = new AsyncLocalStorage<UnitOfWork>();
   /** Told when a unit held the group past HOLD_LIMIT_MS and its writes were committed anyway. */
   onHoldTimeout: () => void = () => {};
@@ -380,6 +382,7 @@ export class Writer {
     const commit = withResolvers();
     unit.committedWith(commit.promise);
     unit.holding = true;
+    this.watchHold(unit);
     const own = [batch[at]!, ...batch.slice(at + 1).filter((q) => q.unit === unit)];
     const queued = this.queue.filter((q) => q.unit === unit);
     if (queued.length > 0) this.queue = this.queue.filter((q) => q.unit !== unit);
@@ -390,8 +393,9 @@ export class Writer {
       this.runInsideUnit(unit, q.work).then(q.resolve, q.reject);
     }
     return unit
-      .waitForOutcome(HOLD_LIMIT_MS, () => this.onHoldTimeout())
+      .waitForOutcome()
       .then(async (ok) => {
+        this.held = null;
         await unit.turns;
         unit.holding = false;
         if (ok) this.tx.release.run();
@@ -408,10 +412,31 @@ export class Writer {
       });
   }
 
+  /**
+   * One watchdog for all holds instead of a timer per request: a hold normally ends within the
+   * turn it began in; one still open past HOLD_LIMIT_MS is expired (its writes commit as they stand).
+   */
+  private watchHold(unit: UnitOfWork): void {
+    this.held = { unit, since: performance.now() };
+    this.watchdog ??= this.detached(() =>
+      setInterval(() => {
+        if (this.held && performance.now() - this.held.since > HOLD_LIMIT_MS) {
+          const expired = this.held.unit;
+          this.held = null;
+          this.onHoldTimeout();
+          expired.expire();
+        }
+      }, HOLD_LIMIT_MS / 4),
+    );
+    this.watchdog.unref?.();
+  }
+
   /** Flushes what is queued and refuses further writes. */
   stop(): void {
     void this.flush();
     this.stopped = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = null;
   }
 }
 

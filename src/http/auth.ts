@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../context.ts";
 import { UnauthenticatedError } from "../errors.ts";
+import { rejectUnknownFilters } from "./filters.ts";
 import { TokenAuthenticator, type ProjectPrincipal, type TeamPrincipal } from "../modules/auth/service.ts";
 
 const bearer = (header: string | undefined): string | null => {
@@ -44,7 +45,10 @@ const buildAuthPlugin = (authenticator: TokenAuthenticator, seed: number) =>
         async transform({ headers, request, server }) {
           authenticated.set(request, await authenticator.authenticateTeam(bearer(headers.authorization), clientIp(server as IpServer, request)));
         },
-        resolve: ({ request }) => ({ team: principalOf<TeamPrincipal>(request) }),
+        resolve: ({ request, route }) => {
+          rejectUnknownFilters(request, route);
+          return { team: principalOf<TeamPrincipal>(request) };
+        },
       },
       project: {
         async transform({ headers, request, server }) {

@@ -51,22 +51,6 @@ export const oneOf = <const V extends readonly string[]>(field: string, values: 
     { error: `The ${field} field must be one of: ${values.join(", ")}.`, description },
   ) as unknown as import("@sinclair/typebox").TUnion<{ [K in keyof V]: import("@sinclair/typebox").TLiteral<V[K]> }[number][]>;
 
-/**
- * Elysia drops query keys its schema does not name; a misspelt filter would then silently widen
- * the result. Any `filter[x]` not in `allowed` is a 422 instead.
- */
-export function rejectUnknownFilters(url: string, allowed: readonly string[]): void {
-  const search = new URL(url).searchParams;
-  const errors: Record<string, string[]> = fieldErrors();
-  for (const key of search.keys()) {
-    const m = /^filter\[(.*)\]$/.exec(key);
-    if ((m && !allowed.includes(m[1]!)) || (!m && key.startsWith("filter"))) {
-      errors[key] = [`Unknown filter "${key}". Allowed: ${allowed.map((a) => `filter[${a}]`).join(", ")}.`];
-    }
-  }
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-}
-
 /** Parses `include=a,b` against the allowed names; unknown names are a 422 on `include`. */
 export function parseInclude<N extends string>(raw: string | undefined, allowed: readonly N[]): Set<N> {
   const out = new Set<N>();
