@@ -229,18 +229,27 @@ export class Writer {
     }
   }
 
-  /** Runs `work` now in a savepoint inside the open transaction. */
-  private runInner<T>(work: () => T): T {
+  /** Runs `work` now in a savepoint inside the open transaction; an asynchronous one keeps it until it settles. */
+  private runInner<T>(work: () => T): T;
+  private runInner<T>(work: () => T | Promise<T>): T | Promise<T>;
+  private runInner<T>(work: () => T | Promise<T>): T | Promise<T> {
     this.tx.innerSavepoint.run();
-    try {
-      const value = work();
-      this.tx.innerRelease.run();
-      return value;
-    } catch (err) {
+    const undo = (err: unknown): never => {
       this.tx.innerRollbackTo.run();
       this.tx.innerRelease.run();
       throw err;
+    };
+    const release = (value: T): T => {
+      this.tx.innerRelease.run();
+      return value;
+    };
+    let value: T | Promise<T>;
+    try {
+      value = work();
+    } catch (err) {
+      return undo(err);
     }
+    return isThenable(value) ? Promise.resolve(value).then(release, undo) : release(value);
   }
 
   /**
@@ -248,19 +257,7 @@ export class Writer {
    * own; the unit's writes take turns, so an asynchronous one keeps its savepoint to itself.
    */
   private runInsideUnit<T>(unit: UnitOfWork, work: () => T | Promise<T>): Promise<T> {
-    const run = async (): Promise<T> => {
-      this.tx.innerSavepoint.run();
-      try {
-        const value = await work();
-        this.tx.innerRelease.run();
-        return value;
-      } catch (err) {
-        this.tx.innerRollbackTo.run();
-        this.tx.innerRelease.run();
-        throw err;
-      }
-    };
-    const result = unit.turns.then(run);
+    const result = unit.turns.then(() => this.runInner(work));
     unit.turns = result.then(
       () => {},
       () => {},

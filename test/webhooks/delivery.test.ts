@@ -9,6 +9,7 @@ import { JobRunner } from "../../src/jobs/runner.ts";
 import { createTestApp, waitFor } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
 import { makeTestCert, receiverHmac, startReceiver, type Responder, type TestCert, type TestReceiver } from "./support.ts";
+import type { DeliveryRow } from "../../src/db/webhooks.ts";
 
 let dns: TestDnsServer;
 let cert: TestCert;
@@ -26,18 +27,6 @@ afterAll(async () => {
   await dns.close();
 });
 
-type DeliveryRow = {
-  attempt: number;
-  outcome: string;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  response_excerpt: string | null;
-  next_attempt_at: number | null;
-  event_id: string;
-  event: string;
-  created_at: number;
-};
 
 /**
  * An app whose "webhook" queue runs, a receiver with `respond`, and one webhook on the
