@@ -10,6 +10,7 @@ import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from
 export const MAX_JSON_DEPTH = 32;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /** `application/json` or any `+json` type, parameters (charset) ignored. */
 export function isJsonContentType(contentType: string | null): boolean {
@@ -100,7 +101,8 @@ export async function parseJsonBody(request: Request, limit: number): Promise<un
   } catch {
     throw new BadRequestError("The request body is not valid JSON.");
   }
-  if (!wellFormed(value)) throw new BadRequestError("The request body contains invalid Unicode (a lone surrogate).");
+  // Strict UTF-8 cannot decode to a lone surrogate, so only a \uD800–\uDFFF escape can bring one: walk the value only then.
+  if (SURROGATE_ESCAPE.test(text) && !wellFormed(value)) throw new BadRequestError("The request body contains invalid Unicode (a lone surrogate).");
   return value;
 }
 
