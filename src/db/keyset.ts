@@ -67,6 +67,18 @@ export interface KeysetPage<R> {
   prevCursor: string | null;
 }
 
+/**
+ * Appends `column = ?` to `where` (and the value to `params`) for each filter given; an undefined
+ * value is no filter. Columns are the caller's trusted names, never client text.
+ */
+export function whereEquals(where: string[], params: (string | number | null)[], filters: Record<string, string | number | undefined>): void {
+  for (const [column, value] of Object.entries(filters)) {
+    if (value === undefined) continue;
+    where.push(`${column} = ?`);
+    params.push(value);
+  }
+}
+
 /** What a keyset page is asked for. `sort` must end in a unique column (the id) so pages are stable while rows are added. */
 export interface KeysetQuery<R> {
   select: string;

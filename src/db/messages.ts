@@ -1,4 +1,4 @@
-import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
+import { keysetPageOf, whereEquals, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 /** The columns of a message that lists show. */
@@ -72,17 +72,7 @@ const likeContains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\$
 export function messageListSql(teamId: string, f: MessageListFilter): { select: string; where: string[]; params: (string | number)[] } {
   const where = ["team_id = ?"];
   const params: (string | number)[] = [teamId];
-  for (const [column, value] of [
-    ["type", f.type],
-    ["status", f.status],
-    ["route_id", f.routeId],
-    ["domain_id", f.domainId],
-    ["tag", f.tag],
-  ] as const) {
-    if (value === undefined) continue;
-    where.push(`${column} = ?`);
-    params.push(value);
-  }
+  whereEquals(where, params, { type: f.type, status: f.status, route_id: f.routeId, domain_id: f.domainId, tag: f.tag });
   let search = false;
   for (const [column, value] of [
     ["from_email", f.fromEmailContains],

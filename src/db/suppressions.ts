@@ -1,4 +1,4 @@
-import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
+import { keysetPageOf, whereEquals, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 /** A suppression as the API shows it. */
@@ -62,17 +62,7 @@ export class SuppressionRepository {
   list(teamId: string, filter: SuppressionListFilter, page: Page): Promise<KeysetPage<SuppressionRow>> {
     const where = ["team_id = ?"];
     const params: string[] = [teamId];
-    for (const [column, value] of [
-      ["email", filter.email],
-      ["scope", filter.scope],
-      ["reason", filter.reason],
-      ["project_id", filter.projectId],
-      ["route_id", filter.routeId],
-    ] as const) {
-      if (value === undefined) continue;
-      where.push(`${column} = ?`);
-      params.push(value);
-    }
+    whereEquals(where, params, { email: filter.email, scope: filter.scope, reason: filter.reason, project_id: filter.projectId, route_id: filter.routeId });
     const columns = page.sort.map((k) => k.column as keyof SuppressionRow);
     return keysetPageOf<SuppressionRow>(this.db, {
       select: `SELECT ${COLUMNS} FROM suppressions`,

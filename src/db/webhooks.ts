@@ -1,5 +1,5 @@
 import { iso, newId } from "../ids.ts";
-import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
+import { keysetPageOf, whereEquals, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 export type WebhookRow = {
@@ -96,14 +96,7 @@ export class WebhookRepository {
   list(teamId: string, filter: { routeId?: string; enabled?: boolean }, page: Page): Promise<KeysetPage<WebhookRow>> {
     const where = ["team_id = ?"];
     const params: (string | number)[] = [teamId];
-    if (filter.routeId) {
-      where.push("route_id = ?");
-      params.push(filter.routeId);
-    }
-    if (filter.enabled !== undefined) {
-      where.push("enabled = ?");
-      params.push(filter.enabled ? 1 : 0);
-    }
+    whereEquals(where, params, { route_id: filter.routeId || undefined, enabled: filter.enabled === undefined ? undefined : filter.enabled ? 1 : 0 });
     const columns = page.sort.map((k) => k.column);
     return keysetPageOf<WebhookRow>(this.db, {
       select: "SELECT * FROM webhooks",
@@ -117,16 +110,7 @@ export class WebhookRepository {
   listDeliveries(webhookId: string, filter: { event?: string; outcome?: string; eventId?: string }, page: Page): Promise<KeysetPage<DeliveryRow>> {
     const where = ["webhook_id = ?"];
     const params: string[] = [webhookId];
-    for (const [value, column] of [
-      [filter.event, "event"],
-      [filter.outcome, "outcome"],
-      [filter.eventId, "event_id"],
-    ] as const) {
-      if (value) {
-        where.push(`${column} = ?`);
-        params.push(value);
-      }
-    }
+    whereEquals(where, params, { event: filter.event || undefined, outcome: filter.outcome || undefined, event_id: filter.eventId || undefined });
     return keysetPageOf<DeliveryRow>(this.db, {
       select: "SELECT * FROM webhook_deliveries",
       where,
