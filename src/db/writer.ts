@@ -380,12 +380,12 @@ export class Writer {
     unit.committedWith(commit.promise);
     unit.holding = true;
     this.watchHold(unit);
-    const own = [batch[at]!, ...batch.slice(at + 1).filter((q) => q.unit === unit)];
+    const first = batch[at]!;
+    first.resolve(first.ran!.value);
+    const laterInBatch = batch.slice(at + 1).filter((q) => q.unit === unit);
     const queued = this.queue.filter((q) => q.unit === unit);
     if (queued.length > 0) this.queue = this.queue.filter((q) => q.unit !== unit);
-    const first = own[0]!;
-    first.resolve(first.ran!.value);
-    for (const q of [...own.slice(1), ...queued]) {
+    for (const q of [...laterInBatch, ...queued]) {
       q.ran = { ok: true, value: undefined }; // settled through its own promise below
       this.runInsideUnit(unit, q.work).then(q.resolve, q.reject);
     }

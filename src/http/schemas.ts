@@ -1,7 +1,7 @@
 /**
  * Schema helpers shared by the management controllers (team, projects, routes, messages,
  * suppressions): error bodies for the OpenAPI document, nullable fields with readable 422
- * messages, and the strict handling of `filter[…]` / `include` query values.
+ * messages, and the strict handling of `include` query values (`filter[…]`: src/http/filters.ts).
  */
 import { t, type TSchema } from "elysia";
 import type { Cursor, CursorValue, SortKey } from "../db/keyset.ts";
