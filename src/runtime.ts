@@ -4,7 +4,6 @@ import { databasePath, openStorage } from "./db/connection.ts";
 import { SqliteStore } from "./db/store.ts";
 import { Writer } from "./db/writer.ts";
 import { DnsResolver } from "./dns/resolver.ts";
-import { JobQueue } from "./db/job-queue.ts";
 import { createLogger, type Logger } from "./log.ts";
 
 /** Opens storage and builds the shared dependencies. `dbPath` ":memory:" is for tests. */
@@ -13,13 +12,14 @@ export function createDeps(config: Config, opts: { dbPath?: string; log?: Logger
   const log = opts.log ?? createLogger(config.logLevel);
   const writer = new Writer(storage.sqlite);
   writer.onHoldTimeout = () => log.warn("a request kept its writes open past the hold limit; they were committed without waiting for its answer");
+  const store = new SqliteStore(storage.sqlite, writer);
   return {
     config,
     sqlite: storage.sqlite,
     db: storage.db,
     writer,
-    store: new SqliteStore(storage.sqlite, writer),
-    queue: new JobQueue(storage.sqlite),
+    store,
+    queue: store.read.jobs,
     log,
     dns: new DnsResolver(config.dnsServers),
   };

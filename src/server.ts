@@ -31,7 +31,6 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   const bootstrap = await bootstrapIfEmpty(deps.store, { teamName: "My team", inboundDomain: config.inboundDomain });
 
   const runner = new JobRunner(deps);
-  deps.queue.onEnqueue = (queue) => runner.wake(queue);
   // The queues and their handlers: jobs/ knows none of them.
   registerOutboundJobs(runner, deps);
   registerWebhookJobs(runner, deps);
@@ -64,8 +63,7 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
       await app.stop();
       for (const b of background.reverse()) await b.stop();
       await runner.stop();
-      deps.writer.stop();
-      deps.sqlite.close();
+      await deps.store.close();
     })());
   return { deps, httpPort, bootstrap, stop };
 }

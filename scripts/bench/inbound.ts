@@ -135,7 +135,6 @@ let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
 
 const runner = new JobRunner(deps);
-deps.queue.onEnqueue = (q) => runner.wake(q);
 registerInboundJobs(runner, deps);
 runner.start();
 const listener = await startInboundListener(deps, { host: "127.0.0.1", port: 0, maxClients: 1000 });

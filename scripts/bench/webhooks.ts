@@ -112,7 +112,6 @@ async function main() {
   const sender = new WebhookSender({ dns: deps.dns, allowedNetworks: ["127.0.0.0/8"], ca: cert.caPem });
   useWebhookSender(deps, sender);
   const runner = new JobRunner(deps);
-  deps.queue.onEnqueue = (q) => runner.wake(q);
   registerWebhookJobs(runner, deps, { sender });
   const pendingJobs = () => deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND dead_at IS NULL").get()!.n;
 

@@ -1,5 +1,5 @@
-import type { Database, Statement } from "bun:sqlite";
 import { exponentialBackoff } from "../jobs/backoff.ts";
+import type { SqlExecutor } from "./sql.ts";
 
 export interface Job<P = unknown> {
   id: number;
@@ -19,66 +19,111 @@ export interface EnqueueOptions {
 
 type Row = { id: number; queue: string; payload: string; attempts: number; max_attempts: number; created_at: number };
 
+/** The channel on which PostgreSQL tells every node's runner that a queue got due work. */
+export const JOBS_CHANNEL = "posthorn_jobs";
+
 /**
- * A durable queue in one SQLite table, which it owns (nothing else reads or writes `jobs`), in the style of goqite: a single UPDATE … RETURNING claims
- * due jobs and pushes their run_at to the end of the lease, so a worker that dies simply lets its
- * lease expire and the job becomes due again. `attempts` is a fencing token: a worker whose lease
- * expired and whose job was claimed again can no longer complete or fail it.
- *
- * All methods are synchronous; call enqueue/complete/fail inside a Writer batch to share fsyncs.
+ * Who hears of enqueued work in this process: the runner sets `onEnqueue`. Told after the current
+ * turn, so after a SQLite group commit that carried the enqueue; on PostgreSQL every node (this
+ * one included) also hears it through NOTIFY once the enqueuing transaction commits.
  */
-export class JobQueue {
-  private readonly insertStmt: Statement;
-  private readonly claimStmt: Statement<Row>;
-  private readonly completeStmt: Statement;
-  private readonly retryStmt: Statement;
-  private readonly deadStmt: Statement;
-  private readonly extendStmt: Statement;
-  private readonly nextDueStmt: Statement<{ t: number | null }, [string]>;
-  /** Called (after the current turn, so after the enqueuing transaction commits) with queues that got jobs. */
+export class JobSignals {
   onEnqueue: ((queue: string) => void) | null = null;
   private readonly toWake = new Set<string>();
 
+  enqueued(queue: string): void {
+    if (!this.onEnqueue) return;
+    if (this.toWake.size === 0) {
+      setImmediate(() => {
+        const queues = [...this.toWake];
+        this.toWake.clear();
+        for (const q of queues) this.onEnqueue?.(q);
+      });
+    }
+    this.toWake.add(queue);
+  }
+}
+
+/**
+ * The statements that differ between the engines, side by side. The claim takes due jobs in one
+ * UPDATE … RETURNING; PostgreSQL skips rows another node's claim has locked, so nodes never wait
+ * on each other or take the same job.
+ */
+const FLAVORS = {
+  sqlite: {
+    insert: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?) RETURNING id",
+    insertNotify: null,
+    claim: `UPDATE jobs SET run_at = ?, attempts = attempts + 1
+            WHERE id IN (SELECT id FROM jobs WHERE queue = ? AND dead_at IS NULL AND run_at <= ? ORDER BY run_at LIMIT ?)
+            RETURNING id, queue, payload, attempts, max_attempts, created_at`,
+    webhookOfPayload: "json_extract(payload, '$.webhookId')",
+    pendingDead: "sum(dead_at IS NULL) AS pending, sum(dead_at IS NOT NULL) AS dead",
+  },
+  postgres: {
+    insert: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?) RETURNING id",
+    // One round trip: the row and the NOTIFY, which PostgreSQL delivers when the transaction commits.
+    insertNotify: `WITH j AS (INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?) RETURNING id)
+                   SELECT id, pg_notify('${JOBS_CHANNEL}', ?) AS n FROM j`,
+    claim: `UPDATE jobs SET run_at = ?, attempts = attempts + 1
+            WHERE id IN (SELECT id FROM jobs WHERE queue = ? AND dead_at IS NULL AND run_at <= ? ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED)
+            RETURNING id, queue, payload, attempts, max_attempts, created_at`,
+    webhookOfPayload: "(payload::jsonb ->> 'webhookId')",
+    pendingDead: "count(*) FILTER (WHERE dead_at IS NULL) AS pending, count(*) FILTER (WHERE dead_at IS NOT NULL) AS dead",
+  },
+} as const;
+
+/**
+ * A durable queue in one table, which it owns (nothing else reads or writes `jobs`), in the style
+ * of goqite: one UPDATE … RETURNING claims due jobs and pushes their run_at to the end of the
+ * lease, so a worker (or node) that dies simply lets its lease expire and the job becomes due
+ * again. `attempts` is a fencing token: a worker whose lease expired and whose job was claimed
+ * again can no longer complete or fail it.
+ *
+ * It is a repository like the others: bound to the store's reads, or to one transaction's writes
+ * (`tx.jobs.enqueue(…)` inside `store.write`), so a job is queued with the change that needs it.
+ */
+export class JobQueue {
+  private readonly sql: (typeof FLAVORS)[keyof typeof FLAVORS];
+
   constructor(
-    private readonly sqlite: Database,
+    private readonly db: SqlExecutor,
+    private readonly signals: JobSignals = new JobSignals(),
     private readonly now: () => number = Date.now,
   ) {
-    this.insertStmt = sqlite.prepare(
-      "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?)",
-    );
-    this.claimStmt = sqlite.prepare<Row, [number, string, number, number]>(
-      `UPDATE jobs SET run_at = ?1, attempts = attempts + 1
-       WHERE id IN (SELECT id FROM jobs WHERE queue = ?2 AND dead_at IS NULL AND run_at <= ?3 ORDER BY run_at LIMIT ?4)
-       RETURNING id, queue, payload, attempts, max_attempts, created_at`,
-    );
-    this.completeStmt = sqlite.prepare("DELETE FROM jobs WHERE id = ? AND attempts = ?");
-    this.retryStmt = sqlite.prepare("UPDATE jobs SET run_at = ?, last_error = ? WHERE id = ? AND attempts = ?");
-    this.deadStmt = sqlite.prepare("UPDATE jobs SET dead_at = ?, last_error = ? WHERE id = ? AND attempts = ?");
-    this.extendStmt = sqlite.prepare("UPDATE jobs SET run_at = ? WHERE id = ? AND attempts = ?");
-    this.nextDueStmt = sqlite.prepare("SELECT min(run_at) AS t FROM jobs WHERE queue = ? AND dead_at IS NULL");
+    this.sql = FLAVORS[db.dialect];
   }
 
-  enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}): number {
+  async enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}): Promise<number> {
     const now = this.now();
-    const res = this.insertStmt.run(queue, JSON.stringify(payload), opts.runAt ?? now, opts.maxAttempts ?? 25, now);
-    if (this.onEnqueue && (opts.runAt ?? now) <= now) {
-      if (this.toWake.size === 0) {
-        setImmediate(() => {
-          const queues = [...this.toWake];
-          this.toWake.clear();
-          for (const q of queues) this.onEnqueue?.(q);
-        });
-      }
-      this.toWake.add(queue);
-    }
-    return Number(res.lastInsertRowid);
+    const runAt = opts.runAt ?? now;
+    const due = runAt <= now;
+    const params = [queue, JSON.stringify(payload), runAt, opts.maxAttempts ?? 25, now];
+    const row =
+      due && this.sql.insertNotify
+        ? await this.db.get<{ id: number }>(this.sql.insertNotify, [...params, queue])
+        : await this.db.get<{ id: number }>(this.sql.insert, params);
+    if (due) this.signals.enqueued(queue);
+    return Number(row!.id);
+  }
+
+  /**
+   * Enqueues a job unless `queue` already has one waiting or running: for periodic work that
+   * re-enqueues itself, so it runs once across the cluster however many nodes start it. On
+   * PostgreSQL a transaction-scoped advisory lock makes concurrent callers take turns.
+   */
+  async enqueueOnce(queue: string, payload: unknown, opts: EnqueueOptions = {}): Promise<boolean> {
+    if (this.db.dialect === "postgres") await this.db.get("SELECT pg_advisory_xact_lock(hashtext(?)) AS l", [`posthorn:jobs:${queue}`]);
+    if ((await this.depth(queue)) > 0) return false;
+    await this.enqueue(queue, payload, opts);
+    return true;
   }
 
   /** Claims up to `limit` due jobs of `queue` for `leaseMs`, atomically. */
-  claim<P = unknown>(queue: string, limit: number, leaseMs: number): Job<P>[] {
+  async claim<P = unknown>(queue: string, limit: number, leaseMs: number): Promise<Job<P>[]> {
     const now = this.now();
-    return this.claimStmt.all(now + leaseMs, queue, now, limit).map((r) => ({
-      id: r.id,
+    const rows = await this.db.all<Row>(this.sql.claim, [now + leaseMs, queue, now, limit]);
+    return rows.map((r) => ({
+      id: Number(r.id),
       queue: r.queue,
       payload: JSON.parse(r.payload) as P,
       attempt: r.attempts,
@@ -88,43 +133,48 @@ export class JobQueue {
   }
 
   /** Removes a finished job. False when this claim was superseded (lease expired, reclaimed). */
-  complete(job: Job<unknown>): boolean {
-    return this.completeStmt.run(job.id, job.attempt).changes === 1;
+  async complete(job: Job<unknown>): Promise<boolean> {
+    return (await this.db.run("DELETE FROM jobs WHERE id = ? AND attempts = ?", [job.id, job.attempt])).changes === 1;
   }
 
   /** Keeps a long-running job leased for another `leaseMs`. */
-  extend(job: Job<unknown>, leaseMs: number): boolean {
-    return this.extendStmt.run(this.now() + leaseMs, job.id, job.attempt).changes === 1;
+  async extend(job: Job<unknown>, leaseMs: number): Promise<boolean> {
+    return (await this.db.run("UPDATE jobs SET run_at = ? WHERE id = ? AND attempts = ?", [this.now() + leaseMs, job.id, job.attempt])).changes === 1;
   }
 
   /**
    * Records a failure: retried after `delayMs` (default capped exponential backoff) unless the
    * job has used its attempts or `permanent` is set, in which case it is dead. Returns which.
    */
-  fail(job: Job<unknown>, error: string, opts: { delayMs?: number; permanent?: boolean } = {}): "retry" | "dead" | "stale" {
+  async fail(job: Job<unknown>, error: string, opts: { delayMs?: number; permanent?: boolean } = {}): Promise<"retry" | "dead" | "stale"> {
     const dead = opts.permanent || job.attempt >= job.maxAttempts;
+    const message = error.slice(0, 2000);
     const res = dead
-      ? this.deadStmt.run(this.now(), error.slice(0, 2000), job.id, job.attempt)
-      : this.retryStmt.run(this.now() + (opts.delayMs ?? exponentialBackoff(job.attempt)), error.slice(0, 2000), job.id, job.attempt);
+      ? await this.db.run("UPDATE jobs SET dead_at = ?, last_error = ? WHERE id = ? AND attempts = ?", [this.now(), message, job.id, job.attempt])
+      : await this.db.run("UPDATE jobs SET run_at = ?, last_error = ? WHERE id = ? AND attempts = ?", [
+          this.now() + (opts.delayMs ?? exponentialBackoff(job.attempt)),
+          message,
+          job.id,
+          job.attempt,
+        ]);
     if (res.changes !== 1) return "stale";
     return dead ? "dead" : "retry";
   }
 
-  /** Jobs not yet dead, per queue (for /metrics and tests). */
-  depth(queue?: string): number {
+  /** Jobs not yet dead, of one queue or of all (for /metrics and tests). */
+  async depth(queue?: string): Promise<number> {
     const row = queue
-      ? this.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM jobs WHERE queue = ? AND dead_at IS NULL").get(queue)
-      : this.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE dead_at IS NULL").get();
-    return row?.n ?? 0;
+      ? await this.db.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE queue = ? AND dead_at IS NULL", [queue])
+      : await this.db.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE dead_at IS NULL");
+    return Number(row?.n ?? 0);
   }
 
   /** Jobs waiting or running and dead jobs, per queue (for /metrics). */
-  countsByQueue(): { queue: string; pending: number; dead: number }[] {
-    return this.sqlite
-      .query<{ queue: string; pending: number; dead: number }, []>(
-        "SELECT queue, sum(dead_at IS NULL) AS pending, sum(dead_at IS NOT NULL) AS dead FROM jobs GROUP BY queue",
-      )
-      .all();
+  async countsByQueue(): Promise<{ queue: string; pending: number; dead: number }[]> {
+    const rows = await this.db.all<{ queue: string; pending: number; dead: number }>(
+      `SELECT queue, ${this.sql.pendingDead} FROM jobs GROUP BY queue ORDER BY queue`,
+    );
+    return rows.map((r) => ({ queue: r.queue, pending: Number(r.pending ?? 0), dead: Number(r.dead ?? 0) }));
   }
 
   /**
@@ -132,18 +182,18 @@ export class JobQueue {
    * every route of a project) about to be deleted, so no job is left pointing at a webhook that no
    * longer exists. Call inside the write that deletes them, before the DELETE.
    */
-  dropWebhookJobs(queue: string, of: { routeId: string } | { projectId: string }): void {
+  async dropWebhookJobs(queue: string, of: { routeId: string } | { projectId: string }): Promise<void> {
     const [column, id] = "routeId" in of ? ["r.id", of.routeId] : ["r.project_id", of.projectId];
-    this.sqlite
-      .query(
-        `DELETE FROM jobs WHERE queue = ? AND json_extract(payload, '$.webhookId') IN
-           (SELECT w.id FROM webhooks w JOIN routes r ON r.id = w.route_id WHERE ${column} = ?)`,
-      )
-      .run(queue, id);
+    await this.db.run(
+      `DELETE FROM jobs WHERE queue = ? AND ${this.sql.webhookOfPayload} IN
+         (SELECT w.id FROM webhooks w JOIN routes r ON r.id = w.route_id WHERE ${column} = ?)`,
+      [queue, id],
+    );
   }
 
   /** When the next job of `queue` is due (epoch ms), or null. */
-  nextDue(queue: string): number | null {
-    return this.nextDueStmt.get(queue)?.t ?? null;
+  async nextDue(queue: string): Promise<number | null> {
+    const row = await this.db.get<{ t: number | null }>("SELECT min(run_at) AS t FROM jobs WHERE queue = ? AND dead_at IS NULL", [queue]);
+    return row?.t == null ? null : Number(row.t);
   }
 }

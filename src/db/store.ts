@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { DomainRepository, InboundDomainRepository } from "./domains.ts";
 import { EventRepository } from "./events.ts";
+import { JobQueue, JobSignals } from "./job-queue.ts";
 import { MessageRepository } from "./messages.ts";
 import { ProjectRepository } from "./projects.ts";
 import { RouteRepository } from "./routes.ts";
@@ -9,13 +10,14 @@ import { SqliteExecutor, type SqlExecutor } from "./sql.ts";
 import { SuppressionRepository } from "./suppressions.ts";
 import { TeamRepository } from "./teams.ts";
 import { WebhookRepository } from "./webhooks.ts";
-import type { Writer } from "./writer.ts";
+import type { UnitOfWork, Writer } from "./writer.ts";
 
 /** Every repository, bound to one executor: the engine's reads, or one transaction's writes. */
 export interface Repositories {
   domains: DomainRepository;
   inboundDomains: InboundDomainRepository;
   events: EventRepository;
+  jobs: JobQueue;
   messages: MessageRepository;
   projects: ProjectRepository;
   routes: RouteRepository;
@@ -25,11 +27,12 @@ export interface Repositories {
   webhooks: WebhookRepository;
 }
 
-export function repositories(db: SqlExecutor): Repositories {
+export function repositories(db: SqlExecutor, signals: JobSignals = new JobSignals()): Repositories {
   return {
     domains: new DomainRepository(db),
     inboundDomains: new InboundDomainRepository(db),
     events: new EventRepository(db),
+    jobs: new JobQueue(db, signals),
     messages: new MessageRepository(db),
     projects: new ProjectRepository(db),
     routes: new RouteRepository(db),
@@ -40,28 +43,83 @@ export function repositories(db: SqlExecutor): Repositories {
   };
 }
 
+/** Commits made and writes they carried, for tests and metrics. */
+export interface StoreStats {
+  commits: number;
+  writes: number;
+  largestBatch: number;
+}
+
 /**
  * The persistence layer as services see it: `read` for queries, `write(fn)` for changes, which
- * run together in one transaction (on SQLite, one savepoint of the group commit; inside a
- * request, part of its unit of work). `fn` awaits only repositories, never the network.
+ * run together in one transaction (on SQLite, one savepoint of the group commit). Inside a unit
+ * of work (a request) the writes commit only with its successful answer. `fn` awaits only
+ * repositories, never the network.
  */
 export interface Store {
   readonly read: Repositories;
   write<T>(fn: (tx: Repositories) => T | Promise<T>): Promise<T>;
+  /**
+   * One statement committed at once in a transaction of its own, without waiting for a group:
+   * for a record whose value is in being written the instant something happens (a remote
+   * server's 250), not in being acknowledged.
+   */
+  writeNow<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** Runs `fn` as a unit of work: its writes commit only once the unit is finished with ok. */
+  withUnit<T>(fn: () => T): T;
+  /** Runs `fn` outside any unit of work (bookkeeping on the side, jobs a request wakes). */
+  detached<T>(fn: () => T): T;
+  currentUnit(): Pick<UnitOfWork, "finish"> | undefined;
+  /** Enqueues reach the job runner of this process through here. */
+  readonly signals: JobSignals;
+  readonly stats: StoreStats;
+  /** Commits what is pending and closes the engine. */
+  close(): Promise<void>;
 }
 
 /** SQLite: one connection for reads and writes, writes through the group-commit writer. */
 export class SqliteStore implements Store {
   readonly read: Repositories;
+  readonly signals = new JobSignals();
   constructor(
-    sqlite: Database,
+    private readonly sqlite: Database,
     private readonly writer: Writer,
   ) {
-    this.read = repositories(new SqliteExecutor(sqlite));
+    this.read = repositories(new SqliteExecutor(sqlite), this.signals);
   }
 
   write<T>(fn: (tx: Repositories) => T | Promise<T>): Promise<T> {
     // One connection: inside the writer's savepoint the same repositories are the transaction's.
     return this.writer.write(() => fn(this.read));
+  }
+
+  writeNow<T>(fn: (tx: Repositories) => Promise<T>): Promise<T> {
+    // The SQLite executor runs a statement as it is called, so the one statement is done when fn returns.
+    try {
+      return this.writer.commitNow(() => fn(this.read));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  withUnit<T>(fn: () => T): T {
+    return this.writer.withUnit(fn);
+  }
+
+  detached<T>(fn: () => T): T {
+    return this.writer.detached(fn);
+  }
+
+  currentUnit(): UnitOfWork | undefined {
+    return this.writer.currentUnit();
+  }
+
+  get stats(): StoreStats {
+    return this.writer.stats;
+  }
+
+  async close(): Promise<void> {
+    this.writer.stop();
+    this.sqlite.close();
   }
 }

@@ -1,7 +1,6 @@
 import type { Repositories, Store } from "../db/store.ts";
-import type { Writer } from "../db/writer.ts";
 import type { Logger } from "../log.ts";
-import type { Job, JobQueue } from "../db/job-queue.ts";
+import type { Job } from "../db/job-queue.ts";
 
 /** A write that goes with a job's outcome: given the transaction's repositories. */
 export type OutcomeWrite = (tx: Repositories) => void | Promise<void>;
@@ -44,13 +43,11 @@ export class JobRunner {
   private running = false;
   private readonly idle = new Set<() => void>();
 
-  private readonly queue: JobQueue;
-  private readonly writer: Writer;
   private readonly store: Store;
   private readonly log: Logger;
 
-  constructor(deps: { queue: JobQueue; writer: Writer; store: Store; log: Logger }) {
-    ({ queue: this.queue, writer: this.writer, store: this.store, log: this.log } = deps);
+  constructor(deps: { store: Store; log: Logger }) {
+    ({ store: this.store, log: this.log } = deps);
   }
 
   register<P>(name: string, handler: JobHandler<P>, opts: QueueOptions): this {
@@ -67,8 +64,10 @@ export class JobRunner {
     return this;
   }
 
+  /** Starts claiming; from now on every enqueue in this process wakes the runner. */
   start(): void {
     this.running = true;
+    this.store.signals.onEnqueue = (queue) => this.wake(queue);
     for (const lane of this.lanes.values()) void this.pump(lane);
   }
 
@@ -76,7 +75,7 @@ export class JobRunner {
   wake(queue?: string): void {
     if (!this.running) return;
     // Jobs never run inside the unit of work of a request that happens to wake the runner.
-    this.writer.detached(() => {
+    this.store.detached(() => {
       for (const lane of this.lanes.values()) if (!queue || lane.name === queue) void this.pump(lane);
     });
   }
@@ -84,6 +83,7 @@ export class JobRunner {
   /** Stops claiming and waits (up to `timeoutMs`) for running jobs to finish. */
   async stop(timeoutMs = 10_000): Promise<void> {
     this.running = false;
+    this.store.signals.onEnqueue = null;
     for (const lane of this.lanes.values()) if (lane.timer) clearTimeout(lane.timer);
     const deadline = Date.now() + timeoutMs;
     while (this.inflight() > 0 && Date.now() < deadline) {
@@ -121,13 +121,13 @@ export class JobRunner {
         lane.again = false;
         while (this.running && lane.inflight < lane.opts.concurrency) {
           const want = Math.min(lane.opts.batch, lane.opts.concurrency - lane.inflight);
-          const jobs = await this.writer.write(() => this.queue.claim(lane.name, want, lane.opts.leaseMs));
+          const jobs = await this.store.write((tx) => tx.jobs.claim(lane.name, want, lane.opts.leaseMs));
           for (const job of jobs) this.run(lane, job);
           if (jobs.length < want) break;
         }
       } while (lane.again && this.running && lane.inflight < lane.opts.concurrency);
       if (this.running && lane.inflight < lane.opts.concurrency) {
-        const next = this.queue.nextDue(lane.name);
+        const next = await this.store.read.jobs.nextDue(lane.name);
         const wait = next === null ? lane.opts.pollMs : Math.max(5, Math.min(lane.opts.pollMs, next - Date.now()));
         lane.timer = setTimeout(() => void this.pump(lane), wait);
       }
@@ -141,16 +141,16 @@ export class JobRunner {
 
   private run(lane: Lane, job: Job): void {
     lane.inflight++;
-    const settle = (outcome: JobOutcome) => {
-      if (outcome.type === "done") return this.queue.complete(job);
-      if (outcome.type === "retry") return this.queue.fail(job, outcome.error, { delayMs: outcome.delayMs });
-      return this.queue.fail(job, outcome.error, { permanent: true });
+    const settle = (tx: Repositories, outcome: JobOutcome): Promise<unknown> => {
+      if (outcome.type === "done") return tx.jobs.complete(job);
+      if (outcome.type === "retry") return tx.jobs.fail(job, outcome.error, { delayMs: outcome.delayMs });
+      return tx.jobs.fail(job, outcome.error, { permanent: true });
     };
     const finish = (outcome: JobOutcome): Promise<unknown> =>
-      this.store.write((tx) => {
+      this.store.write((tx): Promise<unknown> => {
         const written = outcome.write?.(tx);
         // Most outcome writes are synchronous; only an asynchronous one makes the whole write wait.
-        return written instanceof Promise ? written.then(() => settle(outcome)) : settle(outcome);
+        return written instanceof Promise ? written.then(() => settle(tx, outcome)) : settle(tx, outcome);
       });
     // The slot is freed as soon as the handler settles: the job stays leased until its outcome
     // commits, so it cannot be claimed twice, and the next claim shares that commit.
@@ -179,7 +179,7 @@ export class JobRunner {
         (err: unknown) => {
           const message = err instanceof Error ? err.message : String(err);
           this.log.warn("job failed", { queue: lane.name, job: job.id, attempt: job.attempt, error: message });
-          const done = this.writer.write(() => this.queue.fail(job, message));
+          const done = this.store.write((tx) => tx.jobs.fail(job, message));
           release();
           return done;
         },

@@ -4,7 +4,8 @@ import { openStorage } from "../../src/db/connection.ts";
 import { SqliteStore } from "../../src/db/store.ts";
 import { Writer } from "../../src/db/writer.ts";
 import { DELIVERY_SCHEDULE_MS, exponentialBackoff, scheduledBackoff } from "../../src/jobs/backoff.ts";
-import { JobQueue } from "../../src/db/job-queue.ts";
+import { JobQueue, JobSignals } from "../../src/db/job-queue.ts";
+import { SqliteExecutor } from "../../src/db/sql.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
 import { createLogger } from "../../src/log.ts";
 import { tempDir, waitFor } from "../helpers.ts";
@@ -14,21 +15,21 @@ const silent = createLogger("silent");
 function setup() {
   const path = join(tempDir(), "q.db");
   const storage = openStorage(path);
-  const queue = new JobQueue(storage.sqlite);
   const writer = new Writer(storage.sqlite);
-  return { path, storage, queue, writer, store: new SqliteStore(storage.sqlite, writer) };
+  const store = new SqliteStore(storage.sqlite, writer);
+  return { path, storage, queue: store.read.jobs, writer, store };
 }
 
 describe("job queue", () => {
   test("10,000 jobs run by the runner: none lost, none run twice", async () => {
-    const { queue, writer, storage, store } = setup();
-    await writer.write(() => {
-      for (let i = 0; i < 10_000; i++) queue.enqueue("work", { n: i });
+    const { queue, storage, store } = setup();
+    await store.write(async (tx) => {
+      for (let i = 0; i < 10_000; i++) await tx.jobs.enqueue("work", { n: i });
     });
     const runs = new Map<number, number>();
     let concurrent = 0;
     let maxConcurrent = 0;
-    const runner = new JobRunner({ queue, writer, store, log: silent }).register<{ n: number }>(
+    const runner = new JobRunner({ store, log: silent }).register<{ n: number }>(
       "work",
       async (job) => {
         concurrent++;
@@ -40,7 +41,7 @@ describe("job queue", () => {
       { concurrency: 32, leaseMs: 30_000 },
     );
     runner.start();
-    await waitFor(() => queue.depth("work") === 0, 20_000);
+    await waitFor(async () => (await queue.depth("work")) === 0, 20_000);
     await runner.stop();
     expect(runs.size).toBe(10_000);
     expect([...runs.values()].every((c) => c === 1)).toBe(true);
@@ -49,8 +50,8 @@ describe("job queue", () => {
   });
 
   test("a SIGKILLed worker's job is retried after its lease, never while it is held", async () => {
-    const { path, queue, writer } = setup();
-    await writer.write(() => queue.enqueue("work", { task: "x" }));
+    const { path, queue, store } = setup();
+    await store.write((tx) => tx.jobs.enqueue("work", { task: "x" }));
     const proc = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures", "claim-and-hang.ts"), path, "1500"], { stdout: "pipe" });
     const reader = proc.stdout.getReader();
     const first = JSON.parse(new TextDecoder().decode((await reader.read()).value)) as { id: number; attempt: number }[];
@@ -59,41 +60,41 @@ describe("job queue", () => {
     await proc.exited;
 
     // The lease is still held: nobody else may take the job.
-    expect(queue.claim("work", 10, 60_000)).toHaveLength(0);
-    const again = await waitFor(() => {
-      const jobs = queue.claim<{ task: string }>("work", 10, 60_000);
+    expect(await queue.claim("work", 10, 60_000)).toHaveLength(0);
+    const again = await waitFor(async () => {
+      const jobs = await queue.claim<{ task: string }>("work", 10, 60_000);
       return jobs.length ? jobs : null;
     }, 5000, 50);
     expect(again[0]!.id).toBe(first[0]!.id);
     expect(again[0]!.attempt).toBe(2);
     expect(again[0]!.payload).toEqual({ task: "x" });
     // The dead worker's claim (attempt 1) can no longer complete the job.
-    expect(queue.complete({ ...again[0]!, attempt: 1 })).toBe(false);
-    expect(queue.complete(again[0]!)).toBe(true);
+    expect(await queue.complete({ ...again[0]!, attempt: 1 })).toBe(false);
+    expect(await queue.complete(again[0]!)).toBe(true);
   });
 
-  test("failures back off, then the job is dead after its max attempts", () => {
-    const { queue } = setup();
+  test("failures back off, then the job is dead after its max attempts", async () => {
+    const { storage } = setup();
     let now = 1_000_000;
-    const q = new JobQueue((queue as unknown as { sqlite: import("bun:sqlite").Database }).sqlite, () => now);
-    q.enqueue("work", {}, { maxAttempts: 3 });
+    const q = new JobQueue(new SqliteExecutor(storage.sqlite), new JobSignals(), () => now);
+    await q.enqueue("work", {}, { maxAttempts: 3 });
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const [job] = q.claim("work", 1, 1000);
+      const [job] = await q.claim("work", 1, 1000);
       expect(job!.attempt).toBe(attempt);
-      const fate = q.fail(job!, `boom ${attempt}`, { delayMs: 5000 });
+      const fate = await q.fail(job!, `boom ${attempt}`, { delayMs: 5000 });
       expect(fate).toBe(attempt < 3 ? "retry" : "dead");
-      expect(q.claim("work", 1, 1000)).toHaveLength(0);
+      expect(await q.claim("work", 1, 1000)).toHaveLength(0);
       now += 5001;
     }
-    expect(q.claim("work", 1, 1000)).toHaveLength(0);
-    expect(q.depth("work")).toBe(0);
+    expect(await q.claim("work", 1, 1000)).toHaveLength(0);
+    expect(await q.depth("work")).toBe(0);
   });
 
   test("a handler error retries the job through the runner", async () => {
-    const { queue, writer, store } = setup();
-    await writer.write(() => queue.enqueue("flaky", { id: 1 }));
+    const { queue, store } = setup();
+    await store.write((tx) => tx.jobs.enqueue("flaky", { id: 1 }));
     let calls = 0;
-    const runner = new JobRunner({ queue, writer, store, log: silent }).register(
+    const runner = new JobRunner({ store, log: silent }).register(
       "flaky",
       async () => {
         calls++;
@@ -104,7 +105,7 @@ describe("job queue", () => {
     );
     runner.start();
     // The default backoff after a thrown error is ~1 s.
-    await waitFor(() => queue.depth("flaky") === 0, 5000);
+    await waitFor(async () => (await queue.depth("flaky")) === 0, 5000);
     await runner.stop();
     expect(calls).toBe(3);
   });

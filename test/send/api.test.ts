@@ -39,7 +39,7 @@ describe("POST /v1/send", () => {
       { email: "b@dest.example", kind: "bcc", status: "pending" },
       { email: "c@dest.example", kind: "cc", status: "pending" },
     ]);
-    expect(app.deps.queue.depth("outbound")).toBe(1);
+    expect((await app.deps.queue.depth("outbound"))).toBe(1);
   });
 
   test("the project token is required; a team token is not a sending token", async () => {
@@ -115,7 +115,7 @@ describe("POST /v1/send", () => {
     const all = await send(valid({ to: ["t@dest.example"] }));
     expect(all.status).toBe(202);
     expect(all.json.status).toBe("suppressed");
-    expect(app.deps.queue.depth("outbound")).toBe(1); // only the partial one goes on
+    expect((await app.deps.queue.depth("outbound"))).toBe(1); // only the partial one goes on
     // A route suppression applies to that route only.
     const other = await send(valid({ to: ["r@dest.example"], route: "broadcast" }));
     expect(other.json.status).toBe("pending");

@@ -154,7 +154,6 @@ export async function startOutbound(
   dns.set("mx.sink.test", "A", ["127.0.0.1"]);
 
   const runner = new JobRunner(t.deps);
-  t.deps.queue.onEnqueue = (q) => runner.wake(q);
   const pools = registerOutboundJobs(runner, t.deps, { retryScheduleMs: [50, 100, 150], mxCacheMs: 0, ...opts.outbound });
   runner.start();
 

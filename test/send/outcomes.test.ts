@@ -91,7 +91,7 @@ test("a 250 is on record at once: a job re-run after a crash takes the receipt a
   h.deps.sqlite
     .query("INSERT INTO delivery_receipts (recipient_id, reply, host, created_at) VALUES (?, ?, 'mx.sink.test', ?)")
     .run(rid, JSON.stringify({ code: 250, enhanced_code: "2.0.0", message: "Ok: queued as R1" }), Date.now());
-  h.deps.queue.enqueue("outbound", { messageId: id }, { maxAttempts: 1000 });
+  await h.deps.queue.enqueue("outbound", { messageId: id }, { maxAttempts: 1000 });
   await waitFor(() => h.recipients(id)[0]!.status === "delivered" && receipts() === 0);
   expect(copies()).toBe(1);
   const last = h.history(id).at(-1)!;

@@ -126,7 +126,6 @@ test("a 250 means the message is on disk: accepted with no worker running, it is
   deps = createDeps(config, { dbPath });
   expect(deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM messages WHERE id = ?").get(id)!.status).toBe("pending");
   const runner = new JobRunner(deps);
-  deps.queue.onEnqueue = (q) => runner.wake(q);
   registerInboundJobs(runner, deps);
   runner.start();
   try {

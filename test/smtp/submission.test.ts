@@ -207,7 +207,6 @@ test("round trip: submitted mail is signed and delivered by the sending pipeline
   const inboundAddress = deps.sqlite.query<{ a: string }, []>("SELECT inbound_address AS a FROM routes WHERE route_type = 'inbound'").get()!.a;
 
   const runner = new JobRunner(deps);
-  deps.queue.onEnqueue = (q) => runner.wake(q);
   registerOutboundJobs(runner, deps, { retryScheduleMs: [200] });
   registerInboundJobs(runner, deps);
   runner.start();

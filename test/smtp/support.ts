@@ -47,7 +47,6 @@ export async function startInbound(
   const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server, ...opts.env } });
   const deps = app.deps;
   const runner = new JobRunner(deps);
-  deps.queue.onEnqueue = (q) => runner.wake(q);
   registerInboundJobs(runner, deps, { resolver: createAuthResolver(deps.dns, { ttlMs: 0 }), ...opts.jobs });
   opts.beforeStart?.({ deps, runner, dns });
   runner.start();

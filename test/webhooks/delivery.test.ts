@@ -40,7 +40,6 @@ async function setup(opts: { allowed?: string[]; timeoutMs?: number; scheduleMs?
   useWebhookSender(app.deps, sender);
   const receiver = startReceiver(cert, { respond: opts.respond });
   const runner = new JobRunner(app.deps);
-  app.deps.queue.onEnqueue = (q) => runner.wake(q);
   registerWebhookJobs(runner, app.deps, { sender, scheduleMs: opts.scheduleMs ?? [50, 50, 50] });
   if (opts.start !== false) runner.start();
   cleanups.push(async () => {

@@ -107,7 +107,7 @@ export function domainRecheckHandler(deps: Deps, opts: RecheckOptions = DEFAULT_
       deps.log.error("domain re-check sweep failed", { error: String(err) });
     }
     const runAt = Date.now() + (full ? 1000 : opts.sweepIntervalMs);
-    return { type: "done", write: () => void deps.queue.enqueue(DOMAIN_RECHECK_QUEUE, {}, { runAt, maxAttempts: 100 }) };
+    return { type: "done", write: async (tx) => void (await tx.jobs.enqueue(DOMAIN_RECHECK_QUEUE, {}, { runAt, maxAttempts: 100 })) };
   };
 }
 
@@ -118,7 +118,5 @@ export function registerDomainRecheck(runner: JobRunner, deps: Deps, opts: Reche
 
 /** Makes sure one sweep job is queued (first start, or after it died); call once at start. */
 export async function ensureDomainRecheckScheduled(deps: Deps): Promise<void> {
-  await deps.store.write(() => {
-    if (deps.queue.depth(DOMAIN_RECHECK_QUEUE) === 0) deps.queue.enqueue(DOMAIN_RECHECK_QUEUE, {}, { maxAttempts: 100 });
-  });
+  await deps.store.write((tx) => tx.jobs.enqueueOnce(DOMAIN_RECHECK_QUEUE, {}, { maxAttempts: 100 }));
 }

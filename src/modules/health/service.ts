@@ -10,12 +10,12 @@ export async function metricsText(deps: Deps): Promise<string> {
       lines.push(`${name}${l ? `{${l}}` : ""} ${value}`);
     }
   };
-  const queues = deps.queue.countsByQueue();
+  const queues = await deps.store.read.jobs.countsByQueue();
   gauge("posthorn_jobs_pending", "Jobs waiting or running, per queue", queues.map((q) => [{ queue: q.queue }, q.pending]));
   gauge("posthorn_jobs_dead", "Jobs that exhausted their attempts, per queue", queues.map((q) => [{ queue: q.queue }, q.dead]));
   const statuses = await deps.store.read.messages.countsByTypeAndStatus();
   gauge("posthorn_messages", "Messages by type and status", statuses.map((s) => [{ type: s.type, status: s.status }, s.n]));
-  gauge("posthorn_writer_commits", "Group commits since start", [[{}, deps.writer.stats.commits]]);
-  gauge("posthorn_writer_writes", "Writes carried by group commits since start", [[{}, deps.writer.stats.writes]]);
+  gauge("posthorn_writer_commits", "Group commits since start", [[{}, deps.store.stats.commits]]);
+  gauge("posthorn_writer_writes", "Writes carried by group commits since start", [[{}, deps.store.stats.writes]]);
   return lines.join("\n") + "\n";
 }

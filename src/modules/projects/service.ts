@@ -250,8 +250,7 @@ export async function rotateTeamProjectToken(deps: Pick<Deps, "store">, teamId: 
 export async function deleteProject(deps: Pick<Deps, "store" | "queue">, teamId: string, projectId: string): Promise<void> {
   await deps.store.write(async (tx) => {
     await projectRow(tx, teamId, projectId);
-    // The queue's own table, on the same connection: dropped in this transaction (moves to the store with the queue).
-    deps.queue.dropWebhookJobs(WEBHOOK_QUEUE, { projectId });
+    await tx.jobs.dropWebhookJobs(WEBHOOK_QUEUE, { projectId });
     await tx.projects.delete(projectId, teamId);
   });
 }

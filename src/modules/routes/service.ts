@@ -215,8 +215,7 @@ export async function deleteRoute(deps: Pick<Deps, "store" | "queue">, teamId: s
   await deps.store.write(async (tx) => {
     const row = await routeRow(tx, teamId, routeId);
     if (row.is_default === 1) throw new ConflictError(`The default ${row.route_type} route of a project cannot be deleted.`);
-    // The queue's own table, on the same connection: dropped in this transaction (moves to the store with the queue).
-    deps.queue.dropWebhookJobs(WEBHOOK_QUEUE, { routeId });
+    await tx.jobs.dropWebhookJobs(WEBHOOK_QUEUE, { routeId });
     await tx.routes.delete(routeId);
   });
 }

@@ -106,7 +106,7 @@ describe("the periodic job", () => {
     registerDomainRecheck(runner, a.deps, { ...DEFAULT_RECHECK, sweepIntervalMs: 60_000 });
     await ensureDomainRecheckScheduled(a.deps);
     await ensureDomainRecheckScheduled(a.deps); // idempotent: still one sweep job
-    expect(a.deps.queue.depth(DOMAIN_RECHECK_QUEUE)).toBe(1);
+    expect((await a.deps.queue.depth(DOMAIN_RECHECK_QUEUE))).toBe(1);
     runner.start();
     try {
       await waitFor(() => statusOf(a, d.id).status === "failed");
@@ -139,8 +139,8 @@ describe("the periodic job", () => {
     // The subscribed webhook got a delivery job; the sweep re-scheduled itself (one job, in the future).
     const hookJobs = a.deps.sqlite.query<{ payload: string }, []>("SELECT payload FROM jobs WHERE queue = 'webhook'").all();
     expect(hookJobs.map((j) => JSON.parse(j.payload).webhookId)).toEqual([hookId]);
-    expect(a.deps.queue.depth(DOMAIN_RECHECK_QUEUE)).toBe(1);
-    expect(a.deps.queue.nextDue(DOMAIN_RECHECK_QUEUE)!).toBeGreaterThan(Date.now() + 30_000);
+    expect((await a.deps.queue.depth(DOMAIN_RECHECK_QUEUE))).toBe(1);
+    expect((await a.deps.queue.nextDue(DOMAIN_RECHECK_QUEUE))!).toBeGreaterThan(Date.now() + 30_000);
 
     // A second sweep over the still-broken record publishes nothing new.
     ageChecks(a, d.id, 25 * 3600_000);
@@ -190,7 +190,7 @@ describe("scheduling", () => {
     for (let i = 0; i < 2; i++) {
       const server = await startServer(config);
       try {
-        expect(server.deps.queue.depth(DOMAIN_RECHECK_QUEUE)).toBe(1);
+        expect((await server.deps.queue.depth(DOMAIN_RECHECK_QUEUE))).toBe(1);
       } finally {
         await server.stop();
       }

@@ -98,7 +98,7 @@ export function insertMessageEvent(
 }
 
 /** A webhook row on a route, with one recorded delivery and one queued delivery job. */
-export function insertWebhook(deps: Deps, teamId: string, routeId: string): { webhookId: string; jobId: number } {
+export async function insertWebhook(deps: Deps, teamId: string, routeId: string): Promise<{ webhookId: string; jobId: number }> {
   const id = newId();
   const now = Date.now();
   deps.sqlite
@@ -113,7 +113,7 @@ export function insertWebhook(deps: Deps, teamId: string, routeId: string): { we
        VALUES (?, ?, ?, 'message.delivered', 1, 'failed', 500, 10, ?)`,
     )
     .run(newId(), id, newId(), now);
-  const jobId = deps.queue.enqueue("webhook", { eventId: newId(), webhookId: id }, { runAt: now + 60_000 });
+  const jobId = await deps.queue.enqueue("webhook", { eventId: newId(), webhookId: id }, { runAt: now + 60_000 });
   return { webhookId: id, jobId };
 }
 

@@ -243,9 +243,9 @@ describe("DELETE /v1/projects/{id}", () => {
     const tx = routeIdOf(t.deps, projectId, "transactional");
     const other = (await t.request("POST", "/v1/projects", { body: { name: "Other" } })).json.data;
     const otherRoute = other.routes[0].id;
-    const hook = insertWebhook(t.deps, teamId, tx);
-    const otherHook = insertWebhook(t.deps, teamId, otherRoute);
-    const deliveryJob = t.deps.queue.enqueue("outbound", { messageId: "m" }, { runAt: Date.now() + 60_000 });
+    const hook = await insertWebhook(t.deps, teamId, tx);
+    const otherHook = await insertWebhook(t.deps, teamId, otherRoute);
+    const deliveryJob = await t.deps.queue.enqueue("outbound", { messageId: "m" }, { runAt: Date.now() + 60_000 });
     const domain = insertTestDomain(t.deps, { teamId, projectId, domain: "keep.example.com" });
     addSuppression(t.deps.sqlite, { teamId, scope: "team", email: "team@example.net", reason: "manual" });
     addSuppression(t.deps.sqlite, { teamId, scope: "project", projectId, email: "p@example.net", reason: "manual" });

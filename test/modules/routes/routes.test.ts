@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { addSuppression } from "../../../src/events/message-status.ts";
 import { newId } from "../../../src/ids.ts";
 import { createTestApp } from "../../helpers.ts";
@@ -98,8 +98,10 @@ describe("GET /v1/routes/{id} and GET /v1/projects/{id}/routes", () => {
   const now = Date.now();
   for (const status of ["delivered", "delivered", "delivered", "hard_bounced", "queued"]) insertMessage(t.deps, { teamId, projectId, routeId: tx, status, createdAt: now - DAY });
   insertMessage(t.deps, { teamId, projectId, routeId: tx, status: "delivered", createdAt: now - 40 * DAY });
-  insertWebhook(t.deps, teamId, tx);
-  insertWebhook(t.deps, teamId, tx);
+  beforeAll(async () => {
+    await insertWebhook(t.deps, teamId, tx);
+    await insertWebhook(t.deps, teamId, tx);
+  });
   addSuppression(t.deps.sqlite, { teamId, scope: "team", email: "a@example.net", reason: "hard_bounce" });
   addSuppression(t.deps.sqlite, { teamId, scope: "project", projectId, email: "a@example.net", reason: "manual" });
   addSuppression(t.deps.sqlite, { teamId, scope: "route", routeId: tx, email: "b@example.net", reason: "unsubscribe" });
@@ -326,7 +328,7 @@ describe("DELETE /v1/routes/{id}", () => {
 
   test("deletes the route, its webhooks (deliveries and queued jobs) and route suppressions; messages stay detached", async () => {
     const route = (await t.request("POST", `/v1/projects/${projectId}/routes`, { body: { name: "Temp", route_type: "broadcast" } })).json.data.id;
-    const hook = insertWebhook(t.deps, teamId, route);
+    const hook = await insertWebhook(t.deps, teamId, route);
     addSuppression(t.deps.sqlite, { teamId, scope: "route", routeId: route, email: "gone@example.net", reason: "unsubscribe" });
     addSuppression(t.deps.sqlite, { teamId, scope: "project", projectId, email: "stays@example.net", reason: "manual" });
     const messageId = insertMessage(t.deps, { teamId, projectId, routeId: route, status: "delivered" });
