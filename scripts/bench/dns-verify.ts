@@ -152,7 +152,6 @@ async function main() {
     }
   }
   child.kill();
-  deps.writer.stop();
-  deps.sqlite.close();
+  await deps.store.close();
   clearTimeout(deadline);
 }

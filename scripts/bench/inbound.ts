@@ -178,7 +178,6 @@ console.log(`  peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB; messages left
 await listener.stop();
 await runner.stop();
 await dns.close();
-deps.writer.stop();
-deps.sqlite.close();
+await deps.store.close();
 rmSync(dir, { recursive: true, force: true });
 process.exit(0);

@@ -202,7 +202,6 @@ if (slowest.kind === "partial") {
   );
 }
 
-deps.writer.stop();
-sqlite.close();
+await deps.store.close();
 if (process.env.KEEP_DB) console.log(`database kept at ${join(dir, "posthorn.db")}`);
 else rmSync(dir, { recursive: true, force: true });

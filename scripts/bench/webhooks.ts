@@ -117,9 +117,9 @@ async function main() {
 
   // ---- 1. throughput ----
   for (let i = 0; i < deliveries; i += 1000) {
-    await deps.writer.write(() => {
+    await deps.store.write(async (tx) => {
       for (let j = i; j < Math.min(deliveries, i + 1000); j++) {
-        publishEvent(deps.sqlite, deps.queue, { teamId: t.team.teamId, routeId, kind: "message.sent", data: { message_id: `bench-${j}`, n: j } });
+        await publishEvent(tx, { teamId: t.team.teamId, routeId, kind: "message.sent", data: { message_id: `bench-${j}`, n: j } });
       }
     });
   }
@@ -167,8 +167,8 @@ async function main() {
   await Promise.all(
     recipients.map(async (r, i) => {
       await Bun.sleep(i * paceMs);
-      await deps.writer.write(() =>
-        changeRecipientStatus(deps.sqlite, deps.queue, {
+      await deps.store.write((tx) =>
+        changeRecipientStatus(tx, {
           recipientId: r.recipientId,
           status: "delivered",
           response: { code: 250, enhanced_code: "2.0.0", message: "2.0.0 Ok" },

@@ -104,8 +104,21 @@ export const MESSAGE_EVENT_SORT: SortKey[] = [
 ];
 
 /** Messages read through the API: lists, detail, history, raw source, attachments, unsubscribe targets. */
+/** An inbound message as the SMTP listener accepts it, before the inbound job parses it. */
+export type NewInboundMessage = { id: string; team_id: string; project_id: string | null; route_id: string; from_email: string; raw: Uint8Array; created_at: number };
+
 export class MessageRepository {
   constructor(private readonly db: SqlExecutor) {}
+
+  /** Stores accepted inbound mail as it arrived (status pending; the inbound job fills in the rest). */
+  async insertInbound(m: NewInboundMessage): Promise<void> {
+    await this.db.run(
+      `INSERT INTO messages (id, team_id, project_id, route_id, type, status, status_changed_at, from_email, from_name, subject, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'inbound', 'pending', ?, ?, '', '', '[]', '[]', '[]', '[]', '{}', ?, ?)`,
+      [m.id, m.team_id, m.project_id, m.route_id, m.created_at, m.from_email, m.created_at, m.created_at],
+    );
+    await this.db.run("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, NULL, NULL, '{}', ?)", [m.id, m.raw]);
+  }
 
   /** One keyset page of the team's messages. `page.sort` columns are MessageRow columns and end in id. */
   list(teamId: string, filter: MessageListFilter, page: Page): Promise<KeysetPage<MessageRow>> {

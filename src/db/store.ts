@@ -4,6 +4,7 @@ import { EventRepository } from "./events.ts";
 import { JobQueue, JobSignals } from "./job-queue.ts";
 import { MessageRepository } from "./messages.ts";
 import { ProjectRepository } from "./projects.ts";
+import { RecipientRepository } from "./recipients.ts";
 import { RouteRepository } from "./routes.ts";
 import { SettingsRepository } from "./settings.ts";
 import { SqliteExecutor, type SqlExecutor } from "./sql.ts";
@@ -20,6 +21,7 @@ export interface Repositories {
   jobs: JobQueue;
   messages: MessageRepository;
   projects: ProjectRepository;
+  recipients: RecipientRepository;
   routes: RouteRepository;
   settings: SettingsRepository;
   suppressions: SuppressionRepository;
@@ -35,6 +37,7 @@ export function repositories(db: SqlExecutor, signals: JobSignals = new JobSigna
     jobs: new JobQueue(db, signals),
     messages: new MessageRepository(db),
     projects: new ProjectRepository(db),
+    recipients: new RecipientRepository(db),
     routes: new RouteRepository(db),
     settings: new SettingsRepository(db),
     suppressions: new SuppressionRepository(db),
@@ -119,7 +122,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.writer.stop();
+    // An asynchronous write still draining would otherwise find the connection closed under it.
+    await this.writer.stop();
     this.sqlite.close();
   }
 }

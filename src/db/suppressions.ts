@@ -53,6 +53,17 @@ export class SuppressionRepository {
     return (await this.db.get(sql, [id, teamId])) !== null;
   }
 
+  /** The addresses among `emails` (lower-cased) suppressed under any of `scopeKeys` of the team. */
+  async suppressedAmong(teamId: string, scopeKeys: readonly string[], emails: readonly string[]): Promise<Set<string>> {
+    if (emails.length === 0) return new Set();
+    const rows = await this.db.all<{ email: string }>(
+      `SELECT email FROM suppressions WHERE team_id = ? AND scope_key IN (${scopeKeys.map(() => "?").join(",")}) AND email IN (${emails.map(() => "?").join(",")})`,
+      [teamId, ...scopeKeys, ...emails],
+      { dynamic: true },
+    );
+    return new Set(rows.map((r) => r.email));
+  }
+
   /** True when it existed. */
   async delete(id: string, teamId: string): Promise<boolean> {
     return (await this.db.run("DELETE FROM suppressions WHERE id = ? AND team_id = ?", [id, teamId])).changes > 0;

@@ -428,12 +428,13 @@ export class Writer {
     this.watchdog.unref?.();
   }
 
-  /** Flushes what is queued and refuses further writes. */
-  stop(): void {
-    void this.flush();
+  /** Flushes what is queued and refuses further writes; resolves once the last batch has committed. */
+  async stop(): Promise<void> {
+    const flushed = this.flush();
     this.stopped = true;
     if (this.watchdog) clearInterval(this.watchdog);
     this.watchdog = null;
+    await flushed;
   }
 }
 

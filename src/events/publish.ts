@@ -1,7 +1,5 @@
-import type { Database } from "bun:sqlite";
-import { stmt } from "../db/statements.ts";
+import type { Repositories } from "../db/store.ts";
 import { iso, newId } from "../ids.ts";
-import type { JobQueue } from "../db/job-queue.ts";
 
 export const WEBHOOK_QUEUE = "webhook";
 
@@ -42,22 +40,19 @@ export interface WebhookJob {
 
 /**
  * Records an event and queues one delivery job per enabled webhook of its route subscribed to
- * its kind. Synchronous: call it inside the Writer transaction that makes the change the event
+ * its kind. Call it with the transaction (`store.write`) that makes the change the event
  * describes, so the change and its notifications commit together or not at all.
  * The body is serialized here, once; those bytes are what is signed and sent.
  */
-export function publishEvent(sqlite: Database, queue: JobQueue, input: EventInput, now = Date.now()): string {
+export async function publishEvent(tx: Repositories, input: EventInput, now = Date.now()): Promise<string> {
   const id = newId();
   const body = JSON.stringify({ id, event: input.kind, timestamp: iso(now), data: input.data });
-  stmt(sqlite, "INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-    .run(id, input.teamId, input.routeId, input.messageId ?? null, input.kind, body, now);
+  await tx.events.insert({ id, team_id: input.teamId, route_id: input.routeId, message_id: input.messageId ?? null, kind: input.kind, body, created_at: now });
   if (input.routeId) {
-    const hooks = stmt<{ id: string; events: string }, [string]>(sqlite, "SELECT id, events FROM webhooks WHERE route_id = ? AND enabled = 1")
-      .all(input.routeId);
-    for (const hook of hooks) {
+    for (const hook of await tx.webhooks.enabledOfRoute(input.routeId)) {
       const kinds = JSON.parse(hook.events) as string[];
       if (kinds.includes(input.kind)) {
-        queue.enqueue(WEBHOOK_QUEUE, { eventId: id, webhookId: hook.id } satisfies WebhookJob, { maxAttempts: 11, runAt: now });
+        await tx.jobs.enqueue(WEBHOOK_QUEUE, { eventId: id, webhookId: hook.id } satisfies WebhookJob, { maxAttempts: 11, runAt: now });
       }
     }
   }

@@ -9,6 +9,7 @@
 import type { Database } from "bun:sqlite";
 import { availableParallelism } from "node:os";
 import type { Deps } from "../context.ts";
+import type { Repositories } from "../db/store.ts";
 import type { Address } from "../db/schema.ts";
 import { changeRecipientStatus, FINAL_RECIPIENT_STATUSES, type RemoteReply } from "../events/message-status.ts";
 import { iso } from "../ids.ts";
@@ -212,10 +213,10 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
 
   const failAll = (ids: string[], reason: string): JobOutcome => ({
     type: "done",
-    write: () => {
+    write: async (tx) => {
       const now = Date.now();
       for (const id of ids) {
-        changeRecipientStatus(sqlite, queue, { recipientId: id, status: "failed", response: null, details: { reason } }, now);
+        await changeRecipientStatus(tx, { recipientId: id, status: "failed", response: null, details: { reason } }, now);
       }
     },
   });
@@ -244,11 +245,11 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       : [];
     if (receipts.length > 0) {
       const receiptOf = new Map(receipts.map((rc) => [rc.recipient_id, rc]));
-      await deps.writer.write(() => {
+      await deps.store.write(async (tx) => {
         const at = Date.now();
         for (const r of due) {
           const rc = receiptOf.get(r.id);
-          if (rc) recordDelivered({ recipientId: r.id, email: r.email, verdict: "delivered", reply: JSON.parse(rc.reply) as RemoteReply, host: rc.host, suppress: false }, at);
+          if (rc) await recordDelivered(tx, { recipientId: r.id, email: r.email, verdict: "delivered", reply: JSON.parse(rc.reply) as RemoteReply, host: rc.host, suppress: false }, at);
         }
       });
       due = due.filter((r) => !receiptOf.has(r.id));
@@ -272,12 +273,12 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     }
     // The attempt is on record before the first byte goes out: after a crash these recipients
     // are attempted again (at-least-once), never forgotten.
-    await deps.writer.write(() => {
+    await deps.store.write(async (tx) => {
       const now = Date.now();
       if (composed) stmt(sqlite, "UPDATE message_contents SET raw = ? WHERE message_id = ?").run(raw, messageId);
       for (const r of due) {
-        if (r.status === "pending") changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "queued" }, now);
-        changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "processed", attempted: true }, now);
+        if (r.status === "pending") await changeRecipientStatus(tx, { recipientId: r.id, status: "queued" }, now);
+        await changeRecipientStatus(tx, { recipientId: r.id, status: "processed", attempted: true }, now);
       }
     });
     return attempt(due.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, raw, domain: row.domain, return_path_host: row.return_path_host });
@@ -307,8 +308,8 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   };
 
   /** A recipient's delivery, on record: its receipt, if one was written, has served its purpose. */
-  const recordDelivered = (o: RecipientOutcome, at: number) => {
-    changeRecipientStatus(sqlite, queue, { recipientId: o.recipientId, status: "delivered", response: o.reply, details: { mx: o.host ?? null } }, at);
+  const recordDelivered = async (tx: Repositories, o: RecipientOutcome, at: number) => {
+    await changeRecipientStatus(tx, { recipientId: o.recipientId, status: "delivered", response: o.reply, details: { mx: o.host ?? null } }, at);
     stmt(sqlite, "DELETE FROM delivery_receipts WHERE recipient_id = ?").run(o.recipientId);
   };
 
@@ -319,22 +320,21 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     const requested = Math.max(0, ...soft.map((o) => requestedRetryMs(o.reply.message) ?? 0));
     const delayMs = scheduledBackoff(attemptNo, schedule, { requestedMs: requested || null });
     const expired = now + delayMs > deadline;
-    const write = () => {
+    const write = async (tx: Repositories) => {
       const at = Date.now();
       for (const o of outcomes) {
         const base = { recipientId: o.recipientId, response: o.reply, details: { mx: o.host ?? null } };
-        if (o.verdict === "delivered") recordDelivered(o, at);
+        if (o.verdict === "delivered") await recordDelivered(tx, o, at);
         else if (o.verdict === "hard") {
-          changeRecipientStatus(sqlite, queue, { ...base, status: "hard_bounced", suppress: o.suppress ? "hard_bounce" : null }, at);
+          await changeRecipientStatus(tx, { ...base, status: "hard_bounced", suppress: o.suppress ? "hard_bounce" : null }, at);
         } else if (expired) {
-          changeRecipientStatus(
-            sqlite,
-            queue,
+          await changeRecipientStatus(
+            tx,
             { ...base, status: "failed", details: { ...base.details, reason: `Not delivered within the queue lifetime of ${config.queueLifetimeSeconds} s.` } },
             at,
           );
         } else {
-          changeRecipientStatus(sqlite, queue, { ...base, status: "soft_bounced", details: { ...base.details, next_attempt_at: iso(at + delayMs) } }, at);
+          await changeRecipientStatus(tx, { ...base, status: "soft_bounced", details: { ...base.details, next_attempt_at: iso(at + delayMs) } }, at);
         }
       }
     };

@@ -6,7 +6,6 @@
  * must not hold the SMTP session); reports are classified before the commit (local and quick).
  */
 import type { Deps } from "../context.ts";
-import { stmt } from "../db/statements.ts";
 import { newId } from "../ids.ts";
 import type { InboundTarget } from "./recipients.ts";
 import { analyzeReport, applyReport, type ReportOutcome } from "./reports.ts";
@@ -75,14 +74,17 @@ export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buff
     return { id, group: g, raw: Buffer.concat([Buffer.from(trace, "latin1"), raw]) };
   });
 
-  const reports = await deps.writer.write(() => {
-    const insertMessage = stmt(deps.sqlite, `INSERT INTO messages (id, team_id, project_id, route_id, type, status, status_changed_at, from_email, from_name, subject, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'inbound', 'pending', ?, ?, '', '', '[]', '[]', '[]', '[]', '{}', ?, ?)`,
-    );
-    const insertContent = stmt(deps.sqlite, "INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, NULL, NULL, '{}', ?)");
+  const reports = await deps.store.write(async (tx) => {
     for (const s of stored) {
-      insertMessage.run(s.id, s.group.teamId, s.group.projectId, s.group.routeId, now, env.mailFrom, now, now);
-      insertContent.run(s.id, s.raw);
+      await tx.messages.insertInbound({
+        id: s.id,
+        team_id: s.group.teamId,
+        project_id: s.group.projectId,
+        route_id: s.group.routeId,
+        from_email: env.mailFrom,
+        raw: s.raw,
+        created_at: now,
+      });
       const job: InboundJob = {
         messageId: s.id,
         recipients: s.group.recipients,
@@ -93,9 +95,11 @@ export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buff
         secure: env.secure,
         envelopeRecipientCount: env.targets.length,
       };
-      deps.queue.enqueue(INBOUND_QUEUE, job, { maxAttempts: 10 });
+      await tx.jobs.enqueue(INBOUND_QUEUE, job, { maxAttempts: 10 });
     }
-    return analysis ? bounces.map((id) => applyReport(deps.sqlite, deps.queue, id, analysis, now)) : [];
+    const outcomes: ReportOutcome[] = [];
+    if (analysis) for (const id of bounces) outcomes.push(await applyReport(tx, id, analysis, now));
+    return outcomes;
   });
   return { queueId: stored[0]?.id ?? newId(), messageIds: stored.map((s) => s.id), reports };
 }

@@ -9,6 +9,7 @@ import type { Database } from "bun:sqlite";
 import { stmt } from "../db/statements.ts";
 import { availableParallelism } from "node:os";
 import type { Deps } from "../context.ts";
+import type { Repositories } from "../db/store.ts";
 import { publishEvent } from "../events/publish.ts";
 import { iso, newId } from "../ids.ts";
 import { exponentialBackoff } from "../jobs/backoff.ts";
@@ -188,8 +189,8 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
 
     return {
       type: "done",
-      write: () =>
-        finishInbound(deps, {
+      write: (tx) =>
+        finishInbound(tx, deps, {
           messageId: row.id,
           teamId: row.team_id,
           routeId: route.id,
@@ -235,7 +236,7 @@ interface Finish {
 }
 
 /** Synchronous: the job's outcome write. Does nothing unless the message is still pending. */
-function finishInbound(deps: Deps, f: Finish): void {
+async function finishInbound(tx: Repositories, deps: Deps, f: Finish): Promise<void> {
   const sqlite: Database = deps.sqlite;
   const res = stmt(sqlite, `UPDATE messages SET status = ?, status_changed_at = ?, from_email = ?, from_name = ?, subject = ?, "to" = ?, cc = ?, reply_to = ?,
          message_id_header = ?, spam_score = ?, spam_symbols = ?, updated_at = ?
@@ -269,7 +270,7 @@ function finishInbound(deps: Deps, f: Finish): void {
       JSON.stringify({ spam_score: f.verdict.score, engine: f.verdict.engine, ...(f.eventKind === "message.policy_rejected" ? { spam_threshold: f.eventData.spam_threshold } : {}) }),
       f.now,
     );
-  publishEvent(sqlite, deps.queue, { teamId: f.teamId, routeId: f.routeId, messageId: f.messageId, kind: f.eventKind, data: f.eventData }, f.now);
+  await publishEvent(tx, { teamId: f.teamId, routeId: f.routeId, messageId: f.messageId, kind: f.eventKind, data: f.eventData }, f.now);
 }
 
 export function registerInboundJobs(runner: JobRunner, deps: Deps, opts: InboundJobOptions = {}): void {

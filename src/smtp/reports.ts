@@ -4,15 +4,13 @@
  * classified before the 250 (parsing is local and quick) and applied in the same commit that
  * accepts it. None of it reaches the inbound routes.
  */
-import type { Database } from "bun:sqlite";
-import { stmt } from "../db/statements.ts";
 import { createHash } from "node:crypto";
 import type { ParsedMail, SimpleParserOptions } from "mailparser";
 import { loadMailparser } from "../mail/libraries.ts";
-import { changeRecipientStatus, recipientWithMessage } from "../events/message-status.ts";
+import type { Repositories } from "../db/store.ts";
+import { changeRecipientStatus } from "../events/message-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { newId } from "../ids.ts";
-import type { JobQueue } from "../db/job-queue.ts";
 import { findFeedbackReport, isComplaint, type FeedbackReport } from "../mail/arf.ts";
 import { detectAutoReply } from "../mail/auto-reply.ts";
 import { classifyDsnRecipient, classifyTextBounce, findDeliveryStatus, pickDsnRecipient, type BounceVerdict, type DeliveryStatusReport } from "../mail/dsn.ts";
@@ -72,33 +70,37 @@ const HARD_FROM = new Set(["pending", "queued", "processed", "delivered", "soft_
 export type ReportOutcome = "hard_bounced" | "soft_bounced" | "spam_complaint" | "auto_replied" | "recorded" | "duplicate" | "unchanged" | "recipient_gone";
 
 /**
- * Applies a classified report to the outbound recipient it is about. Synchronous: runs inside
- * the Writer commit that accepts the report. The same report twice (same Message-ID, or same
+ * Applies a classified report to the outbound recipient it is about, in the transaction that
+ * accepts the report. The same report twice (same Message-ID, or same
  * bytes) changes nothing the second time, and a bounce never counts twice for a recipient.
  */
-export function applyReport(sqlite: Database, queue: JobQueue, recipientId: string, a: ReportAnalysis, now = Date.now()): ReportOutcome {
-  const r = recipientWithMessage(sqlite, recipientId);
+export async function applyReport(tx: Repositories, recipientId: string, a: ReportAnalysis, now = Date.now()): Promise<ReportOutcome> {
+  const r = await tx.recipients.withMessage(recipientId);
   if (!r) return "recipient_gone";
-  const seen = stmt<{ one: number }, [string, string, string]>(sqlite, "SELECT 1 AS one FROM message_events WHERE message_id = ? AND recipient_id = ? AND json_extract(data, '$.report.id') = ? LIMIT 1")
-    .get(r.message_id, r.id, a.id);
-  if (seen) return "duplicate";
+  if (await tx.recipients.hasReport(r.message_id, r.id, a.id)) return "duplicate";
 
   const base = { id: a.id, from: a.from, subject: a.subject };
   const history = (kind: string, report: Record<string, unknown>) =>
-    stmt(sqlite, "INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)")
-      .run(newId(), r.message_id, r.id, kind, JSON.stringify({ message_id: r.message_id, recipient: r.email, report }), now);
+    tx.recipients.appendHistory({
+      id: newId(),
+      message_id: r.message_id,
+      recipient_id: r.id,
+      kind,
+      status: null,
+      data: JSON.stringify({ message_id: r.message_id, recipient: r.email, report }),
+      created_at: now,
+    });
 
-  const bounce = (verdict: BounceVerdict, report: Record<string, unknown>): ReportOutcome => {
+  const bounce = async (verdict: BounceVerdict, report: Record<string, unknown>): Promise<ReportOutcome> => {
     const allowed = verdict.type === "hard" ? HARD_FROM : SOFT_FROM;
     if (!allowed.has(r.status)) {
       // Already bounced, complained, unsubscribed…: keep a trace, count nothing.
-      history("message.report_received", { ...report, applied: false });
+      await history("message.report_received", { ...report, applied: false });
       return r.status === "hard_bounced" ? "duplicate" : "unchanged";
     }
     const status = verdict.type === "hard" ? "hard_bounced" : "soft_bounced";
-    changeRecipientStatus(
-      sqlite,
-      queue,
+    await changeRecipientStatus(
+      tx,
       {
         recipientId: r.id,
         status,
@@ -127,7 +129,7 @@ export function applyReport(sqlite: Database, queue: JobQueue, recipientId: stri
       const verdict = classifyDsnRecipient(entry, a.report.reportingMta);
       if (!verdict) {
         // A success report (delivered, relayed, expanded): history only.
-        history("message.report_received", report);
+        await history("message.report_received", report);
         return "recorded";
       }
       return bounce(verdict, report);
@@ -145,22 +147,21 @@ export function applyReport(sqlite: Database, queue: JobQueue, recipientId: stri
         original_rcpt_to: a.report.originalRcptTo,
       };
       if (!isComplaint(a.report)) {
-        history("message.report_received", report);
+        await history("message.report_received", report);
         return "recorded";
       }
       if (r.status === "spam_complaint") {
-        history("message.report_received", { ...report, applied: false });
+        await history("message.report_received", { ...report, applied: false });
         return "duplicate";
       }
-      changeRecipientStatus(sqlite, queue, { recipientId: r.id, status: "spam_complaint", details: { report }, suppress: "spam_complaint" }, now);
+      await changeRecipientStatus(tx, { recipientId: r.id, status: "spam_complaint", details: { report }, suppress: "spam_complaint" }, now);
       return "spam_complaint";
     }
     case "auto_reply": {
       const report = { ...base, type: "auto_reply", reason: a.reason, text: a.text };
-      history("message.auto_replied", report);
-      publishEvent(
-        sqlite,
-        queue,
+      await history("message.auto_replied", report);
+      await publishEvent(
+        tx,
         {
           teamId: r.team_id,
           routeId: r.route_id,
@@ -173,7 +174,7 @@ export function applyReport(sqlite: Database, queue: JobQueue, recipientId: stri
       return "auto_replied";
     }
     case "unrecognized":
-      history("message.report_received", { ...base, type: "unrecognized" });
+      await history("message.report_received", { ...base, type: "unrecognized" });
       return "recorded";
   }
 }

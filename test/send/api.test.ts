@@ -100,9 +100,9 @@ describe("POST /v1/send", () => {
 
   test("suppressed recipients (team, project and route scope) are dropped; all suppressed → status suppressed", async () => {
     const routeId = app.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND slug = 'transactional'").get(app.team.projectId)!.id;
-    addSuppression(app.deps.sqlite, { teamId: app.team.teamId, scope: "team", email: "t@dest.example", reason: "manual" });
-    addSuppression(app.deps.sqlite, { teamId: app.team.teamId, scope: "project", projectId: app.team.projectId, email: "p@dest.example", reason: "manual" });
-    addSuppression(app.deps.sqlite, { teamId: app.team.teamId, scope: "route", routeId, email: "r@dest.example", reason: "unsubscribe" });
+    await addSuppression(app.deps.store.read, { teamId: app.team.teamId, scope: "team", email: "t@dest.example", reason: "manual" });
+    await addSuppression(app.deps.store.read, { teamId: app.team.teamId, scope: "project", projectId: app.team.projectId, email: "p@dest.example", reason: "manual" });
+    await addSuppression(app.deps.store.read, { teamId: app.team.teamId, scope: "route", routeId, email: "r@dest.example", reason: "unsubscribe" });
     const partial = await send(valid({ to: ["T@dest.example", "ok@dest.example"], cc: ["p@dest.example"], bcc: ["r@dest.example"] }));
     expect(partial.json.status).toBe("pending");
     const rows = app.deps.sqlite.query<{ email: string; status: string }, [string]>("SELECT email, status FROM recipients WHERE message_id = ? ORDER BY lower(email)").all(partial.json.message_id);

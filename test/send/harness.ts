@@ -190,8 +190,7 @@ export async function startOutbound(
       await runner.stop(2000);
       if (!opts.sink) await sink.close();
       if (!opts.dns) await dns.close();
-      t.deps.writer.stop();
-      t.deps.sqlite.close();
+      await t.deps.store.close();
     },
   };
   return h;

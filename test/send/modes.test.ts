@@ -83,7 +83,7 @@ test("shutdown lets a delivery under way finish and record its reply before conn
     await closeOutbound(h.deps);
     expect(h.sink.received.length).toBe(1); // the transaction under way completed before the pools closed
     await h.runner.stop(2000);
-    h.deps.writer.flush();
+    await h.deps.writer.flush();
     expect(h.messageStatus(id)).toBe("delivered");
   } finally {
     h.sink.dataDelayMs = 0;

@@ -137,7 +137,7 @@ describe("SMTP submission", () => {
   });
 
   test("suppressed recipients are not sent to, as with /v1/send", async () => {
-    addSuppression(app.deps.sqlite, { teamId: app.team.teamId, scope: "team", email: "gone@example.net", reason: "hard_bounce" });
+    await addSuppression(app.deps.store.read, { teamId: app.team.teamId, scope: "team", email: "gone@example.net", reason: "hard_bounce" });
     const info = await send({ from: "hello@brand.test", to: "gone@example.net", subject: "Suppressed", text: "hello" });
     expect(info.response).toEndWith("(all recipients suppressed)");
     const id = /Queued as (\S+)/.exec(info.response)![1]!;

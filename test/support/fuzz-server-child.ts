@@ -57,8 +57,7 @@ if (mode === "server") {
   port = app.server!.port!;
   stopServer = async () => {
     await app.stop(true);
-    deps.writer.stop();
-    deps.sqlite.close();
+    await deps.store.close();
   };
 }
 // The server secret is created on first use (unsubscribe and attachment links); create it now,

@@ -36,11 +36,13 @@ test("deliveries pending at SIGKILL are made after a restart", async () => {
   receiver.secret = created.json.data.secret;
 
   const N = 40;
-  const eventIds = await t.deps.writer.write(() =>
-    Array.from({ length: N }, (_, i) =>
-      publishEvent(t.deps.sqlite, t.deps.queue, { teamId: t.team.teamId, routeId, kind: "message.delivered", data: { message_id: `m-${i}` } }),
-    ),
-  );
+  const eventIds = await t.deps.store.write(async (tx) => {
+    const ids: string[] = [];
+    for (let i = 0; i < N; i++) {
+      ids.push(await publishEvent(tx, { teamId: t.team.teamId, routeId, kind: "message.delivered", data: { message_id: `m-${i}` } }));
+    }
+    return ids;
+  });
 
   const spawnWorker = async () => {
     const proc = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures", "webhook-worker.ts"), dbPath], {

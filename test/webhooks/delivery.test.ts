@@ -58,7 +58,7 @@ async function setup(opts: { allowed?: string[]; timeoutMs?: number; scheduleMs?
   receiver.secret = webhook.secret;
 
   const publish = (kind: EventKind, data: Record<string, unknown> = { message_id: newId() }) =>
-    app.deps.writer.write(() => publishEvent(app.deps.sqlite, app.deps.queue, { teamId: app.team.teamId, routeId, kind, data }));
+    app.deps.store.write((tx) => publishEvent(tx, { teamId: app.team.teamId, routeId, kind, data }));
   const deliveries = (eventId?: string) =>
     app.deps.sqlite
       .query<DeliveryRow, [string, string | null, string | null]>(
@@ -132,7 +132,7 @@ describe("signed delivery", () => {
 
   test("a message's delivered status arrives as message.delivered with the remote reply", async () => {
     const s = await setup();
-    const { sqlite, queue, writer } = s.app.deps;
+    const { sqlite, store } = s.app.deps;
     const messageId = newId();
     const recipientId = newId();
     const now = Date.now();
@@ -145,8 +145,8 @@ describe("signed delivery", () => {
     sqlite
       .query("INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, created_at) VALUES (?, ?, 'bob@example.org', 'to', 'processed', ?, ?)")
       .run(recipientId, messageId, now, now);
-    await writer.write(() =>
-      changeRecipientStatus(sqlite, queue, {
+    await store.write((tx) =>
+      changeRecipientStatus(tx, {
         recipientId,
         status: "delivered",
         response: { code: 250, enhanced_code: "2.0.0", message: "2.0.0 Ok: queued as ABC" },

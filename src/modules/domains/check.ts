@@ -98,7 +98,7 @@ export async function applyDomainCheck(
       };
       // Events are route-scoped; a domain attached to no project still gets its event recorded.
       for (const routeId of routeIds.length > 0 ? routeIds : [null]) {
-        publishEvent(deps.sqlite, deps.queue, { teamId: domain.team_id, routeId, kind: "domain.dns_record_failed", data }, now);
+        await publishEvent(tx, { teamId: domain.team_id, routeId, kind: "domain.dns_record_failed", data }, now);
       }
       summary.broken.push(row.id);
     }

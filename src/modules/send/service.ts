@@ -7,6 +7,7 @@ import type { Database } from "bun:sqlite";
 import { extname } from "node:path";
 import { detectMimeType } from "nodemailer/lib/mime-funcs";
 import type { Deps } from "../../context.ts";
+import type { Repositories } from "../../db/store.ts";
 import type { Address } from "../../db/schema.ts";
 import { ConflictError, ValidationError, fieldErrors } from "../../errors.ts";
 import { changeRecipientStatus, suppressedAmong, type MessageStatus } from "../../events/message-status.ts";
@@ -405,7 +406,7 @@ export async function acceptMessages(
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   const requestHash = key ? (opts.requestHash ?? sha256Hex(JSON.stringify(inputs))) : null;
 
-  const result = await deps.writer.write((): WriteResult => {
+  const result = await deps.store.write(async (tx): Promise<WriteResult> => {
     const now = Date.now();
     if (key) {
       purgeExpiredKeys(deps.sqlite, now);
@@ -422,7 +423,7 @@ export async function acceptMessages(
       }
       if (row) stmt(deps.sqlite, "DELETE FROM idempotency_keys WHERE project_id = ? AND key = ?").run(principal.projectId, key);
     }
-    const accepted = storeMessages(deps, principal, prepared, opts.batch ?? false, now);
+    const accepted = await storeMessages(deps, tx, principal, prepared, opts.batch ?? false, now);
     if (key) {
       stmt(
         deps.sqlite,
@@ -436,8 +437,8 @@ export async function acceptMessages(
 }
 
 /** The database half of acceptance: route and domain checks, suppressions, inserts. Synchronous. */
-function storeMessages(deps: Deps, principal: SendPrincipal, emails: PreparedEmail[], batch: boolean, now: number): AcceptedMessage[] {
-  const { sqlite, queue, config } = deps;
+async function storeMessages(deps: Deps, tx: Repositories, principal: SendPrincipal, emails: PreparedEmail[], batch: boolean, now: number): Promise<AcceptedMessage[]> {
+  const { sqlite, config } = deps;
   const lookup = new ProjectLookup(sqlite, principal);
   const errors: Errors = fieldErrors();
   const resolved = emails.map((e) => {
@@ -482,7 +483,8 @@ function storeMessages(deps: Deps, principal: SendPrincipal, emails: PreparedEma
     "INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, NULL, 'message.created', 'pending', ?, ?)",
   );
 
-  return emails.map((e, i) => {
+  const accepted: AcceptedMessage[] = [];
+  for (const [i, e] of emails.entries()) {
     const { route, domain } = resolved[i]!;
     const id = newId();
     const messageIdHeader = `${id}@${e.from.domain}`;
@@ -509,7 +511,7 @@ function storeMessages(deps: Deps, principal: SendPrincipal, emails: PreparedEma
     insertContents.run(id, e.html, e.text, JSON.stringify(e.headers));
     for (const a of e.attachments) insertAttachment.run(newId(), id, a.filename, a.contentType, a.contentId, a.content.length, a.content);
 
-    const suppressed = suppressedAmong(sqlite, { teamId: principal.teamId, projectId: principal.projectId, routeId: route!.id }, e.recipients.map((r) => r.email));
+    const suppressed = await suppressedAmong(tx, { teamId: principal.teamId, projectId: principal.projectId, routeId: route!.id }, e.recipients.map((r) => r.email));
     const recipientIds = e.recipients.map((r) => {
       const rid = newId();
       insertRecipient.run(rid, id, r.email, r.kind, now, now);
@@ -527,16 +529,17 @@ function storeMessages(deps: Deps, principal: SendPrincipal, emails: PreparedEma
       metadata: e.metadata,
     };
     insertHistory.run(newId(), id, JSON.stringify(data), now);
-    publishEvent(sqlite, queue, { teamId: principal.teamId, routeId: route!.id, messageId: id, kind: "message.created", data }, now);
+    await publishEvent(tx, { teamId: principal.teamId, routeId: route!.id, messageId: id, kind: "message.created", data }, now);
 
     let status: string = "pending";
     let sendable = 0;
-    e.recipients.forEach((r, j) => {
+    for (const [j, r] of e.recipients.entries()) {
       if (suppressed.has(r.email.toLowerCase())) {
-        status = changeRecipientStatus(sqlite, queue, { recipientId: recipientIds[j]!, status: "suppressed", details: { reason: "suppressed" } }, now);
+        status = await changeRecipientStatus(tx, { recipientId: recipientIds[j]!, status: "suppressed", details: { reason: "suppressed" } }, now);
       } else sendable++;
-    });
-    if (sendable > 0) queue.enqueue(OUTBOUND_QUEUE, { messageId: id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });
-    return { message_id: id, status: (sendable > 0 ? "pending" : status) as MessageStatus };
-  });
+    }
+    if (sendable > 0) await tx.jobs.enqueue(OUTBOUND_QUEUE, { messageId: id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });
+    accepted.push({ message_id: id, status: (sendable > 0 ? "pending" : status) as MessageStatus });
+  }
+  return accepted;
 }

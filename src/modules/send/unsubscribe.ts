@@ -48,8 +48,7 @@ export async function unsubscribe(deps: Deps, token: string): Promise<string[]> 
         reason: "unsubscribe",
         created_at: now,
       });
-      // Still SQL of its own (events/message-status.ts); inside this write it is on the transaction's connection.
-      if (REACHED.has(r.status)) changeRecipientStatus(deps.sqlite, deps.queue, { recipientId: r.id, status: "unsubscribed", details: { via: "list-unsubscribe" } }, now);
+      if (REACHED.has(r.status)) await changeRecipientStatus(tx, { recipientId: r.id, status: "unsubscribed", details: { via: "list-unsubscribe" } }, now);
     }
     return target.recipients.map((r) => r.email);
   });

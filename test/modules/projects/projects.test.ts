@@ -247,10 +247,10 @@ describe("DELETE /v1/projects/{id}", () => {
     const otherHook = await insertWebhook(t.deps, teamId, otherRoute);
     const deliveryJob = await t.deps.queue.enqueue("outbound", { messageId: "m" }, { runAt: Date.now() + 60_000 });
     const domain = insertTestDomain(t.deps, { teamId, projectId, domain: "keep.example.com" });
-    addSuppression(t.deps.sqlite, { teamId, scope: "team", email: "team@example.net", reason: "manual" });
-    addSuppression(t.deps.sqlite, { teamId, scope: "project", projectId, email: "p@example.net", reason: "manual" });
-    addSuppression(t.deps.sqlite, { teamId, scope: "route", routeId: tx, email: "r@example.net", reason: "manual" });
-    addSuppression(t.deps.sqlite, { teamId, scope: "route", routeId: otherRoute, email: "o@example.net", reason: "manual" });
+    await addSuppression(t.deps.store.read, { teamId, scope: "team", email: "team@example.net", reason: "manual" });
+    await addSuppression(t.deps.store.read, { teamId, scope: "project", projectId, email: "p@example.net", reason: "manual" });
+    await addSuppression(t.deps.store.read, { teamId, scope: "route", routeId: tx, email: "r@example.net", reason: "manual" });
+    await addSuppression(t.deps.store.read, { teamId, scope: "route", routeId: otherRoute, email: "o@example.net", reason: "manual" });
     t.deps.sqlite
       .query("INSERT INTO idempotency_keys (project_id, key, request_hash, created_at, expires_at) VALUES (?, 'k', 'h', ?, ?)")
       .run(projectId, Date.now(), Date.now() + DAY);

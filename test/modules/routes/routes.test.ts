@@ -101,11 +101,12 @@ describe("GET /v1/routes/{id} and GET /v1/projects/{id}/routes", () => {
   beforeAll(async () => {
     await insertWebhook(t.deps, teamId, tx);
     await insertWebhook(t.deps, teamId, tx);
+    const read = t.deps.store.read;
+    await addSuppression(read, { teamId, scope: "team", email: "a@example.net", reason: "hard_bounce" });
+    await addSuppression(read, { teamId, scope: "project", projectId, email: "a@example.net", reason: "manual" });
+    await addSuppression(read, { teamId, scope: "route", routeId: tx, email: "b@example.net", reason: "unsubscribe" });
+    await addSuppression(read, { teamId, scope: "route", routeId: routeIdOf(t.deps, projectId, "broadcast"), email: "c@example.net", reason: "unsubscribe" });
   });
-  addSuppression(t.deps.sqlite, { teamId, scope: "team", email: "a@example.net", reason: "hard_bounce" });
-  addSuppression(t.deps.sqlite, { teamId, scope: "project", projectId, email: "a@example.net", reason: "manual" });
-  addSuppression(t.deps.sqlite, { teamId, scope: "route", routeId: tx, email: "b@example.net", reason: "unsubscribe" });
-  addSuppression(t.deps.sqlite, { teamId, scope: "route", routeId: routeIdOf(t.deps, projectId, "broadcast"), email: "c@example.net", reason: "unsubscribe" });
 
   test("route directly (no envelope) with counts; no optional parts unless included", async () => {
     const res = await t.request("GET", `/v1/routes/${tx}`);
@@ -329,8 +330,8 @@ describe("DELETE /v1/routes/{id}", () => {
   test("deletes the route, its webhooks (deliveries and queued jobs) and route suppressions; messages stay detached", async () => {
     const route = (await t.request("POST", `/v1/projects/${projectId}/routes`, { body: { name: "Temp", route_type: "broadcast" } })).json.data.id;
     const hook = await insertWebhook(t.deps, teamId, route);
-    addSuppression(t.deps.sqlite, { teamId, scope: "route", routeId: route, email: "gone@example.net", reason: "unsubscribe" });
-    addSuppression(t.deps.sqlite, { teamId, scope: "project", projectId, email: "stays@example.net", reason: "manual" });
+    await addSuppression(t.deps.store.read, { teamId, scope: "route", routeId: route, email: "gone@example.net", reason: "unsubscribe" });
+    await addSuppression(t.deps.store.read, { teamId, scope: "project", projectId, email: "stays@example.net", reason: "manual" });
     const messageId = insertMessage(t.deps, { teamId, projectId, routeId: route, status: "delivered" });
 
     const res = await t.request("DELETE", `/v1/routes/${route}`);

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { addSuppression, suppressedAmong } from "../../../src/events/message-status.ts";
 import { newId } from "../../../src/ids.ts";
 import { createTestApp } from "../../helpers.ts";
@@ -17,7 +17,7 @@ describe("POST /v1/suppressions", () => {
     expect(res.json.data.created).toEqual([
       { id: expect.any(String), email: "bounce@example.net", scope: "team", reason: "manual", project_id: null, route_id: null, created_at: expect.any(String) },
     ]);
-    expect(suppressedAmong(t.deps.sqlite, { teamId, projectId, routeId: tx }, ["BOUNCE@example.net"]).size).toBe(1);
+    expect((await suppressedAmong(t.deps.store.read, { teamId, projectId, routeId: tx }, ["BOUNCE@example.net"])).size).toBe(1);
   });
 
   test("emails in bulk: duplicates and existing ones are skipped with the reason", async () => {
@@ -89,12 +89,15 @@ describe("GET /v1/suppressions and DELETE /v1/suppressions/{id}", () => {
   const { teamId, projectId } = t.team;
   const tx = routeIdOf(t.deps, projectId, "transactional");
   const t0 = Date.now() - 10_000;
-  addSuppression(t.deps.sqlite, { teamId, scope: "team", email: "hb@example.net", reason: "hard_bounce" }, t0);
-  addSuppression(t.deps.sqlite, { teamId, scope: "team", email: "spam@example.net", reason: "spam_complaint" }, t0 + 1);
-  addSuppression(t.deps.sqlite, { teamId, scope: "project", projectId, email: "hb@example.net", reason: "manual" }, t0 + 2);
-  addSuppression(t.deps.sqlite, { teamId, scope: "route", routeId: tx, email: "unsub@example.net", reason: "unsubscribe" }, t0 + 3);
   const b = t.addTeam();
-  addSuppression(t.deps.sqlite, { teamId: b.teamId, scope: "team", email: "b-only@example.net", reason: "manual" });
+  beforeAll(async () => {
+    const read = t.deps.store.read;
+    await addSuppression(read, { teamId, scope: "team", email: "hb@example.net", reason: "hard_bounce" }, t0);
+    await addSuppression(read, { teamId, scope: "team", email: "spam@example.net", reason: "spam_complaint" }, t0 + 1);
+    await addSuppression(read, { teamId, scope: "project", projectId, email: "hb@example.net", reason: "manual" }, t0 + 2);
+    await addSuppression(read, { teamId, scope: "route", routeId: tx, email: "unsub@example.net", reason: "unsubscribe" }, t0 + 3);
+    await addSuppression(read, { teamId: b.teamId, scope: "team", email: "b-only@example.net", reason: "manual" });
+  });
   const emails = (res: { json: { data: { email: string }[] } }) => res.json.data.map((s) => s.email);
 
   test("paginated, newest first, only the caller's team", async () => {
@@ -142,11 +145,11 @@ describe("GET /v1/suppressions and DELETE /v1/suppressions/{id}", () => {
 
   test("delete lifts the suppression: 200 with the message, then 404", async () => {
     const target = (await t.request("GET", "/v1/suppressions?filter[scope]=route")).json.data[0];
-    expect(suppressedAmong(t.deps.sqlite, { teamId, projectId, routeId: tx }, ["unsub@example.net"]).size).toBe(1);
+    expect((await suppressedAmong(t.deps.store.read, { teamId, projectId, routeId: tx }, ["unsub@example.net"])).size).toBe(1);
     const res = await t.request("DELETE", `/v1/suppressions/${target.id}`);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ message: "Suppression deleted successfully." });
-    expect(suppressedAmong(t.deps.sqlite, { teamId, projectId, routeId: tx }, ["unsub@example.net"]).size).toBe(0);
+    expect((await suppressedAmong(t.deps.store.read, { teamId, projectId, routeId: tx }, ["unsub@example.net"])).size).toBe(0);
     const again = await t.request("DELETE", `/v1/suppressions/${target.id}`);
     expect(again.status).toBe(404);
     expect(again.json).toEqual({ message: "Suppression not found." });
