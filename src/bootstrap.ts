@@ -34,6 +34,7 @@ export async function bootstrapIfEmpty(store: Store, opts: { teamName: string; i
   if ((await store.read.teams.count()) > 0) return null;
   const { team, project, result } = bootstrapRows(opts);
   return store.write(async (tx) => {
+    await tx.locks.take("bootstrap");
     if ((await tx.teams.count()) > 0) return null;
     await tx.teams.insert(team);
     await insertProject(tx, project);

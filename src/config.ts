@@ -18,6 +18,13 @@ const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 
 export const ConfigSchema = Type.Object({
   dataDir: Type.String({ minLength: 1 }),
+  /** null: SQLite in dataDir; otherwise the PostgreSQL database every node shares. */
+  databaseUrl: Type.Union([Type.String({ pattern: "^postgres(ql)?://[^\\s]+$" }), Type.Null()]),
+  /** PostgreSQL connections this node opens at most, and how long a request waits for a free one. */
+  databasePool: Type.Integer({ minimum: 2, maximum: 1000 }),
+  databasePoolWaitMs: Type.Integer({ minimum: 1, maximum: 600_000 }),
+  /** This node's name in /metrics and logs (several nodes on one database). */
+  nodeName: Type.String({ minLength: 1 }),
   httpHost: Type.String({ minLength: 1 }),
   httpPort: Port,
   publicUrl: Type.String({ pattern: "^https?://[^\\s]+$" }),
@@ -98,6 +105,10 @@ function list(env: Env, name: string): string[] | null {
 /** Which env variable each config key comes from, so a validation failure can name it. */
 const ENV_NAMES: Record<keyof Config, string> = {
   dataDir: "POSTHORN_DATA_DIR",
+  databaseUrl: "POSTHORN_DATABASE_URL",
+  databasePool: "POSTHORN_DATABASE_POOL",
+  databasePoolWaitMs: "POSTHORN_DATABASE_POOL_WAIT_MS",
+  nodeName: "POSTHORN_NODE_NAME",
   httpHost: "POSTHORN_HTTP_HOST",
   httpPort: "POSTHORN_HTTP_PORT",
   publicUrl: "POSTHORN_PUBLIC_URL",
@@ -129,6 +140,10 @@ export function loadConfig(env: Env = process.env): Config {
   const host = str(env, "POSTHORN_HOSTNAME", osHostname() || "localhost").toLowerCase();
   const config: Config = {
     dataDir: resolve(str(env, "POSTHORN_DATA_DIR", "./data")),
+    databaseUrl: optional(env, "POSTHORN_DATABASE_URL"),
+    databasePool: int(env, "POSTHORN_DATABASE_POOL", 20),
+    databasePoolWaitMs: int(env, "POSTHORN_DATABASE_POOL_WAIT_MS", 5000),
+    nodeName: str(env, "POSTHORN_NODE_NAME", osHostname() || "posthorn"),
     httpHost: str(env, "POSTHORN_HTTP_HOST", "0.0.0.0"),
     httpPort: int(env, "POSTHORN_HTTP_PORT", 8080),
     publicUrl: str(env, "POSTHORN_PUBLIC_URL", "http://localhost:8080").replace(/\/+$/, ""),
@@ -155,6 +170,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhookConcurrency: int(env, "POSTHORN_WEBHOOK_CONCURRENCY", 64),
   };
 
+  // Checked first, and never echoed: the URL carries a password.
+  if (config.databaseUrl !== null && !/^postgres(ql)?:\/\/\S+$/.test(config.databaseUrl)) {
+    throw new ConfigError("POSTHORN_DATABASE_URL", "expected postgres://user:password@host:port/database");
+  }
   const firstError = Value.Errors(ConfigSchema, config).First();
   if (firstError) {
     const key = firstError.path.split("/")[1] as keyof Config;

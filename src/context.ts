@@ -1,6 +1,5 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "./config.ts";
-import type { Db } from "./db/connection.ts";
 import type { Store } from "./db/store.ts";
 import type { Writer } from "./db/writer.ts";
 import type { DnsResolver } from "./dns/resolver.ts";
@@ -14,7 +13,6 @@ import type { Logger } from "./log.ts";
 export interface Deps {
   config: Config;
   sqlite: Database;
-  db: Db;
   /** Group-commit writer: every write on a request or job path goes through it. */
   writer: Writer;
   /** The persistence layer's repositories (services move onto it from sqlite/writer). */

@@ -70,6 +70,14 @@ export class UnsupportedMediaTypeError extends AppError {
   readonly status = 415;
 }
 
+/** 503: the database cannot be reached (or has no connection free in time); nothing was changed. */
+export class DatabaseUnavailableError extends AppError {
+  readonly status = 503;
+  constructor(readonly reason: string) {
+    super("The database is unavailable; nothing was changed. Try again shortly.");
+  }
+}
+
 /** 429 with Retry-After seconds. */
 export class RateLimitedError extends AppError {
   readonly status = 429;

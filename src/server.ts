@@ -7,7 +7,7 @@ import { registerWebhookJobs } from "./events/webhook-job.ts";
 import { closeOutbound, registerOutboundJobs } from "./mail/outbound-job.ts";
 import { ensureDomainRecheckScheduled, registerDomainRecheck } from "./modules/domains/recheck.ts";
 import { registerInboundJobs } from "./smtp/inbound-job.ts";
-import { createDeps } from "./runtime.ts";
+import { openDeps } from "./runtime.ts";
 import { startSmtpListeners } from "./smtp/index.ts";
 
 const BODY_LIMIT_SLACK = 1024 * 1024;
@@ -27,7 +27,7 @@ export interface Background {
 
 /** Starts HTTP, the job runner and the listeners; bootstraps a first team on an empty database. */
 export async function startServer(config: Config, opts: { dbPath?: string } = {}): Promise<RunningServer> {
-  const deps = createDeps(config, opts);
+  const deps = await openDeps(config, opts);
   const bootstrap = await bootstrapIfEmpty(deps.store, { teamName: "My team", inboundDomain: config.inboundDomain });
 
   const runner = new JobRunner(deps);

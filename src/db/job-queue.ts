@@ -108,11 +108,10 @@ export class JobQueue {
 
   /**
    * Enqueues a job unless `queue` already has one waiting or running: for periodic work that
-   * re-enqueues itself, so it runs once across the cluster however many nodes start it. On
-   * PostgreSQL a transaction-scoped advisory lock makes concurrent callers take turns.
+   * re-enqueues itself, so it runs once across the cluster however many nodes start it. Call it
+   * after `tx.locks.take(…)` on a name of the queue's, so concurrent callers take turns.
    */
   async enqueueOnce(queue: string, payload: unknown, opts: EnqueueOptions = {}): Promise<boolean> {
-    if (this.db.dialect === "postgres") await this.db.get("SELECT pg_advisory_xact_lock(hashtext(?)) AS l", [`posthorn:jobs:${queue}`]);
     if ((await this.depth(queue)) > 0) return false;
     await this.enqueue(queue, payload, opts);
     return true;

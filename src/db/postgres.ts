@@ -1,4 +1,5 @@
 import { SQL } from "bun";
+import { ConflictError, DatabaseUnavailableError } from "../errors.ts";
 import type { SqlExecutor, SqlValue } from "./sql.ts";
 
 /**
@@ -51,7 +52,11 @@ export class PostgresExecutor implements SqlExecutor {
   }
 
   private async query(sql: string, params: readonly SqlValue[]) {
-    return (await this.sql.unsafe(this.text(sql), [...params])) as unknown as Record<string, unknown>[] & { count: number };
+    try {
+      return (await this.sql.unsafe(this.text(sql), [...params])) as unknown as Record<string, unknown>[] & { count: number };
+    } catch (err) {
+      throw postgresError(err);
+    }
   }
 
   async all<R>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {
@@ -70,3 +75,24 @@ export class PostgresExecutor implements SqlExecutor {
 
 /** A pooled client for `POSTHORN_DATABASE_URL`. int8 values come back as BigInt (then numbers, above), never as strings. */
 export const postgresClient = (url: string, opts: { max?: number } = {}) => new SQL(url, { max: opts.max ?? 20, bigint: true });
+
+/** SQLSTATE classes and driver codes that mean the server is gone or refuses connections, not that the statement is wrong. */
+const UNAVAILABLE_STATES = /^(08|53|57P0[1-3])/;
+
+/**
+ * What a PostgreSQL failure means to the layer above: the database being unreachable is a 503
+ * (DatabaseUnavailableError), a foreign key that lost its row a 409 (a write that raced a delete,
+ * as on SQLite); anything else is passed on as it is.
+ */
+export function postgresError(err: unknown): unknown {
+  const e = err as { code?: unknown; errno?: unknown; message?: unknown } | null;
+  const state = typeof e?.errno === "string" ? e.errno : "";
+  const code = typeof e?.code === "string" ? e.code : "";
+  if (UNAVAILABLE_STATES.test(state) || /^ERR_POSTGRES_(CONNECTION|IDLE|LIFETIME|CONNECT)/.test(code)) {
+    return new DatabaseUnavailableError(`${code || state}: ${String(e?.message ?? err)}`);
+  }
+  if (state === "23503") return new ConflictError("Something this request refers to was deleted while it ran; nothing was changed.");
+  // Another node's transaction took the same unique value (a slug, a domain, an idempotency key) first.
+  if (state === "23505") return new ConflictError("This conflicts with a change made at the same time; nothing was changed.");
+  return err;
+}

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { DomainRepository, InboundDomainRepository } from "./domains.ts";
 import { EventRepository } from "./events.ts";
 import { JobQueue, JobSignals } from "./job-queue.ts";
+import { LockRepository } from "./locks.ts";
 import { MessageRepository } from "./messages.ts";
 import { ProjectRepository } from "./projects.ts";
 import { RecipientRepository } from "./recipients.ts";
@@ -19,6 +20,7 @@ export interface Repositories {
   inboundDomains: InboundDomainRepository;
   events: EventRepository;
   jobs: JobQueue;
+  locks: LockRepository;
   messages: MessageRepository;
   projects: ProjectRepository;
   recipients: RecipientRepository;
@@ -35,6 +37,7 @@ export function repositories(db: SqlExecutor, signals: JobSignals = new JobSigna
     inboundDomains: new InboundDomainRepository(db),
     events: new EventRepository(db),
     jobs: new JobQueue(db, signals),
+    locks: new LockRepository(db),
     messages: new MessageRepository(db),
     projects: new ProjectRepository(db),
     recipients: new RecipientRepository(db),
@@ -76,6 +79,8 @@ export interface Store {
   /** Enqueues reach the job runner of this process through here. */
   readonly signals: JobSignals;
   readonly stats: StoreStats;
+  /** Resolves when the database answers; rejects with DatabaseUnavailableError when it cannot be reached. */
+  ping(): Promise<void>;
   /** Commits what is pending and closes the engine. */
   close(): Promise<void>;
 }
@@ -119,6 +124,10 @@ export class SqliteStore implements Store {
 
   get stats(): StoreStats {
     return this.writer.stats;
+  }
+
+  async ping(): Promise<void> {
+    // An embedded database is there as long as the process is.
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { AppError, fieldErrors, PayloadTooLargeError, RateLimitedError, ValidationError } from "../errors.ts";
+import { AppError, DatabaseUnavailableError, fieldErrors, PayloadTooLargeError, RateLimitedError, ValidationError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { bodyShapeOf, describeShape, parseJsonBody, type BodyShape } from "./body.ts";
 import { learnFilters, routeKey } from "./filters.ts";
@@ -40,6 +40,10 @@ function mapError(code: string | number, raw: unknown, log: Logger): Response {
   const error = unwrapParse(code, raw);
   if (error instanceof ValidationError) return json(422, { message: error.message, errors: error.errors });
   if (error instanceof RateLimitedError) return json(429, { message: error.message }, { "retry-after": String(error.retryAfterSeconds) });
+  if (error instanceof DatabaseUnavailableError) {
+    log.warn("database unavailable", { reason: error.reason });
+    return json(503, { message: error.message }, { "retry-after": "5" });
+  }
   if (error instanceof AppError) return json(error.status, { message: error.message });
   switch (code) {
     case "VALIDATION": {

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { Writer } from "../db/writer.ts";
+import type { Store } from "../db/store.ts";
 
 /** The status an answer goes out with: a returned Response's own, else what the handler set. */
 function statusOf(response: unknown, set: { status?: number | string }): number {
@@ -8,19 +8,19 @@ function statusOf(response: unknown, set: { status?: number | string }): number 
 }
 
 /**
- * Every request is a unit of work (db/writer.ts): what it writes commits only if its answer
+ * Every request is a unit of work (db/writer.ts on SQLite, db/store-postgres.ts on PostgreSQL): what it writes commits only if its answer
  * succeeds, and that answer is sent once the commit is durable. An error anywhere — a 4xx from a
  * service, a response that breaks its schema, a crash — rolls the request's writes back.
  * Registered before the root error handler, so its onError runs first and answers nothing.
  */
-export const unitOfWork = (writer: Writer) =>
+export const unitOfWork = (store: Store) =>
   new Elysia({ name: "unit-of-work" })
     .wrap(((handle: (...args: unknown[]) => unknown) =>
       (...args: unknown[]) =>
-        writer.withUnit(() => handle(...args))) as never)
+        store.withUnit(() => handle(...args))) as never)
     .onError({ as: "global" }, () => {
-      void writer.currentUnit()?.finish(false);
+      void store.currentUnit()?.finish(false);
     })
     .mapResponse({ as: "global" }, async ({ response, set }) => {
-      await writer.currentUnit()?.finish(statusOf(response, set) < 400);
+      await store.currentUnit()?.finish(statusOf(response, set) < 400);
     });

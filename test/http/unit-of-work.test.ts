@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
 import { openStorage } from "../../src/db/connection.ts";
+import { SqliteStore } from "../../src/db/store.ts";
 import { Writer } from "../../src/db/writer.ts";
 import { ConflictError } from "../../src/errors.ts";
 import { errorHandler } from "../../src/http/errors.ts";
@@ -15,7 +16,7 @@ function fixture() {
   const insert = (id: string) => writer.write(() => storage.sqlite.query("INSERT INTO notes (id) VALUES (?)").run(id));
   const errors = errorHandler(createLogger("silent"), 1024 * 1024);
   const app = new Elysia()
-    .use(unitOfWork(writer))
+    .use(unitOfWork(new SqliteStore(storage.sqlite, writer)))
     .use(errors)
     .post("/ok/:id", async ({ params }) => {
       await insert(params.id);

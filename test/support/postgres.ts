@@ -35,6 +35,9 @@ export interface TestPostgres {
   port: number;
   /** A fresh, empty database in the cluster; its URL. */
   createDatabase(): Promise<string>;
+  /** Takes the server down (fast shutdown: clients are disconnected) and brings it back, same port and data. */
+  halt(): void;
+  resume(): void;
   stop(): void;
 }
 
@@ -87,6 +90,8 @@ async function start(): Promise<TestPostgres> {
       await admin.close();
       return `postgres://posthorn@127.0.0.1:${port}/${name}`;
     },
+    halt: () => run([join(bin, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop"]),
+    resume: () => run([join(bin, "pg_ctl"), "-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "start"]),
     stop,
   };
 }

@@ -118,5 +118,9 @@ export function registerDomainRecheck(runner: JobRunner, deps: Deps, opts: Reche
 
 /** Makes sure one sweep job is queued (first start, or after it died); call once at start. */
 export async function ensureDomainRecheckScheduled(deps: Deps): Promise<void> {
-  await deps.store.write((tx) => tx.jobs.enqueueOnce(DOMAIN_RECHECK_QUEUE, {}, { maxAttempts: 100 }));
+  await deps.store.write(async (tx) => {
+    // Several nodes start at once: one sweep job across the cluster.
+    await tx.locks.take(`jobs:${DOMAIN_RECHECK_QUEUE}`);
+    await tx.jobs.enqueueOnce(DOMAIN_RECHECK_QUEUE, {}, { maxAttempts: 100 });
+  });
 }

@@ -1,16 +1,25 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
+import { ErrorBody } from "../../http/schemas.ts";
 import { metricsText } from "./service.ts";
 
 /** Liveness, Prometheus metrics and the token check. */
 export const healthController = (deps: Deps) =>
   new Elysia({ tags: ["Health"] })
     .use(authPlugin(deps))
-    .get("/healthz", () => ({ status: "ok" as const }), {
-      detail: { summary: "Liveness check (no auth)" },
-      response: t.Object({ status: t.Literal("ok") }),
-    })
+    .get(
+      "/healthz",
+      async () => {
+        // 503 (DatabaseUnavailableError) while the database cannot be reached: a load balancer stops sending here.
+        await deps.store.ping();
+        return { status: "ok" as const };
+      },
+      {
+        detail: { summary: "Liveness check (no auth); 503 while the database cannot be reached" },
+        response: { 200: t.Object({ status: t.Literal("ok") }), 503: ErrorBody },
+      },
+    )
     .get("/metrics", async ({ set }) => {
       set.headers["content-type"] = "text/plain; version=0.0.4";
       return await metricsText(deps);

@@ -1,15 +1,21 @@
 import type { Deps } from "../../context.ts";
 
-/** Prometheus text exposition of queue depths, message counts and writer batching. */
+/**
+ * Prometheus text exposition of queue depths, message counts and commit batching. Every sample
+ * carries a `node` label (POSTHORN_NODE_NAME): nodes on one database report the same queues and
+ * messages, told apart by it.
+ */
 export async function metricsText(deps: Deps): Promise<string> {
   const lines: string[] = [];
+  const node = deps.config.nodeName;
   const gauge = (name: string, help: string, samples: [Record<string, string>, number][]) => {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
     for (const [labels, value] of samples) {
-      const l = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, "_")}"`).join(",");
+      const l = Object.entries({ node, ...labels }).map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, "_")}"`).join(",");
       lines.push(`${name}${l ? `{${l}}` : ""} ${value}`);
     }
   };
+  gauge("posthorn_node_info", "This node and its database engine", [[{ engine: deps.config.databaseUrl ? "postgres" : "sqlite" }, 1]]);
   const queues = await deps.store.read.jobs.countsByQueue();
   gauge("posthorn_jobs_pending", "Jobs waiting or running, per queue", queues.map((q) => [{ queue: q.queue }, q.pending]));
   gauge("posthorn_jobs_dead", "Jobs that exhausted their attempts, per queue", queues.map((q) => [{ queue: q.queue }, q.dead]));

@@ -1,0 +1,284 @@
+import type { ReservedSQL, SQL } from "bun";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { DatabaseUnavailableError } from "../errors.ts";
+import { JOBS_CHANNEL, JobSignals } from "./job-queue.ts";
+import { migratePostgres } from "./migrate-pg.ts";
+import { PostgresExecutor, postgresClient, postgresError } from "./postgres.ts";
+import type { SqlExecutor, SqlValue } from "./sql.ts";
+import { repositories, type Repositories, type Store, type StoreStats } from "./store.ts";
+
+/** How long a unit may keep its transaction open before it is committed anyway (as on SQLite). */
+const HOLD_LIMIT_MS = 1000;
+
+/**
+ * At most `size` connections in use; a caller waits for one at most `waitMs`, then gets a 503
+ * (DatabaseUnavailableError) having started nothing. Bun's pool would queue without bound.
+ */
+class Gate {
+  private used = 0;
+  private readonly waiting: { go: () => void; timer: Timer }[] = [];
+  constructor(
+    private readonly size: number,
+    private readonly waitMs: number,
+  ) {}
+
+  acquire(): Promise<void> {
+    if (this.used < this.size) {
+      this.used++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const entry = {
+        go: () => {
+          clearTimeout(entry.timer);
+          resolve();
+        },
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(entry), 1);
+          reject(new DatabaseUnavailableError(`no database connection free within ${this.waitMs} ms (pool of ${this.size})`));
+        }, this.waitMs),
+      };
+      this.waiting.push(entry);
+    });
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next.go();
+    else this.used--;
+  }
+
+  async with<T>(fn: () => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      return await fn();
+    } finally {
+      this.release();
+    }
+  }
+}
+
+/** Reads on the pool, each statement holding a connection through the gate. */
+class GatedExecutor implements SqlExecutor {
+  readonly dialect = "postgres" as const;
+  constructor(
+    private readonly inner: PostgresExecutor,
+    private readonly gate: Gate,
+  ) {}
+  all<R>(sql: string, params?: readonly SqlValue[]): Promise<R[]> {
+    return this.gate.with(() => this.inner.all<R>(sql, params));
+  }
+  get<R>(sql: string, params?: readonly SqlValue[]): Promise<R | null> {
+    return this.gate.with(() => this.inner.get<R>(sql, params));
+  }
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> {
+    return this.gate.with(() => this.inner.run(sql, params));
+  }
+}
+
+/**
+ * A request's writes on PostgreSQL: its first write reserves a connection and opens a
+ * transaction; later writes run in savepoints of it; `finish(ok)` commits or rolls back and
+ * gives the connection back. The same contract as the SQLite writer's UnitOfWork.
+ */
+class PostgresUnit {
+  private conn: ReservedSQL | null = null;
+  private tx: Repositories | null = null;
+  private outcome: boolean | null = null;
+  private turns: Promise<unknown> = Promise.resolve();
+  private timer: Timer | null = null;
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly store: PostgresStore) {}
+
+  get finished(): boolean {
+    return this.outcome !== null;
+  }
+
+  run<T>(fn: (tx: Repositories) => T | Promise<T>): Promise<T> {
+    const result = this.turns.then(async () => {
+      if (this.outcome !== null) throw new Error("the request's unit of work has finished");
+      if (!this.conn) {
+        const { conn, tx } = await this.store.open();
+        this.conn = conn;
+        this.tx = tx;
+        this.timer = setTimeout(() => void this.finish(true), HOLD_LIMIT_MS);
+        this.timer.unref?.();
+        try {
+          return await fn(tx);
+        } catch (err) {
+          // Nothing of the unit was written yet: roll back and let a later write start afresh.
+          await this.close(false);
+          throw err;
+        }
+      }
+      await this.conn.unsafe("SAVEPOINT w");
+      try {
+        const value = await fn(this.tx!);
+        await this.conn.unsafe("RELEASE w");
+        return value;
+      } catch (err) {
+        await this.conn.unsafe("ROLLBACK TO w").catch(() => {});
+        throw err;
+      }
+    });
+    this.turns = result.catch(() => {});
+    return result.catch((err: unknown) => {
+      throw postgresError(err);
+    });
+  }
+
+  finish(ok: boolean): Promise<void> {
+    if (this.outcome === null) this.outcome = ok;
+    return this.turns.then(() => this.close(this.outcome!));
+  }
+
+  private close(ok: boolean): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const conn = this.conn;
+    if (!conn) return this.closing ?? Promise.resolve();
+    this.conn = null;
+    this.tx = null;
+    this.closing = this.store.end(conn, ok);
+    return this.closing;
+  }
+}
+
+/**
+ * PostgreSQL: a pool shared by reads and transactions, gated (see Gate). A write outside a
+ * request is one transaction; a request's writes form a unit (PostgresUnit). Enqueues NOTIFY
+ * every node's runner (JobQueue); this store LISTENs and passes them to this node's runner.
+ */
+export class PostgresStore implements Store {
+  readonly read: Repositories;
+  readonly signals = new JobSignals();
+  readonly stats: StoreStats = { commits: 0, writes: 0, largestBatch: 1 };
+  private readonly units = new AsyncLocalStorage<PostgresUnit | null>();
+  private readonly gate: Gate;
+  private unlisten: (() => Promise<void>) | null = null;
+
+  constructor(
+    private readonly sql: SQL,
+    opts: { poolSize: number; poolWaitMs: number },
+  ) {
+    this.gate = new Gate(opts.poolSize, opts.poolWaitMs);
+    this.read = repositories(new GatedExecutor(new PostgresExecutor(sql), this.gate), this.signals);
+  }
+
+  /** Starts hearing other nodes' enqueues (LISTEN). */
+  async listen(): Promise<void> {
+    const listener = (await (this.sql as unknown as { listen(ch: string, cb: (payload: string) => void): Promise<{ unlisten(): Promise<void> }> }).listen(
+      JOBS_CHANNEL,
+      (queue) => this.signals.enqueued(queue),
+    )) as { unlisten(): Promise<void> };
+    this.unlisten = () => listener.unlisten();
+  }
+
+  /** @internal A reserved connection with an open transaction, and repositories on it. */
+  async open(): Promise<{ conn: ReservedSQL; tx: Repositories }> {
+    await this.gate.acquire();
+    let conn: ReservedSQL | null = null;
+    try {
+      conn = await this.sql.reserve();
+      await conn.unsafe("BEGIN");
+      return { conn, tx: repositories(new PostgresExecutor(conn), this.signals) };
+    } catch (err) {
+      conn?.release();
+      this.gate.release();
+      throw postgresError(err);
+    }
+  }
+
+  /** @internal Commits (or rolls back) and gives the connection back. */
+  async end(conn: ReservedSQL, ok: boolean): Promise<void> {
+    try {
+      await conn.unsafe(ok ? "COMMIT" : "ROLLBACK");
+      if (ok) {
+        this.stats.commits++;
+        this.stats.writes++;
+      }
+    } catch (err) {
+      throw postgresError(err);
+    } finally {
+      conn.release();
+      this.gate.release();
+    }
+  }
+
+  async write<T>(fn: (tx: Repositories) => T | Promise<T>): Promise<T> {
+    const unit = this.units.getStore();
+    if (unit && !unit.finished) return unit.run(fn);
+    const { conn, tx } = await this.open();
+    let value: T;
+    try {
+      value = await fn(tx);
+    } catch (err) {
+      await this.end(conn, false).catch(() => {});
+      throw postgresError(err);
+    }
+    await this.end(conn, true);
+    return value;
+  }
+
+  writeNow<T>(fn: (tx: Repositories) => Promise<T>): Promise<T> {
+    // One statement on the pool is its own transaction, committed when it returns.
+    return this.detached(() => fn(this.read));
+  }
+
+  withUnit<T>(fn: () => T): T {
+    return this.units.run(new PostgresUnit(this), fn);
+  }
+
+  detached<T>(fn: () => T): T {
+    return this.units.run(null, fn);
+  }
+
+  currentUnit(): PostgresUnit | undefined {
+    return this.units.getStore() ?? undefined;
+  }
+
+  async ping(): Promise<void> {
+    await this.read.locks.ping();
+  }
+
+  async close(): Promise<void> {
+    await this.unlisten?.().catch(() => {});
+    await this.sql.close({ timeout: 5 });
+  }
+}
+
+/** The URL without its password, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(unparseable URL)";
+  }
+}
+
+/**
+ * Connects to `url`, applies the embedded migrations (once across nodes), and LISTENs for other
+ * nodes' enqueues. Throws `unreachable(reason)` (a one-line start-up error) when the server cannot
+ * be reached or refuses the credentials.
+ */
+export async function openPostgresStore(
+  url: string,
+  opts: { poolSize: number; poolWaitMs: number },
+  unreachable: (detail: string) => Error,
+): Promise<PostgresStore> {
+  const sql = postgresClient(url, { max: opts.poolSize });
+  try {
+    await sql.unsafe("SELECT 1");
+  } catch (err) {
+    await sql.close({ timeout: 1 }).catch(() => {});
+    const message = String((err as { message?: unknown })?.message ?? err).split("\n")[0];
+    throw unreachable(`cannot connect to ${redactedUrl(url)}: ${message}`);
+  }
+  await migratePostgres(sql);
+  const store = new PostgresStore(sql, opts);
+  await store.listen();
+  return store;
+}
