@@ -1,8 +1,12 @@
-import type { Deps } from "../../context.ts";
-import type { ProjectTokenRow } from "../../db/projects.ts";
-import type { Repositories } from "../../db/store.ts";
-import { UnauthenticatedError } from "../../errors.ts";
-import { digestsEqual, sha256Hex } from "../../ids.ts";
+/**
+ * Token authentication, shared by the HTTP API (src/http/auth.ts: team and project tokens) and
+ * SMTP submission (AUTH with a project token).
+ */
+import type { Deps } from "../context.ts";
+import type { ProjectTokenRow } from "../db/projects.ts";
+import type { Repositories } from "../db/store.ts";
+import { UnauthenticatedError } from "../errors.ts";
+import { digestsEqual, sha256Hex } from "../ids.ts";
 
 export interface TeamPrincipal {
   kind: "team";
@@ -25,7 +29,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 export class TokenAuthenticator {
   private readonly touched = new Map<string, number>();
 
-  constructor(private readonly deps: Pick<Deps, "store" | "writer" | "log">) {}
+  constructor(private readonly deps: Pick<Deps, "store" | "log">) {}
 
   async authenticateTeam(token: string | null | undefined, ip: string | null): Promise<TeamPrincipal> {
     const hash = this.digest(token, "ph_team_");
@@ -68,8 +72,8 @@ export class TokenAuthenticator {
     if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
     this.touched.set(id, now);
     // Outside the request's unit of work: a use is a use whatever the answer, and a slow handler must not hold this write.
-    const { writer, store } = this.deps;
-    writer
+    const { store } = this.deps;
+    store
       .detached(() => store.write((tx) => stamp(tx, now)))
       .catch((err: unknown) => this.deps.log.warn("token last-used update failed", { error: String(err) }));
   }

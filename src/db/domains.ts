@@ -71,6 +71,18 @@ export class DomainRepository {
     return (await this.db.get("SELECT 1 AS found FROM domains WHERE id = ?", [id])) !== null;
   }
 
+  /**
+   * The team's domain of that name when it is attached to the project (the project may send from
+   * it), else null. Two lookups by unique key rather than a join, which Bun's SQLite runs several
+   * times slower (see RecipientRepository.withMessage); this runs for every send.
+   */
+  async sendingDomainOf(teamId: string, projectId: string, domain: string): Promise<Pick<DomainRow, "id" | "status"> | null> {
+    const row = await this.db.get<Pick<DomainRow, "id" | "status">>("SELECT id, status FROM domains WHERE team_id = ? AND domain = ?", [teamId, domain]);
+    if (!row) return null;
+    const attached = await this.db.get("SELECT 1 AS x FROM project_domains WHERE project_id = ? AND domain_id = ?", [projectId, row.id]);
+    return attached ? row : null;
+  }
+
   /** The id of the team's domain of that (canonical) name, else null. */
   async idOfName(teamId: string, domain: string): Promise<string | null> {
     return (await this.db.get<{ id: string }>("SELECT id FROM domains WHERE team_id = ? AND domain = ?", [teamId, domain]))?.id ?? null;

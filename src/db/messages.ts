@@ -103,9 +103,64 @@ export const MESSAGE_EVENT_SORT: SortKey[] = [
   { column: "e.id", desc: false },
 ];
 
-/** Messages read through the API: lists, detail, history, raw source, attachments, unsubscribe targets. */
 /** An inbound message as the SMTP listener accepts it, before the inbound job parses it. */
 export type NewInboundMessage = { id: string; team_id: string; project_id: string | null; route_id: string; from_email: string; raw: Uint8Array; created_at: number };
+
+/** An accepted outbound message with its contents; address lists, metadata and headers are JSON text. */
+export type NewOutboundMessage = {
+  id: string;
+  team_id: string;
+  project_id: string;
+  route_id: string;
+  domain_id: string;
+  tag: string | null;
+  from_email: string;
+  from_name: string;
+  subject: string;
+  to: string;
+  cc: string;
+  bcc: string;
+  reply_to: string;
+  metadata: string;
+  message_id_header: string;
+  html: string | null;
+  text: string | null;
+  headers: string;
+  created_at: number;
+};
+
+/** A file stored with a message (an outbound attachment, or one parsed out of inbound mail). */
+export type NewAttachment = { id: string; filename: string; content_type: string; content_id: string | null; content: Uint8Array };
+
+/** A recipient of a new outbound message (status pending, no attempts). */
+export type NewRecipient = { id: string; email: string; kind: "to" | "cc" | "bcc" };
+
+/** An inbound message as its job reads it: the stored MIME (null once gone) and where it goes. */
+export type InboundSourceRow = { id: string; status: string; team_id: string; route_id: string | null; raw: Uint8Array | null };
+
+/** What the inbound job learned of a message; address lists, headers and symbols are JSON text. */
+export type InboundCompletion = {
+  status: string;
+  from_email: string;
+  from_name: string;
+  subject: string;
+  to: string;
+  cc: string;
+  reply_to: string;
+  message_id_header: string | null;
+  spam_score: number;
+  spam_symbols: string;
+  html: string | null;
+  text: string | null;
+  headers: string;
+  now: number;
+};
+
+const INSERT_ATTACHMENT = "INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, ?, ?, ?, ?)";
+const RECIPIENT_VALUES = "(?, ?, ?, ?, 'pending', ?, 0, ?)";
+const INSERT_RECIPIENTS = "INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, attempts, created_at) VALUES ";
+
+/** Messages: accepting them (outbound and inbound), and reading them through the API (lists, detail, history, raw source, attachments, unsubscribe targets). */
 
 export class MessageRepository {
   constructor(private readonly db: SqlExecutor) {}
@@ -118,6 +173,86 @@ export class MessageRepository {
       [m.id, m.team_id, m.project_id, m.route_id, m.created_at, m.from_email, m.created_at, m.created_at],
     );
     await this.db.run("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, NULL, NULL, '{}', ?)", [m.id, m.raw]);
+  }
+
+  /** Stores an accepted outbound message and its contents (status pending; the raw MIME comes with composing). */
+  async insertOutbound(m: NewOutboundMessage): Promise<void> {
+    await this.db.run(
+      `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, tag, from_email, from_name, subject,
+       "to", cc, bcc, reply_to, metadata, message_id_header, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'outbound', 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        m.id,
+        m.team_id,
+        m.project_id,
+        m.route_id,
+        m.domain_id,
+        m.created_at,
+        m.tag,
+        m.from_email,
+        m.from_name,
+        m.subject,
+        m.to,
+        m.cc,
+        m.bcc,
+        m.reply_to,
+        m.metadata,
+        m.message_id_header,
+        m.created_at,
+        m.created_at,
+      ],
+    );
+    await this.db.run("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, ?, ?, ?, NULL)", [m.id, m.html, m.text, m.headers]);
+  }
+
+  /** Stores the message's files in the given order. */
+  async insertAttachments(messageId: string, files: readonly NewAttachment[]): Promise<void> {
+    for (const a of files) await this.db.run(INSERT_ATTACHMENT, [a.id, messageId, a.filename, a.content_type, a.content_id, a.content.length, a.content]);
+  }
+
+  /** The new message's recipients, all pending. */
+  async insertRecipients(messageId: string, recipients: readonly NewRecipient[], now: number): Promise<void> {
+    if (recipients.length === 0) return;
+    if (this.db.dialect === "sqlite") {
+      // dialect: SQLite runs a statement without a round trip, and one cached single-row INSERT a
+      // time is cheaper than compiling a multi-row one of each length; PostgreSQL takes them in one.
+      for (const r of recipients) await this.db.run(INSERT_RECIPIENTS + RECIPIENT_VALUES, [r.id, messageId, r.email, r.kind, now, now]);
+      return;
+    }
+    await this.db.run(
+      INSERT_RECIPIENTS + recipients.map(() => RECIPIENT_VALUES).join(", "),
+      recipients.flatMap((r) => [r.id, messageId, r.email, r.kind, now, now]),
+      { dynamic: recipients.length > 1 },
+    );
+  }
+
+  /** An inbound message with its raw MIME, for the inbound job; null when the message is gone. */
+  findInboundSource(id: string): Promise<InboundSourceRow | null> {
+    return this.db.get<InboundSourceRow>(
+      "SELECT m.id, m.status, m.team_id, m.route_id, c.raw FROM messages m JOIN message_contents c ON c.message_id = m.id WHERE m.id = ?",
+      [id],
+    );
+  }
+
+  /**
+   * Fills in a pending inbound message with what its job found (message and contents); false,
+   * changing nothing, when it is no longer pending (the job ran before).
+   */
+  async completeInbound(id: string, c: InboundCompletion): Promise<boolean> {
+    const res = await this.db.run(
+      `UPDATE messages SET status = ?, status_changed_at = ?, from_email = ?, from_name = ?, subject = ?, "to" = ?, cc = ?, reply_to = ?,
+         message_id_header = ?, spam_score = ?, spam_symbols = ?, updated_at = ?
+       WHERE id = ? AND status = 'pending'`,
+      [c.status, c.now, c.from_email, c.from_name, c.subject, c.to, c.cc, c.reply_to, c.message_id_header, c.spam_score, c.spam_symbols, c.now, id],
+    );
+    if (res.changes === 0) return false;
+    await this.db.run("UPDATE message_contents SET html = ?, text = ?, headers = ? WHERE message_id = ?", [c.html, c.text, c.headers, id]);
+    return true;
+  }
+
+  /** A pending inbound message nobody can take any more (its route is gone) becomes failed. */
+  async failPendingInbound(id: string, now: number): Promise<void> {
+    await this.db.run("UPDATE messages SET status = 'failed', status_changed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'", [now, now, id]);
   }
 
   /** One keyset page of the team's messages. `page.sort` columns are MessageRow columns and end in id. */

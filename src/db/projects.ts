@@ -146,6 +146,11 @@ export class ProjectRepository {
     );
   }
 
+  /** Whether the project takes SMTP submission; false when it is gone. */
+  async smtpEnabled(id: string): Promise<boolean> {
+    return (await this.db.get<{ smtp_enabled: number }>("SELECT smtp_enabled FROM projects WHERE id = ?", [id]))?.smtp_enabled === 1;
+  }
+
   byTokenHash(hash: string): Promise<ProjectTokenRow | null> {
     return this.db.get<ProjectTokenRow>(PROJECT_BY_TOKEN, [hash]);
   }

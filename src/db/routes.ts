@@ -66,9 +66,34 @@ interface Page {
   cursor: Cursor | null;
 }
 
+/** What sending needs of a route: which one, and of which type. */
+export type SendingRouteRow = Pick<RouteRow, "id" | "route_type">;
+
 /** Routes (message streams of a project). */
 export class RouteRepository {
   constructor(private readonly db: SqlExecutor) {}
+
+  find(routeId: string): Promise<RouteRow | null> {
+    return this.db.get<RouteRow>(`SELECT ${ROUTE_COLUMNS} FROM routes WHERE id = ?`, [routeId]);
+  }
+
+  /** The project's default transactional route, else its oldest transactional route, else null. */
+  async defaultTransactionalOf(projectId: string): Promise<SendingRouteRow | null> {
+    // A sort (ORDER BY) on every send only for a project with no default.
+    return (
+      (await this.db.get<SendingRouteRow>("SELECT id, route_type FROM routes WHERE project_id = ? AND route_type = 'transactional' AND is_default = 1 LIMIT 1", [
+        projectId,
+      ])) ??
+      (await this.db.get<SendingRouteRow>("SELECT id, route_type FROM routes WHERE project_id = ? AND route_type = 'transactional' ORDER BY created_at LIMIT 1", [
+        projectId,
+      ]))
+    );
+  }
+
+  /** The project's route with that slug, or with that id (pass "" when the value is no id). */
+  ofProjectBySlugOrId(projectId: string, slug: string, id: string): Promise<SendingRouteRow | null> {
+    return this.db.get<SendingRouteRow>("SELECT id, route_type FROM routes WHERE project_id = ? AND (slug = ? OR id = ?) LIMIT 1", [projectId, slug, id]);
+  }
 
   /** The route's id when it belongs to the team, else null. */
   async idOfTeam(routeId: string, teamId: string): Promise<string | null> {

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { DomainRepository, InboundDomainRepository } from "./domains.ts";
 import { EventRepository } from "./events.ts";
+import { IdempotencyRepository } from "./idempotency.ts";
 import { JobQueue, JobSignals } from "./job-queue.ts";
 import { LockRepository } from "./locks.ts";
 import { MessageRepository } from "./messages.ts";
@@ -19,6 +20,7 @@ export interface Repositories {
   domains: DomainRepository;
   inboundDomains: InboundDomainRepository;
   events: EventRepository;
+  idempotency: IdempotencyRepository;
   jobs: JobQueue;
   locks: LockRepository;
   messages: MessageRepository;
@@ -36,6 +38,7 @@ export function repositories(db: SqlExecutor, signals: JobSignals = new JobSigna
     domains: new DomainRepository(db),
     inboundDomains: new InboundDomainRepository(db),
     events: new EventRepository(db),
+    idempotency: new IdempotencyRepository(db),
     jobs: new JobQueue(db, signals),
     locks: new LockRepository(db),
     messages: new MessageRepository(db),

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Deps } from "../context.ts";
 import { UnauthenticatedError } from "../errors.ts";
 import { rejectUnknownFilters } from "./filters.ts";
-import { TokenAuthenticator, type ProjectPrincipal, type TeamPrincipal } from "../modules/auth/service.ts";
+import { TokenAuthenticator, type ProjectPrincipal, type TeamPrincipal } from "../auth/tokens.ts";
 
 const bearer = (header: string | undefined): string | null => {
   if (!header) return null;

@@ -19,8 +19,9 @@ import type { Deps } from "../context.ts";
 import { AppError, ConflictError, UnauthenticatedError, ValidationError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
 import { formatAddress, parseEmail } from "../mail/address.ts";
-import { TokenAuthenticator } from "../modules/auth/service.ts";
-import { acceptMessages, RESERVED_HEADERS, type SendInput } from "../modules/send/service.ts";
+import { TokenAuthenticator } from "../auth/tokens.ts";
+import { acceptMessages } from "../sending/acceptance.ts";
+import { RESERVED_HEADERS, type SendInput } from "../sending/validation.ts";
 import { baseServerOptions, DEFAULT_LIMITS, DataBudget, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
 import { emptyDict } from "../dict.ts";
 
@@ -152,11 +153,7 @@ export interface SubmissionOptions {
 export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts: SubmissionOptions = {}): SMTPServer {
   const plainFromLoopback = opts.plainAuthFromLoopback ?? true;
   const tokens = new TokenAuthenticator(deps);
-  const domainStmt = deps.sqlite.prepare<{ status: string }, [string, string]>(
-    "SELECT d.status FROM domains d JOIN project_domains pd ON pd.domain_id = d.id AND pd.project_id = ? WHERE d.domain = ?",
-  );
   const budget = new DataBudget(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
-  const smtpEnabledStmt = deps.sqlite.prepare<{ smtp_enabled: number }, [string]>("SELECT smtp_enabled FROM projects WHERE id = ?");
 
   return new SMTPServer({
     ...baseServerOptions(deps.config, limits),
@@ -181,17 +178,14 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
       );
     },
     onMailFrom(address, session, callback) {
-      const user = session.user as SubmissionUser;
-      // Checked again per message: the switch may have been turned off since AUTH.
-      if (smtpEnabledStmt.get(user.projectId)?.smtp_enabled !== 1) return callback(smtpError(550, "5.7.1 SMTP submission is disabled for this project"));
-      const sender = parseEmail(address.address);
-      if (!sender) return callback(smtpError(553, "5.1.7 A sender address is required"));
-      const domain = domainStmt.get(user.projectId, sender.domain);
-      if (!domain) return callback(smtpError(553, `5.7.1 ${sender.domain} is not a sending domain of this project`));
-      if (deps.config.requireVerifiedDomain && domain.status !== "active") {
-        return callback(smtpError(553, `5.7.1 ${sender.domain} is not verified yet: publish its DNS records and verify it`));
-      }
-      callback();
+      checkSender(session.user as SubmissionUser, address.address).then(
+        () => callback(),
+        (err: Error & { responseCode?: number }) => {
+          if (err.responseCode) return callback(err);
+          deps.log.error("submission sender check failed", { error: String(err), session: session.id });
+          callback(smtpError(451, "4.3.0 Temporary local problem, try again later"));
+        },
+      );
     },
     onRcptTo(address, _session, callback) {
       if (!parseEmail(address.address)) return callback(smtpError(553, "5.1.3 Not a valid recipient address"));
@@ -204,6 +198,20 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
       );
     },
   });
+
+  /** MAIL FROM: the project still takes submission, and the sender's domain is one it may send from. Throws the SMTP reply. */
+  async function checkSender(user: SubmissionUser, address: string): Promise<void> {
+    const read = deps.store.read;
+    // Checked again per message: the switch may have been turned off since AUTH.
+    if (!(await read.projects.smtpEnabled(user.projectId))) throw smtpError(550, "5.7.1 SMTP submission is disabled for this project");
+    const sender = parseEmail(address);
+    if (!sender) throw smtpError(553, "5.1.7 A sender address is required");
+    const domain = await read.domains.sendingDomainOf(user.teamId, user.projectId, sender.domain);
+    if (!domain) throw smtpError(553, `5.7.1 ${sender.domain} is not a sending domain of this project`);
+    if (deps.config.requireVerifiedDomain && domain.status !== "active") {
+      throw smtpError(553, `5.7.1 ${sender.domain} is not verified yet: publish its DNS records and verify it`);
+    }
+  }
 
   async function submit(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
     const { raw, oversized, starved, release } = await readMessage(stream, deps.config.maxMessageBytes, budget);

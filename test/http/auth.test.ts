@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { UnauthenticatedError } from "../../src/errors.ts";
-import { TokenAuthenticator } from "../../src/modules/auth/service.ts";
+import { TokenAuthenticator } from "../../src/auth/tokens.ts";
 import { rotateProjectToken } from "../../src/modules/projects/service.ts";
 import { createTestApp, waitFor } from "../helpers.ts";
 

@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { addSuppression } from "../../src/events/message-status.ts";
-import { acceptMessages } from "../../src/modules/send/service.ts";
+import { acceptMessages } from "../../src/sending/acceptance.ts";
 import { createTestApp, insertTestDomain, type TestApp } from "../helpers.ts";
 
 let app: TestApp;

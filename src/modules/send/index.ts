@@ -3,7 +3,7 @@ import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { sha256Hex } from "../../ids.ts";
 import { IdempotencyKeyParameter, SendBatch, SendEmail, SendResult } from "./model.ts";
-import { acceptMessages } from "./service.ts";
+import { acceptMessages } from "../../sending/acceptance.ts";
 import { confirmationPage, donePage, unsubscribe, unsubscribeTarget } from "./unsubscribe.ts";
 import { ErrorBody, ValidationErrorBody } from "../../http/schemas.ts";
 

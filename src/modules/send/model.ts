@@ -1,6 +1,6 @@
 import { t, type Static } from "elysia";
 import { MESSAGE_STATUSES } from "../../events/message-status.ts";
-import { LIMITS } from "./limits.ts";
+import { LIMITS } from "../../sending/limits.ts";
 
 const addressList = (field: string, minItems = 0) =>
   t.Array(t.String({ maxLength: 512 }), {

@@ -1,0 +1,206 @@
+/**
+ * Accepting outbound mail: validation, idempotency, suppressions, and the durable write that a
+ * 202 (or an SMTP 250) stands for. Free of HTTP: the send controller (src/modules/send) and the
+ * SMTP submission listener (src/smtp/submission.ts) both call acceptMessages.
+ */
+import type { Deps } from "../context.ts";
+import type { Repositories } from "../db/store.ts";
+import { ConflictError, ValidationError, fieldErrors } from "../errors.ts";
+import { changeRecipientStatus, suppressedAmong, type MessageStatus } from "../events/message-status.ts";
+import { publishEvent } from "../events/publish.ts";
+import { newId, sha256Hex } from "../ids.ts";
+import { OUTBOUND_MAX_ATTEMPTS, OUTBOUND_QUEUE, type OutboundJob } from "../mail/outbound-job.ts";
+import { LIMITS } from "./limits.ts";
+import { ProjectLookup, type SendPrincipal } from "./project-lookup.ts";
+import { addError, LIST_UNSUBSCRIBE_HEADERS, validateEmails, type Errors, type PreparedEmail, type SendInput } from "./validation.ts";
+
+export interface AcceptOptions {
+  /** Idempotency-Key (1–255 characters), scoped to the project, kept 24 h. */
+  idempotencyKey?: string | null;
+  /** Fingerprint of the request; defaults to a hash of `inputs`. Same key + other hash → 409. */
+  requestHash?: string | null;
+  /** Key validation errors by item index ("3.subject"), as the batch endpoint does. */
+  batch?: boolean;
+}
+
+export interface AcceptedMessage {
+  message_id: string;
+  /** pending, or suppressed when every recipient is suppressed. */
+  status: MessageStatus;
+}
+
+type WriteResult = { replay: AcceptedMessage[] } | { accepted: AcceptedMessage[] };
+
+/**
+ * Validates and accepts emails for delivery. All of them or none: any invalid email throws a
+ * ValidationError (keys prefixed by the item index when `opts.batch`) and nothing is stored.
+ *
+ * When the returned promise resolves, the messages, their recipients, the message.created
+ * events and their outbound jobs are committed (synchronous=FULL, one group commit shared with
+ * concurrent requests). Recipients suppressed for the team, project or route are recorded as
+ * suppressed and not sent to; a message with no one left is `suppressed`.
+ *
+ * With an idempotency key, the key is checked and recorded in the same transaction as the
+ * messages: a repeat with the same body gets the first answer (a concurrent repeat waits for the
+ * first to commit and gets its answer too), a repeat with another body is a ConflictError.
+ */
+export async function acceptMessages(
+  deps: Pick<Deps, "store" | "config">,
+  principal: SendPrincipal,
+  inputs: readonly SendInput[],
+  opts: AcceptOptions = {},
+): Promise<AcceptedMessage[]> {
+  const key = opts.idempotencyKey;
+  const prepared = validateEmails(inputs, { idempotencyKey: key, batch: opts.batch, maxMessageBytes: deps.config.maxMessageBytes });
+  const requestHash = key ? (opts.requestHash ?? sha256Hex(JSON.stringify(inputs))) : null;
+
+  const result = await deps.store.write(async (tx): Promise<WriteResult> => {
+    const now = Date.now();
+    if (key) {
+      const replay = await replayOf(tx, principal.projectId, key, requestHash!, now);
+      if (replay) return { replay };
+    }
+    const accepted = await storeMessages(tx, deps.config, principal, prepared, opts.batch ?? false, now);
+    if (key) {
+      await tx.idempotency.record({
+        project_id: principal.projectId,
+        key,
+        request_hash: requestHash!,
+        response_status: 202,
+        response_body: JSON.stringify(accepted),
+        created_at: now,
+        expires_at: now + LIMITS.idempotencyTtlMs,
+      });
+    }
+    return { accepted };
+  });
+  return "replay" in result ? result.replay : result.accepted;
+}
+
+let lastPurge = 0;
+
+/**
+ * The first answer given under this key, when the request is the same; a ConflictError when it
+ * is another or the first is still being processed; null when the key is new (an expired one is
+ * dropped). Expired keys are purged, at most once a minute. Inside the accepting write.
+ */
+async function replayOf(tx: Repositories, projectId: string, key: string, requestHash: string, now: number): Promise<AcceptedMessage[] | null> {
+  if (now - lastPurge >= 60_000) {
+    lastPurge = now;
+    await tx.idempotency.purgeExpired(now);
+  }
+  const row = await tx.idempotency.find(projectId, key);
+  if (!row) return null;
+  if (row.expires_at > now) {
+    if (row.request_hash !== requestHash) throw new ConflictError("This Idempotency-Key was already used with a different request body.");
+    if (row.response_body === null) throw new ConflictError("A request with this Idempotency-Key is still being processed.");
+    return JSON.parse(row.response_body) as AcceptedMessage[];
+  }
+  await tx.idempotency.delete(projectId, key);
+  return null;
+}
+
+/** The database half of acceptance, inside the write: route and domain checks, suppressions, inserts, jobs. */
+async function storeMessages(
+  tx: Repositories,
+  config: Deps["config"],
+  principal: SendPrincipal,
+  emails: PreparedEmail[],
+  batch: boolean,
+  now: number,
+): Promise<AcceptedMessage[]> {
+  const lookup = new ProjectLookup(tx, principal);
+  const errors: Errors = fieldErrors();
+  const resolved: { routeId: string; domainId: string }[] = [];
+  for (const e of emails) {
+    const p = batch ? `${e.index}.` : "";
+    const route = await lookup.route(e.route);
+    if (!route) {
+      addError(errors, `${p}route`, e.route === null ? "The project has no transactional route." : `The route ${e.route} does not exist in this project.`);
+    } else if (route.route_type === "inbound") {
+      addError(errors, `${p}route`, `The route ${e.route} is an inbound route; send through a transactional or broadcast route.`);
+    } else if (route.route_type === "broadcast") {
+      for (const name of Object.keys(e.headers)) {
+        if (LIST_UNSUBSCRIBE_HEADERS.has(name.toLowerCase())) addError(errors, `${p}headers.${name}`, `The ${name} header is set by broadcast routes.`);
+      }
+    }
+    const domain = await lookup.domain(e.from.domain);
+    if (!domain) {
+      addError(errors, `${p}from`, `The domain ${e.from.domain} is not a sending domain of this project. Add it to the team and attach it to the project.`);
+    } else if (config.requireVerifiedDomain && domain.status !== "active") {
+      addError(errors, `${p}from`, `The domain ${e.from.domain} is not verified yet: publish its DNS records and verify it before sending.`);
+    }
+    resolved.push({ routeId: route?.id ?? "", domainId: domain?.id ?? "" });
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+
+  const accepted: AcceptedMessage[] = [];
+  for (const [i, e] of emails.entries()) {
+    const { routeId, domainId } = resolved[i]!;
+    const id = newId();
+    await tx.messages.insertOutbound({
+      id,
+      team_id: principal.teamId,
+      project_id: principal.projectId,
+      route_id: routeId,
+      domain_id: domainId,
+      tag: e.tag,
+      from_email: e.from.email,
+      from_name: e.from.name,
+      subject: e.subject,
+      to: JSON.stringify(e.to),
+      cc: JSON.stringify(e.cc),
+      bcc: JSON.stringify(e.bcc),
+      reply_to: JSON.stringify(e.replyTo),
+      metadata: JSON.stringify(e.metadata),
+      message_id_header: `${id}@${e.from.domain}`,
+      html: e.html,
+      text: e.text,
+      headers: JSON.stringify(e.headers),
+      created_at: now,
+    });
+    if (e.attachments.length > 0) {
+      await tx.messages.insertAttachments(
+        id,
+        e.attachments.map((a) => ({ id: newId(), filename: a.filename, content_type: a.contentType, content_id: a.contentId, content: a.content })),
+      );
+    }
+
+    const scope = { teamId: principal.teamId, projectId: principal.projectId, routeId };
+    const suppressed = await suppressedAmong(tx, scope, e.recipients.map((r) => r.email));
+    const recipients = e.recipients.map((r) => ({ id: newId(), email: r.email, kind: r.kind }));
+    await tx.messages.insertRecipients(id, recipients, now);
+    const data = {
+      message_id: id,
+      status: "pending",
+      from: e.from.email,
+      to: e.to.map((a) => a.email),
+      cc: e.cc.map((a) => a.email),
+      bcc: e.bcc.map((a) => a.email),
+      subject: e.subject,
+      tag: e.tag,
+      metadata: e.metadata,
+    };
+    await tx.recipients.appendHistory({
+      id: newId(),
+      message_id: id,
+      recipient_id: null,
+      kind: "message.created",
+      status: "pending",
+      data: JSON.stringify(data),
+      created_at: now,
+    });
+    await publishEvent(tx, { teamId: principal.teamId, routeId, messageId: id, kind: "message.created", data }, now);
+
+    let status: string = "pending";
+    let sendable = 0;
+    for (const r of recipients) {
+      if (suppressed.has(r.email.toLowerCase())) {
+        status = await changeRecipientStatus(tx, { recipientId: r.id, status: "suppressed", details: { reason: "suppressed" } }, now);
+      } else sendable++;
+    }
+    if (sendable > 0) await tx.jobs.enqueue(OUTBOUND_QUEUE, { messageId: id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });
+    accepted.push({ message_id: id, status: (sendable > 0 ? "pending" : status) as MessageStatus });
+  }
+  return accepted;
+}

@@ -1,0 +1,309 @@
+/**
+ * Checking emails for sending, without the database: the request's shape, addresses, limits,
+ * headers, metadata and attachments. What needs the database (the route, the From domain) is
+ * checked by acceptMessages (acceptance.ts) through ProjectLookup.
+ */
+import { extname } from "node:path";
+import { detectMimeType } from "nodemailer/lib/mime-funcs";
+import type { Address } from "../db/schema.ts";
+import { ValidationError, fieldErrors } from "../errors.ts";
+import { parseAddress, type ParsedAddress } from "../mail/address.ts";
+import { emptyDict } from "../dict.ts";
+import { LIMITS } from "./limits.ts";
+
+/** One email as the send endpoints take it (the spec's single-send body). */
+export interface SendInput {
+  from: string;
+  subject: string;
+  to: string[];
+  route?: string | null;
+  tag?: string | null;
+  html?: string | null;
+  text?: string | null;
+  cc?: string[] | null;
+  bcc?: string[] | null;
+  reply_to?: string[] | null;
+  headers?: Record<string, string> | null;
+  metadata?: Record<string, string> | null;
+  attachments?: { filename: string; content: string; content_id?: string | null; content_type?: string | null }[] | null;
+}
+
+/**
+ * Headers a caller may not set: the ones the service writes itself (addresses, subject, date,
+ * ids, signature, envelope) and the MIME structure headers the composer owns.
+ */
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  "from",
+  "sender",
+  "to",
+  "cc",
+  "bcc",
+  "reply-to",
+  "subject",
+  "date",
+  "message-id",
+  "dkim-signature",
+  "return-path",
+  "received",
+  "mime-version",
+  "content-type",
+  "content-transfer-encoding",
+]);
+/** Headers broadcast routes set themselves (RFC 8058 one-click unsubscribe). */
+export const LIST_UNSUBSCRIBE_HEADERS: ReadonlySet<string> = new Set(["list-unsubscribe", "list-unsubscribe-post"]);
+
+const HEADER_NAME = /^[!-9;-~]+$/;
+const CONTENT_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const LINE_BREAK = /[\r\n\0]/;
+
+/** A validated email, ready to store. */
+export interface PreparedEmail {
+  index: number;
+  from: ParsedAddress;
+  subject: string;
+  to: Address[];
+  cc: Address[];
+  bcc: Address[];
+  replyTo: string[];
+  route: string | null;
+  tag: string | null;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  metadata: Record<string, string>;
+  attachments: { filename: string; contentType: string; contentId: string | null; content: Buffer }[];
+  /** Distinct recipients, first mention wins: to, then cc, then bcc. */
+  recipients: { email: string; kind: "to" | "cc" | "bcc" }[];
+}
+
+/** Messages by field path ("from", "3.subject"), as a ValidationError carries them. */
+export type Errors = Record<string, string[]>;
+export const addError = (errors: Errors, path: string, message: string) => void (errors[path] ??= []).push(message);
+
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
+const isStringRecord = (v: unknown): v is Record<string, string> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === "string");
+
+function addressList(errors: Errors, path: string, value: unknown, opts: { required?: boolean; max: number }): ParsedAddress[] {
+  if (value === undefined || value === null) {
+    if (opts.required) addError(errors, path, `The ${path.split(".").pop()} field is required.`);
+    return [];
+  }
+  if (!isStringArray(value)) {
+    addError(errors, path, `The ${path.split(".").pop()} field must be an array of email addresses.`);
+    return [];
+  }
+  if (opts.required && value.length === 0) addError(errors, path, `The ${path.split(".").pop()} field must contain at least one address.`);
+  if (value.length > opts.max) {
+    addError(errors, path, `The ${path.split(".").pop()} field may contain at most ${opts.max} addresses.`);
+    return [];
+  }
+  const out: ParsedAddress[] = [];
+  value.forEach((raw, i) => {
+    const a = parseAddress(raw);
+    if (a) out.push(a);
+    else addError(errors, `${path}.${i}`, `${JSON.stringify(String(raw).slice(0, 100))} is not a valid email address.`);
+  });
+  return out;
+}
+
+/** Everything that can be checked without the database. Errors are keyed under `p` ("" or "3."). */
+function prepareEmail(input: SendInput, index: number, p: string, maxBytes: number, errors: Errors): PreparedEmail | null {
+  const before = Object.keys(errors).length;
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    addError(errors, p ? p.slice(0, -1) : "body", "Each email must be an object.");
+    return null;
+  }
+  const from = parseAddress(input.from);
+  if (!from) addError(errors, `${p}from`, 'The from field must be an email address, optionally with a name: "Name <user@example.com>".');
+
+  let subject = "";
+  if (typeof input.subject !== "string") addError(errors, `${p}subject`, "The subject field is required.");
+  else if (input.subject.length > LIMITS.subject) addError(errors, `${p}subject`, `The subject may not be longer than ${LIMITS.subject} characters.`);
+  else if (LINE_BREAK.test(input.subject)) addError(errors, `${p}subject`, "The subject may not contain line breaks.");
+  else subject = input.subject;
+
+  const to = addressList(errors, `${p}to`, input.to, { required: true, max: LIMITS.recipients });
+  const cc = addressList(errors, `${p}cc`, input.cc, { max: LIMITS.recipients });
+  const bcc = addressList(errors, `${p}bcc`, input.bcc, { max: LIMITS.recipients });
+  const replyTo = addressList(errors, `${p}reply_to`, input.reply_to, { max: LIMITS.replyTo });
+
+  let tag: string | null = null;
+  if (input.tag !== undefined && input.tag !== null) {
+    if (typeof input.tag !== "string" || input.tag.length > LIMITS.tag || !/^[A-Za-z0-9_ -]*$/.test(input.tag)) {
+      addError(errors, `${p}tag`, `The tag may contain letters, digits, underscores, hyphens and spaces, at most ${LIMITS.tag} characters.`);
+    } else tag = input.tag || null;
+  }
+
+  let route: string | null = null;
+  if (input.route !== undefined && input.route !== null) {
+    if (typeof input.route !== "string" || !input.route || input.route.length > 255) addError(errors, `${p}route`, "The route field must be a route slug or id.");
+    else route = input.route;
+  }
+
+  const body = (field: "html" | "text"): string | null => {
+    const v = input[field];
+    if (v === undefined || v === null) return null;
+    if (typeof v !== "string" || v.length < LIMITS.bodyMin) {
+      addError(errors, `${p}${field}`, `The ${field} field must be at least ${LIMITS.bodyMin} characters.`);
+      return null;
+    }
+    return v;
+  };
+  const html = body("html");
+  const text = body("text");
+  if ((input.html === undefined || input.html === null) && (input.text === undefined || input.text === null)) {
+    addError(errors, `${p}html`, "Either html or text is required.");
+  }
+
+  const headers = emptyDict<string>();
+  if (input.headers !== undefined && input.headers !== null) {
+    if (!isStringRecord(input.headers)) addError(errors, `${p}headers`, "The headers field must be an object of string values.");
+    else {
+      const entries = Object.entries(input.headers);
+      // Past the limit nothing else is looked at: the answer is the same, and it stays O(limit).
+      if (entries.length > LIMITS.headers) addError(errors, `${p}headers`, `At most ${LIMITS.headers} custom headers are allowed.`);
+      const seen = new Set<string>();
+      for (const [name, value] of entries.length > LIMITS.headers ? [] : entries) {
+        const path = `${p}headers.${name}`;
+        if (!HEADER_NAME.test(name) || name.length > LIMITS.headerName) {
+          addError(errors, path, `${JSON.stringify(name.slice(0, 100))} is not a valid header name (printable ASCII without spaces or colons).`);
+        } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
+          addError(errors, path, `The ${name} header is set by the service and cannot be overridden.`);
+        } else if (LINE_BREAK.test(value)) {
+          addError(errors, path, `The ${name} header value may not contain line breaks.`);
+        } else if (value.length > LIMITS.headerValue) {
+          addError(errors, path, `The ${name} header value may not be longer than ${LIMITS.headerValue} characters.`);
+        } else if (seen.has(name.toLowerCase())) {
+          addError(errors, path, `The ${name} header is given twice.`);
+        } else {
+          seen.add(name.toLowerCase());
+          headers[name] = value;
+        }
+      }
+    }
+  }
+
+  const metadata = emptyDict<string>();
+  if (input.metadata !== undefined && input.metadata !== null) {
+    if (!isStringRecord(input.metadata)) addError(errors, `${p}metadata`, "The metadata field must be an object of string values.");
+    else {
+      const entries = Object.entries(input.metadata);
+      if (entries.length > LIMITS.metadataKeys) addError(errors, `${p}metadata`, `At most ${LIMITS.metadataKeys} metadata keys are allowed.`);
+      for (const [k, v] of entries.length > LIMITS.metadataKeys ? [] : entries) {
+        if (!k || k.length > LIMITS.metadataKey) addError(errors, `${p}metadata`, `Metadata keys must be 1 to ${LIMITS.metadataKey} characters.`);
+        else if (v.length > LIMITS.metadataValue) addError(errors, `${p}metadata.${k}`, `Metadata values may not be longer than ${LIMITS.metadataValue} characters.`);
+        else metadata[k] = v;
+      }
+    }
+  }
+
+  const attachments: PreparedEmail["attachments"] = [];
+  let bytes = Buffer.byteLength(html ?? "") + Buffer.byteLength(text ?? "");
+  if (input.attachments !== undefined && input.attachments !== null) {
+    if (!Array.isArray(input.attachments)) addError(errors, `${p}attachments`, "The attachments field must be an array.");
+    else if (input.attachments.length > LIMITS.attachments) addError(errors, `${p}attachments`, `At most ${LIMITS.attachments} attachments are allowed.`);
+    else {
+      const cids = new Set<string>();
+      input.attachments.forEach((a, i) => {
+        const ap = `${p}attachments.${i}`;
+        if (typeof a !== "object" || a === null) return addError(errors, ap, "Each attachment must be an object.");
+        const ok = Object.keys(errors).length;
+        if (typeof a.filename !== "string" || !a.filename || a.filename.length > 255 || /[\0-\x1f\x7f]/.test(a.filename)) {
+          addError(errors, `${ap}.filename`, "The filename must be 1 to 255 characters without control characters.");
+        }
+        let content: Buffer | null = null;
+        if (typeof a.content !== "string") addError(errors, `${ap}.content`, "The content must be a base64 string.");
+        else {
+          const b64 = a.content.replace(/\s+/g, "");
+          if (!BASE64.test(b64) || b64.length % 4 === 1) addError(errors, `${ap}.content`, "The content must be valid base64.");
+          else content = Buffer.from(b64, "base64");
+        }
+        let contentId: string | null = null;
+        if (a.content_id !== undefined && a.content_id !== null) {
+          const cid = typeof a.content_id === "string" ? a.content_id.replace(/^<(.*)>$/, "$1") : "";
+          if (!cid || cid.length > 255 || !/^[\x21-\x7e]+$/.test(cid) || /[<>"]/.test(cid)) {
+            addError(errors, `${ap}.content_id`, "The content_id must be 1 to 255 printable characters without spaces, quotes or angle brackets.");
+          } else if (cids.has(cid)) addError(errors, `${ap}.content_id`, `The content_id ${cid} is used twice.`);
+          else {
+            cids.add(cid);
+            contentId = cid;
+          }
+        }
+        let contentType = "";
+        if (a.content_type !== undefined && a.content_type !== null) {
+          if (typeof a.content_type !== "string" || !CONTENT_TYPE.test(a.content_type) || a.content_type.length > 255) {
+            addError(errors, `${ap}.content_type`, "The content_type must be a MIME type such as image/png.");
+          } else contentType = a.content_type.toLowerCase();
+        }
+        if (Object.keys(errors).length !== ok || !content) return;
+        contentType ||= detectMimeType(extname(a.filename).slice(1).toLowerCase() || "bin");
+        bytes += content.length;
+        attachments.push({ filename: a.filename, contentType, contentId, content });
+      });
+    }
+  }
+  if (bytes > maxBytes) addError(errors, `${p}attachments`, `The email is larger than the limit of ${maxBytes} bytes (html, text and decoded attachments).`);
+
+  const seen = new Set<string>();
+  const recipients: PreparedEmail["recipients"] = [];
+  for (const [list, kind] of [
+    [to, "to"],
+    [cc, "cc"],
+    [bcc, "bcc"],
+  ] as const) {
+    for (const a of list) {
+      const key = a.email.toLowerCase();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      recipients.push({ email: a.email, kind });
+    }
+  }
+  if (recipients.length > LIMITS.recipients) addError(errors, `${p}to`, `An email may have at most ${LIMITS.recipients} distinct recipients (to, cc and bcc together).`);
+
+  if (Object.keys(errors).length !== before || !from) return null;
+  const addr = (a: ParsedAddress): Address => ({ email: a.email, name: a.name });
+  return {
+    index,
+    from,
+    subject,
+    to: to.map(addr),
+    cc: cc.map(addr),
+    bcc: bcc.map(addr),
+    replyTo: replyTo.map((a) => (a.name ? `${JSON.stringify(a.name)} <${a.email}>` : a.email)),
+    route,
+    tag,
+    html,
+    text,
+    headers,
+    metadata,
+    attachments,
+    recipients,
+  };
+}
+
+/**
+ * Checks an Idempotency-Key and a request's emails: all of them or none, so any invalid one
+ * throws a ValidationError (keys prefixed by the item index, "3.subject", when `batch`).
+ */
+export function validateEmails(
+  inputs: readonly SendInput[],
+  opts: { idempotencyKey?: string | null; batch?: boolean; maxMessageBytes: number },
+): PreparedEmail[] {
+  const key = opts.idempotencyKey;
+  if (key !== undefined && key !== null && (typeof key !== "string" || key.length < 1 || key.length > LIMITS.idempotencyKey)) {
+    throw ValidationError.field("Idempotency-Key", `The Idempotency-Key header must be 1 to ${LIMITS.idempotencyKey} characters.`);
+  }
+  if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > LIMITS.batch) {
+    throw ValidationError.field("body", `Between 1 and ${LIMITS.batch} emails can be sent at once.`);
+  }
+  const errors: Errors = fieldErrors();
+  const prepared: PreparedEmail[] = [];
+  inputs.forEach((input, i) => {
+    const email = prepareEmail(input, i, opts.batch ? `${i}.` : "", opts.maxMessageBytes, errors);
+    if (email) prepared.push(email);
+  });
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return prepared;
+}
