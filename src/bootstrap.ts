@@ -29,6 +29,16 @@ export function bootstrapTeam(sqlite: Deps["sqlite"], opts: { teamName: string; 
   return result;
 }
 
+/** A team, its owner, and a default project with one route of each type (`posthorn init`). */
+export async function addBootstrapTeam(store: Store, opts: { teamName: string; inboundDomain: string }): Promise<BootstrapResult> {
+  const { team, project, result } = bootstrapRows(opts);
+  await store.write(async (tx) => {
+    await tx.teams.insert(team);
+    await insertProject(tx, project);
+  });
+  return result;
+}
+
 /** Bootstraps only when the database has no team yet (first `serve`); counted again inside the write, so two nodes starting at once make one team. */
 export async function bootstrapIfEmpty(store: Store, opts: { teamName: string; inboundDomain: string }): Promise<BootstrapResult | null> {
   if ((await store.read.teams.count()) > 0) return null;

@@ -1,9 +1,14 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { VERSION } from "./app.ts";
-import { bootstrapTeam } from "./bootstrap.ts";
+import { addBootstrapTeam } from "./bootstrap.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
-import { databasePath, migrate, openDatabase } from "./db/connection.ts";
+import { backupSqlite } from "./db/backup.ts";
+import { databasePath } from "./db/connection.ts";
+import { copySqliteToPostgres, CopyRefused } from "./db/copy-db.ts";
+import { postgresClient } from "./db/postgres.ts";
+import { redactedUrl } from "./db/store-postgres.ts";
+import { migrateDatabase, openDeps } from "./runtime.ts";
 import { startServer } from "./server.ts";
 
 const HELP = `posthorn ${VERSION} — self-hosted email: send, receive, webhooks, DNS checks
@@ -17,6 +22,9 @@ Usage:
                                       {"team_id","team_token","project_id","project_token"}
   posthorn migrate                    apply database migrations and exit
   posthorn backup FILE                write a consistent copy of the database to FILE
+  posthorn copy-db --to postgres://…  copy the (stopped) SQLite database of POSTHORN_DATA_DIR
+                                      into an empty PostgreSQL database, to move up to
+                                      several nodes; checks every table's row count
   posthorn --help | --version
 
 Configuration comes from POSTHORN_* environment variables (see README).`;
@@ -30,6 +38,8 @@ function flag(args: string[], name: string): string | undefined {
 }
 
 class UsageError extends Error {}
+/** A command that could not do its work, for a reason the operator can act on: one line, exit 1. */
+class CommandFailed extends Error {}
 
 function printTokens(r: { team_id: string; team_token: string; project_id: string; project_token: string }) {
   console.log(
@@ -62,11 +72,10 @@ async function serve(config: Config) {
   process.on("SIGINT", () => shutdown("SIGINT"));
 }
 
-function init(config: Config, args: string[]) {
-  const sqlite = openDatabase(databasePath(config.dataDir));
-  migrate(sqlite);
-  const result = bootstrapTeam(sqlite, { teamName: flag(args, "--team") ?? "My team", inboundDomain: config.inboundDomain });
-  sqlite.close();
+async function init(config: Config, args: string[]) {
+  const deps = await openDeps(config);
+  const result = await addBootstrapTeam(deps.store, { teamName: flag(args, "--team") ?? "My team", inboundDomain: config.inboundDomain });
+  await deps.store.close();
   if (args.includes("--json")) process.stdout.write(JSON.stringify(result) + "\n");
   else printTokens(result);
 }
@@ -75,11 +84,32 @@ function backup(config: Config, file: string | undefined) {
   if (!file) throw new UsageError("backup needs a FILE");
   const target = resolve(file);
   if (existsSync(target)) throw new UsageError(`${target} exists; choose a new file`);
-  const sqlite = openDatabase(databasePath(config.dataDir));
-  // VACUUM INTO reads one consistent snapshot while writers carry on (WAL).
-  sqlite.query("VACUUM INTO ?").run(target);
-  sqlite.close();
+  if (config.databaseUrl) throw new CommandFailed("backup copies the embedded SQLite database; with POSTHORN_DATABASE_URL use pg_dump");
+  backupSqlite(databasePath(config.dataDir), target);
   console.log(`backup written to ${target}`);
+}
+
+async function copyDb(config: Config, args: string[]) {
+  const url = flag(args, "--to");
+  if (!url || !/^postgres(ql)?:\/\//.test(url)) throw new UsageError("copy-db needs --to postgres://user:password@host:port/database");
+  const source = databasePath(config.dataDir);
+  if (!existsSync(source)) throw new UsageError(`no SQLite database at ${source} (POSTHORN_DATA_DIR)`);
+  const pg = postgresClient(url, { max: 2 });
+  try {
+    await pg.unsafe("SELECT 1");
+  } catch (err) {
+    throw new CommandFailed(`cannot connect to ${redactedUrl(url)}: ${String((err as Error)?.message ?? err).split("\n")[0]}`);
+  }
+  try {
+    const report = await copySqliteToPostgres(source, pg, (line) => console.log(`  ${line}`));
+    const rows = report.tables.reduce((n, t) => n + t.rows, 0);
+    console.log(`copied ${rows} rows in ${report.tables.length} tables from ${source} to ${redactedUrl(url)}; row counts match`);
+  } catch (err) {
+    if (err instanceof CopyRefused) throw new CommandFailed(`copy-db: ${err.message}`);
+    throw err;
+  } finally {
+    await pg.close();
+  }
 }
 
 async function main(argv: string[]) {
@@ -93,13 +123,13 @@ async function main(argv: string[]) {
     case "init":
       return init(config, args);
     case "migrate": {
-      const sqlite = openDatabase(databasePath(config.dataDir));
-      const applied = migrate(sqlite);
-      sqlite.close();
+      const applied = await migrateDatabase(config);
       return console.log(applied.length ? `applied: ${applied.join(", ")}` : "database is up to date");
     }
     case "backup":
       return backup(config, args[0]);
+    case "copy-db":
+      return copyDb(config, args);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -108,6 +138,7 @@ async function main(argv: string[]) {
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError) console.error(`posthorn: configuration error: ${err.message}`);
   else if (err instanceof UsageError) console.error(`posthorn: ${err.message}\n\n${HELP}`);
+  else if (err instanceof CommandFailed) console.error(`posthorn: ${err.message}`);
   else console.error("posthorn:", err);
   process.exit(err instanceof UsageError ? 2 : 1);
 });

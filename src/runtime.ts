@@ -1,13 +1,16 @@
 import { ConfigError, type Config } from "./config.ts";
 import type { Deps } from "./context.ts";
-import { databasePath, openStorage } from "./db/connection.ts";
-import { openPostgresStore } from "./db/store-postgres.ts";
+import { databasePath, migrate, openDatabase, openStorage } from "./db/connection.ts";
+import { migratePostgres } from "./db/migrate-pg.ts";
+import { connectPostgres, openPostgresStore } from "./db/store-postgres.ts";
 import { SqliteStore } from "./db/store.ts";
 import { Writer } from "./db/writer.ts";
 import { DnsResolver } from "./dns/resolver.ts";
 import { createLogger, type Logger } from "./log.ts";
 
 type DepsOptions = { dbPath?: string; log?: Logger };
+
+const databaseUrlError = (detail: string) => new ConfigError("POSTHORN_DATABASE_URL", detail);
 
 /** Opens the SQLite storage and builds the shared dependencies. `dbPath` ":memory:" is for tests. */
 export function createDeps(config: Config, opts: DepsOptions = {}): Deps {
@@ -38,6 +41,24 @@ const sqliteOnly = (what: string) =>
     },
   }) as never;
 
+/** Applies pending migrations to the configured database; the tags applied. */
+export async function migrateDatabase(config: Config): Promise<string[]> {
+  if (!config.databaseUrl) {
+    const sqlite = openDatabase(databasePath(config.dataDir));
+    try {
+      return migrate(sqlite);
+    } finally {
+      sqlite.close();
+    }
+  }
+  const sql = await connectPostgres(config.databaseUrl, 1, databaseUrlError);
+  try {
+    return await migratePostgres(sql);
+  } finally {
+    await sql.close();
+  }
+}
+
 /** The dependencies for `config`: PostgreSQL when POSTHORN_DATABASE_URL is set, else SQLite. */
 export async function openDeps(config: Config, opts: DepsOptions = {}): Promise<Deps> {
   if (!config.databaseUrl) return createDeps(config, opts);
@@ -45,7 +66,7 @@ export async function openDeps(config: Config, opts: DepsOptions = {}): Promise<
   const store = await openPostgresStore(
     config.databaseUrl,
     { poolSize: config.databasePool, poolWaitMs: config.databasePoolWaitMs },
-    (detail) => new ConfigError("POSTHORN_DATABASE_URL", detail),
+    databaseUrlError,
   );
   return {
     config,

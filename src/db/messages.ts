@@ -275,8 +275,8 @@ export class MessageRepository {
 
   /** The message's attachments in the order they were stored. */
   attachmentsOf(messageId: string): Promise<AttachmentMetaRow[]> {
-    // dialect: rowid is insertion order on SQLite; PostgreSQL needs an explicit position column.
-    return this.db.all("SELECT size, filename, content_id, content_type FROM attachments WHERE message_id = ? ORDER BY rowid", [messageId]);
+    // Ids are UUIDv7, monotonic in this process: their order is the order the attachments were stored in.
+    return this.db.all("SELECT size, filename, content_id, content_type FROM attachments WHERE message_id = ? ORDER BY id", [messageId]);
   }
 
   attachmentFile(attachmentId: string): Promise<AttachmentFileRow | null> {

@@ -260,23 +260,29 @@ export function redactedUrl(url: string): string {
 }
 
 /**
- * Connects to `url`, applies the embedded migrations (once across nodes), and LISTENs for other
- * nodes' enqueues. Throws `unreachable(reason)` (a one-line start-up error) when the server cannot
- * be reached or refuses the credentials.
+ * A pool of at most `max` connections to `url`, having checked that the server answers. Throws
+ * `unreachable(reason)` (a one-line start-up error) when it cannot be reached or refuses the
+ * credentials.
  */
-export async function openPostgresStore(
-  url: string,
-  opts: { poolSize: number; poolWaitMs: number },
-  unreachable: (detail: string) => Error,
-): Promise<PostgresStore> {
-  const sql = postgresClient(url, { max: opts.poolSize });
+export async function connectPostgres(url: string, max: number, unreachable: (detail: string) => Error): Promise<SQL> {
+  const sql = postgresClient(url, { max });
   try {
     await sql.unsafe("SELECT 1");
+    return sql;
   } catch (err) {
     await sql.close({ timeout: 1 }).catch(() => {});
     const message = String((err as { message?: unknown })?.message ?? err).split("\n")[0];
     throw unreachable(`cannot connect to ${redactedUrl(url)}: ${message}`);
   }
+}
+
+/** Connects (see connectPostgres), applies the embedded migrations (once across nodes), and LISTENs for other nodes' enqueues. */
+export async function openPostgresStore(
+  url: string,
+  opts: { poolSize: number; poolWaitMs: number },
+  unreachable: (detail: string) => Error,
+): Promise<PostgresStore> {
+  const sql = await connectPostgres(url, opts.poolSize, unreachable);
   await migratePostgres(sql);
   const store = new PostgresStore(sql, opts);
   await store.listen();
