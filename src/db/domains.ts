@@ -280,11 +280,11 @@ export class InboundDomainRepository {
    * return-path name `<returnPathHost>.<domain>`.
    */
   async unverifyClaimedBy(teamId: string, domain: string, returnPathHost: string, now: number): Promise<void> {
-    // dialect: substr() with a negative start (SQLite); PostgreSQL would use right().
+    // "Ends in .<domain>" as a substr from a positive start, which both engines read alike.
     await this.db.run(
       `UPDATE routes SET inbound_domain_verified_at = NULL, updated_at = ?
        WHERE inbound_domain_verified_at IS NOT NULL
-         AND ((team_id <> ? AND (lower(inbound_domain) = ? OR substr(lower(inbound_domain), -length(?) - 1) = '.' || ?))
+         AND ((team_id <> ? AND (lower(inbound_domain) = ? OR substr(lower(inbound_domain), length(inbound_domain) - length(?)) = '.' || ?))
            OR lower(inbound_domain) = ? || '.' || ?)`,
       [now, teamId, domain, domain, domain, returnPathHost, domain],
     );

@@ -67,9 +67,15 @@ const likeContains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\$
  * stops after one page. A partial match (from_email, subject) walks messages_team_search newest
  * first and checks both columns on the index entry, reading a table row only for a match: the
  * planner, given statistics, prefers the narrower messages_team_created and then reads every row
- * (3× slower on a term that matches nothing), hence the INDEXED BY.
+ * (3× slower on a term that matches nothing), hence the INDEXED BY. PostgreSQL has no planner
+ * hints and chooses its own path; its ILIKE on the "C" collation folds ASCII case only, as
+ * SQLite's LIKE does.
  */
-export function messageListSql(teamId: string, f: MessageListFilter): { select: string; where: string[]; params: (string | number)[] } {
+export function messageListSql(
+  teamId: string,
+  f: MessageListFilter,
+  dialect: SqlExecutor["dialect"] = "sqlite",
+): { select: string; where: string[]; params: (string | number)[] } {
   const where = ["team_id = ?"];
   const params: (string | number)[] = [teamId];
   whereEquals(where, params, { type: f.type, status: f.status, route_id: f.routeId, domain_id: f.domainId, tag: f.tag });
@@ -80,8 +86,7 @@ export function messageListSql(teamId: string, f: MessageListFilter): { select: 
   ] as const) {
     if (value === undefined) continue;
     search = true;
-    // dialect: SQLite's LIKE ignores ASCII case; PostgreSQL needs ILIKE (or lower() on both sides).
-    where.push(`${column} LIKE ? ESCAPE '\\'`);
+    where.push(`${column} ${dialect === "postgres" ? "ILIKE" : "LIKE"} ? ESCAPE '\\'`);
     params.push(likeContains(value));
   }
   if (f.createdFrom != null) {
@@ -92,8 +97,8 @@ export function messageListSql(teamId: string, f: MessageListFilter): { select: 
     where.push("created_at <= ?");
     params.push(f.createdTo);
   }
-  // dialect: INDEXED BY is SQLite's planner hint; PostgreSQL has none (drop it there).
-  const select = `SELECT ${LIST_COLUMNS} FROM messages${search ? " INDEXED BY messages_team_search" : ""}`;
+  const hint = search && dialect === "sqlite" ? " INDEXED BY messages_team_search" : "";
+  const select = `SELECT ${LIST_COLUMNS} FROM messages${hint}`;
   return { select, where, params };
 }
 
@@ -259,7 +264,7 @@ export class MessageRepository {
   list(teamId: string, filter: MessageListFilter, page: Page): Promise<KeysetPage<MessageRow>> {
     const columns = page.sort.map((k) => k.column as keyof MessageRow);
     return keysetPageOf<MessageRow>(this.db, {
-      ...messageListSql(teamId, filter),
+      ...messageListSql(teamId, filter, this.db.dialect),
       ...page,
       valuesOf: (row) => columns.map((c) => row[c] as string | number),
     });
