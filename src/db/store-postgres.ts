@@ -95,6 +95,11 @@ class PostgresUnit {
     return this.outcome !== null;
   }
 
+  /** The open transaction's repositories, once the unit has written (its reads must see its writes). */
+  get openTx(): Repositories | null {
+    return this.outcome === null ? this.tx : null;
+  }
+
   run<T>(fn: (tx: Repositories) => T | Promise<T>): Promise<T> {
     const result = this.turns.then(async () => {
       if (this.outcome !== null) throw new Error("the request's unit of work has finished");
@@ -151,7 +156,7 @@ class PostgresUnit {
  * every node's runner (JobQueue); this store LISTENs and passes them to this node's runner.
  */
 export class PostgresStore implements Store {
-  readonly read: Repositories;
+  private readonly pool: Repositories;
   readonly signals = new JobSignals();
   readonly stats: StoreStats = { commits: 0, writes: 0, largestBatch: 1 };
   private readonly units = new AsyncLocalStorage<PostgresUnit | null>();
@@ -163,7 +168,15 @@ export class PostgresStore implements Store {
     opts: { poolSize: number; poolWaitMs: number },
   ) {
     this.gate = new Gate(opts.poolSize, opts.poolWaitMs);
-    this.read = repositories(new GatedExecutor(new PostgresExecutor(sql), this.gate), this.signals);
+    this.pool = repositories(new GatedExecutor(new PostgresExecutor(sql), this.gate), this.signals);
+  }
+
+  /**
+   * Reads on the pool; inside a unit of work that has written, on its transaction, so a request
+   * reads what it wrote (as on SQLite, where reads and writes share one connection).
+   */
+  get read(): Repositories {
+    return this.units.getStore()?.openTx ?? this.pool;
   }
 
   /** Starts hearing other nodes' enqueues (LISTEN). */
@@ -223,7 +236,7 @@ export class PostgresStore implements Store {
 
   writeNow<T>(fn: (tx: Repositories) => Promise<T>): Promise<T> {
     // One statement on the pool is its own transaction, committed when it returns.
-    return this.detached(() => fn(this.read));
+    return this.detached(() => fn(this.pool));
   }
 
   withUnit<T>(fn: () => T): T {

@@ -69,12 +69,15 @@ describe.skipIf(!postgresAvailable())("PostgreSQL store", () => {
     expect(heard).toContain("work");
   });
 
-  test("a unit of work commits with a good answer and leaves nothing after a bad one", async () => {
+  test("a unit of work reads its own writes, commits with a good answer and leaves nothing after a bad one", async () => {
     const { store } = await fresh();
     for (const ok of [true, false]) {
       await store.withUnit(async () => {
         await store.write((tx) => tx.settings.addIfAbsent(`first-${ok}`, "1", Date.now()));
         await store.write((tx) => tx.settings.addIfAbsent(`second-${ok}`, "2", Date.now()));
+        // The request reads what it wrote before it is committed; nobody else does.
+        expect(await store.read.settings.get(`first-${ok}`)).toBe("1");
+        expect(await store.detached(() => store.read.settings.get(`first-${ok}`))).toBeNull();
         await store.currentUnit()!.finish(ok);
       });
       expect(await store.read.settings.get(`first-${ok}`)).toBe(ok ? "1" : null);
