@@ -1,4 +1,8 @@
+import { FINAL_RECIPIENT_STATUSES } from "../events/message-status.ts";
 import type { SqlExecutor } from "./sql.ts";
+
+/** The statuses delivery no longer changes, as an SQL list (`status NOT IN (…)`). */
+export const FINAL_STATUSES_SQL = [...FINAL_RECIPIENT_STATUSES].map((s) => `'${s}'`).join(", ");
 
 /** A recipient with what status changes and reports need of its message. */
 export type RecipientWithMessage = {
@@ -14,6 +18,9 @@ export type RecipientWithMessage = {
   metadata: string;
   message_status: string;
 };
+
+/** A recipient still to be delivered. */
+export type DueRecipientRow = { id: string; email: string; status: string; attempts: number };
 
 /** One entry of a message's history (message_events). */
 export type HistoryEntry = {
@@ -55,6 +62,14 @@ export class RecipientRepository {
     await this.db.run(
       "UPDATE recipients SET status = ?, status_changed_at = ?, attempts = attempts + ?, last_response = coalesce(?, last_response) WHERE id = ?",
       [status, now, opts.attempted ? 1 : 0, opts.response, id],
+    );
+  }
+
+  /** The message's recipients without a final status, in the order they were added. */
+  dueOf(messageId: string): Promise<DueRecipientRow[]> {
+    return this.db.all(
+      `SELECT id, email, status, attempts FROM recipients WHERE message_id = ? AND status NOT IN (${FINAL_STATUSES_SQL}) ORDER BY created_at, id`,
+      [messageId],
     );
   }
 

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { DeliveryRepository } from "./deliveries.ts";
 import { DomainRepository, InboundDomainRepository } from "./domains.ts";
 import { EventRepository } from "./events.ts";
 import { IdempotencyRepository } from "./idempotency.ts";
@@ -17,6 +18,7 @@ import type { UnitOfWork, Writer } from "./writer.ts";
 
 /** Every repository, bound to one executor: the engine's reads, or one transaction's writes. */
 export interface Repositories {
+  deliveries: DeliveryRepository;
   domains: DomainRepository;
   inboundDomains: InboundDomainRepository;
   events: EventRepository;
@@ -35,6 +37,7 @@ export interface Repositories {
 
 export function repositories(db: SqlExecutor, signals: JobSignals = new JobSignals()): Repositories {
   return {
+    deliveries: new DeliveryRepository(db),
     domains: new DomainRepository(db),
     inboundDomains: new InboundDomainRepository(db),
     events: new EventRepository(db),

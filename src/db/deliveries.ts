@@ -1,0 +1,113 @@
+import { FINAL_STATUSES_SQL } from "./recipients.ts";
+import type { SqlExecutor } from "./sql.ts";
+
+/** An outbound message as a delivery attempt reads it: the message, its contents, route type and sending domain. */
+export type OutboundMessageRow = {
+  id: string;
+  from_email: string;
+  from_name: string;
+  subject: string;
+  to: string;
+  cc: string;
+  reply_to: string;
+  message_id_header: string | null;
+  created_at: number;
+  html: string | null;
+  text: string | null;
+  headers: string;
+  /** The composed, signed message; null until the first attempt stores it. */
+  raw: Uint8Array | null;
+  route_type: string | null;
+  domain: string | null;
+  dkim_selector: string | null;
+  dkim_private_key: string | null;
+  return_path_host: string | null;
+};
+
+type MessagePart = Pick<OutboundMessageRow, "id" | "from_email" | "from_name" | "subject" | "to" | "cc" | "reply_to" | "message_id_header" | "created_at"> & {
+  route_id: string | null;
+  domain_id: string | null;
+};
+type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "headers" | "raw">;
+type DomainPart = Pick<OutboundMessageRow, "domain" | "dkim_selector" | "dkim_private_key" | "return_path_host">;
+
+/** An attachment as composing the message needs it. */
+export type AttachmentContentRow = { filename: string; content_type: string; content_id: string | null; content: Uint8Array };
+
+/**
+ * A remote server's acceptance of a recipient that its job has not recorded yet
+ * (delivery_receipts). `reply` is the serialized RemoteReply.
+ */
+export type DeliveryReceiptRow = { recipient_id: string; reply: string; host: string | null; created_at: number };
+
+/** What outbound delivery reads and writes of a message beyond recipient statuses: its parts, composed source and receipts. */
+export class DeliveryRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /**
+   * Everything an attempt needs, read by primary key table by table: as one four-table join it
+   * took ~70 µs a message in the delivery benchmark on SQLite, ~43 µs this way. Null when the
+   * message or its contents are gone.
+   */
+  async outboundMessage(messageId: string): Promise<OutboundMessageRow | null> {
+    const m = await this.db.get<MessagePart>(
+      `SELECT id, from_email, from_name, subject, "to", cc, reply_to, message_id_header, created_at, route_id, domain_id FROM messages WHERE id = ?`,
+      [messageId],
+    );
+    if (!m) return null;
+    const c = await this.db.get<ContentsPart>("SELECT html, text, headers, raw FROM message_contents WHERE message_id = ?", [messageId]);
+    if (!c) return null;
+    const route = m.route_id ? await this.db.get<{ route_type: string }>("SELECT route_type FROM routes WHERE id = ?", [m.route_id]) : null;
+    const d = m.domain_id
+      ? await this.db.get<DomainPart>("SELECT domain, dkim_selector, dkim_private_key, return_path_host FROM domains WHERE id = ?", [m.domain_id])
+      : null;
+    const { route_id: _route, domain_id: _domain, ...message } = m;
+    return {
+      ...message,
+      ...c,
+      route_type: route?.route_type ?? null,
+      domain: d?.domain ?? null,
+      dkim_selector: d?.dkim_selector ?? null,
+      dkim_private_key: d?.dkim_private_key ?? null,
+      return_path_host: d?.return_path_host ?? null,
+    };
+  }
+
+  /** The message's attachments with their content, in the order they were stored (ids are time-ordered). */
+  attachmentsToCompose(messageId: string): Promise<AttachmentContentRow[]> {
+    return this.db.all("SELECT filename, content_type, content_id, content FROM attachments WHERE message_id = ? ORDER BY id", [messageId]);
+  }
+
+  /** Stores the composed, signed message, which later attempts send as is. */
+  async storeComposed(messageId: string, raw: Uint8Array): Promise<void> {
+    await this.db.run("UPDATE message_contents SET raw = ? WHERE message_id = ?", [raw, messageId]);
+  }
+
+  /**
+   * Writes a receipt: the next run of the message's job records the recipient as delivered
+   * instead of sending again. Only for a recipient still without a final status, so a receipt
+   * written late (by the SMTP agent after its parent died) never outlives an outcome that was
+   * already committed; a second receipt for the same recipient changes nothing.
+   */
+  async writeReceipt(r: DeliveryReceiptRow): Promise<void> {
+    await this.db.run(
+      `INSERT INTO delivery_receipts (recipient_id, reply, host, created_at)
+       SELECT id, ?, ?, ? FROM recipients WHERE id = ? AND status NOT IN (${FINAL_STATUSES_SQL})
+       ON CONFLICT (recipient_id) DO NOTHING`,
+      [r.reply, r.host, r.created_at, r.recipient_id],
+    );
+  }
+
+  /** The receipts of the message's recipients. */
+  receiptsOf(messageId: string): Promise<DeliveryReceiptRow[]> {
+    return this.db.all(
+      "SELECT recipient_id, reply, host, created_at FROM delivery_receipts WHERE recipient_id IN (SELECT id FROM recipients WHERE message_id = ?)",
+      [messageId],
+    );
+  }
+
+  /** A recipient's delivery is on record: its receipt, if one was written, has served its purpose. */
+  async removeReceipt(recipientId: string): Promise<void> {
+    await this.db.run("DELETE FROM delivery_receipts WHERE recipient_id = ?", [recipientId]);
+  }
+}

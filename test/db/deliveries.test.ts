@@ -1,0 +1,160 @@
+/**
+ * What outbound delivery reads and writes through the store (src/db/deliveries.ts, recipients'
+ * dueOf), the same SQL on SQLite and on PostgreSQL. The PostgreSQL part is skipped when no
+ * server binaries are installed.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { openStorage } from "../../src/db/connection.ts";
+import { DeliveryRepository } from "../../src/db/deliveries.ts";
+import { migratePostgres } from "../../src/db/migrate-pg.ts";
+import { PostgresExecutor, postgresClient } from "../../src/db/postgres.ts";
+import { RecipientRepository } from "../../src/db/recipients.ts";
+import { SqliteExecutor, type SqlExecutor } from "../../src/db/sql.ts";
+import { newId } from "../../src/ids.ts";
+import { postgresAvailable, testPostgres } from "../support/postgres.ts";
+import { tempDir } from "../helpers.ts";
+
+const dir = tempDir("posthorn-deliveries-");
+const closers: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const close of closers) await close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Engine = { db: SqlExecutor };
+
+async function sqliteEngine(): Promise<Engine> {
+  const path = join(dir, `${newId()}.db`);
+  const storage = openStorage(path);
+  closers.push(() => storage.close());
+  return { db: new SqliteExecutor(storage.sqlite) };
+}
+
+async function postgresEngine(): Promise<Engine> {
+  const url = await (await testPostgres()).createDatabase();
+  const client = postgresClient(url, { max: 2 });
+  await migratePostgres(client);
+  closers.push(() => client.close());
+  return { db: new PostgresExecutor(client) };
+}
+
+/** A team, a broadcast route, an active domain and one outbound message with `emails` as recipients (created in that order). */
+async function seed(db: SqlExecutor, emails: string[], statuses: string[] = []) {
+  const now = Date.now();
+  const [team, project, route, domain, message] = [newId(), newId(), newId(), newId(), newId()];
+  await db.run("INSERT INTO teams (id, name, token_hash, token_generated_at, created_at, updated_at) VALUES (?, 'T', ?, ?, ?, ?)", [team, newId(), now, now, now]);
+  await db.run("INSERT INTO projects (id, team_id, name, token_hash, token_generated_at, created_at, updated_at) VALUES (?, ?, 'P', ?, ?, ?, ?)", [
+    project,
+    team,
+    newId(),
+    now,
+    now,
+    now,
+  ]);
+  await db.run("INSERT INTO routes (id, team_id, project_id, slug, name, route_type, created_at, updated_at) VALUES (?, ?, ?, 'news', 'News', 'broadcast', ?, ?)", [
+    route,
+    team,
+    project,
+    now,
+    now,
+  ]);
+  await db.run(
+    `INSERT INTO domains (id, team_id, domain, status, status_changed_at, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, created_at, updated_at)
+     VALUES (?, ?, 'sender.test', 'active', ?, 'ph1', 'PRIVATE', 'PUBLIC', 'ph-bounces', ?, ?)`,
+    [domain, team, now, now, now],
+  );
+  await db.run(
+    `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, from_email, from_name, subject, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'outbound', 'pending', ?, 'a@sender.test', 'A', 'Hello', '[]', '[]', '[]', '[]', '{}', ?, ?)`,
+    [message, team, project, route, domain, now, now, now],
+  );
+  await db.run("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, NULL, 'Hi', '{}', NULL)", [message]);
+  const recipients: string[] = [];
+  for (const [i, email] of emails.entries()) {
+    const id = newId();
+    recipients.push(id);
+    await db.run("INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, attempts, created_at) VALUES (?, ?, ?, 'to', ?, ?, 0, ?)", [
+      id,
+      message,
+      email,
+      statuses[i] ?? "processed",
+      now,
+      now,
+    ]);
+  }
+  return { message, route, domain, recipients };
+}
+
+const reply = JSON.stringify({ code: 250, enhanced_code: "2.0.0", message: "OK" });
+const receipt = (recipientId: string, at = 1_000) => ({ recipient_id: recipientId, reply, host: "mx.dest.test", created_at: at });
+
+const engines: [string, () => Promise<Engine>, boolean][] = [
+  ["SQLite", sqliteEngine, true],
+  ["PostgreSQL", postgresEngine, postgresAvailable()],
+];
+
+for (const [name, open, available] of engines) {
+  describe.skipIf(!available)(name, () => {
+    test("an outbound message with its contents, route type and sending domain; null once gone", async () => {
+      const { db } = await open();
+      const deliveries = new DeliveryRepository(db);
+      const { message } = await seed(db, ["r@dest.test"]);
+      expect(await deliveries.outboundMessage(message)).toMatchObject({
+        id: message,
+        from_email: "a@sender.test",
+        subject: "Hello",
+        text: "Hi",
+        headers: "{}",
+        raw: null,
+        route_type: "broadcast",
+        domain: "sender.test",
+        dkim_selector: "ph1",
+        dkim_private_key: "PRIVATE",
+        return_path_host: "ph-bounces",
+      });
+      expect(await deliveries.outboundMessage(newId())).toBeNull();
+    });
+
+    test("the composed source is stored byte for byte; attachments come in the order they were stored", async () => {
+      const { db } = await open();
+      const deliveries = new DeliveryRepository(db);
+      const { message } = await seed(db, ["r@dest.test"]);
+      const raw = new Uint8Array([0, 1, 2, 255, 13, 10]);
+      await deliveries.storeComposed(message, raw);
+      expect(Buffer.from((await deliveries.outboundMessage(message))!.raw!)).toEqual(Buffer.from(raw));
+      for (const filename of ["b.txt", "a.txt", "c.txt"]) {
+        await db.run("INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, 'text/plain', NULL, 1, ?)", [
+          newId(),
+          message,
+          filename,
+          new Uint8Array([120]),
+        ]);
+      }
+      const files = await deliveries.attachmentsToCompose(message);
+      expect(files.map((f) => f.filename)).toEqual(["b.txt", "a.txt", "c.txt"]);
+      expect(Buffer.from(files[0]!.content)).toEqual(Buffer.from("x"));
+    });
+
+    test("due recipients: those without a final status, in the order they were added", async () => {
+      const { db } = await open();
+      const { message, recipients } = await seed(db, ["z@dest.test", "a@dest.test", "m@dest.test", "b@dest.test"], ["pending", "delivered", "soft_bounced", "processed"]);
+      const due = await new RecipientRepository(db).dueOf(message);
+      expect(due.map((r) => r.id)).toEqual([recipients[0], recipients[2], recipients[3]]);
+      expect(due[0]).toEqual({ id: recipients[0]!, email: "z@dest.test", status: "pending", attempts: 0 });
+    });
+
+    test("receipts: written once, only for a recipient without a final status, listed by message, removed", async () => {
+      const { db } = await open();
+      const deliveries = new DeliveryRepository(db);
+      const { message, recipients } = await seed(db, ["a@dest.test", "b@dest.test"], ["processed", "delivered"]);
+      await deliveries.writeReceipt(receipt(recipients[0]!));
+      await deliveries.writeReceipt({ ...receipt(recipients[0]!, 2_000), host: "other" }); // a second changes nothing
+      await deliveries.writeReceipt(receipt(recipients[1]!)); // already delivered: none
+      expect(await deliveries.receiptsOf(message)).toEqual([receipt(recipients[0]!)]);
+      await deliveries.removeReceipt(recipients[0]!);
+      expect(await deliveries.receiptsOf(message)).toEqual([]);
+    });
+  });
+}
