@@ -1,4 +1,6 @@
-import type { Database } from "bun:sqlite";
+import type { Deps } from "../context.ts";
+import { settingOrAddNow } from "../db/settings.ts";
+import type { Store } from "../db/store.ts";
 import { signValue, verifySignedValue } from "../secrets.ts";
 
 /**
@@ -67,9 +69,22 @@ export function parseLegacyVerpLocalPart(secret: string, localPart: string, cuto
  * When this server began signing return paths with 80 bits: recorded in `settings` the first
  * time it is asked (at the start of the outbound queue or the MX listener), never changed after.
  */
-export function verpCutover(sqlite: Database, now = Date.now()): number {
-  sqlite.query("INSERT OR IGNORE INTO settings (key, value, created_at) VALUES (?, ?, ?)").run(CUTOVER_KEY, String(now), now);
-  return Number(sqlite.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?").get(CUTOVER_KEY)!.value);
+export async function verpCutoverOf(store: Store, now = Date.now()): Promise<number> {
+  const stored = await store.read.settings.get(CUTOVER_KEY);
+  if (stored !== null) return Number(stored);
+  return store.write(async (tx) => {
+    // Whoever stores it first wins (another node may start at the same time); everyone reads that one.
+    await tx.settings.addIfAbsent(CUTOVER_KEY, String(now), now);
+    return Number(await tx.settings.get(CUTOVER_KEY));
+  });
+}
+
+/**
+ * verpCutoverOf, synchronously on SQLite, for the MX listener, which cannot await yet. Remove
+ * once it calls verpCutoverOf.
+ */
+export function verpCutover(sqlite: Deps["sqlite"], now = Date.now()): number {
+  return Number(settingOrAddNow(sqlite, CUTOVER_KEY, () => String(now), now));
 }
 
 /** The bounce domain of a sending domain: <return_path_host>.<domain>. */

@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
 import { openStorage } from "../../src/db/connection.ts";
 import { newId } from "../../src/ids.ts";
-import { LEGACY_VERP_MS, parseLegacyVerpLocalPart, parseVerpLocalPart, verpAddress, verpCutover } from "../../src/mail/verp.ts";
+import { LEGACY_VERP_MS, parseLegacyVerpLocalPart, parseVerpLocalPart, verpAddress, verpCutover, verpCutoverOf } from "../../src/mail/verp.ts";
+import { createTestApp } from "../helpers.ts";
 import { signValue } from "../../src/secrets.ts";
 
 const HOUR = 3600_000;
@@ -83,5 +84,16 @@ test("the cutover is recorded in settings the first time and never moves", () =>
     expect(verpCutover(storage.sqlite, 5_000)).toBe(1_000);
   } finally {
     storage.close();
+  }
+});
+
+test("through the store: recorded the first time and never moved; the synchronous bridge reads the same", async () => {
+  const t = createTestApp();
+  try {
+    expect(await verpCutoverOf(t.deps.store, 1_000)).toBe(1_000);
+    expect(await verpCutoverOf(t.deps.store, 5_000)).toBe(1_000);
+    expect(verpCutover(t.deps.sqlite, 9_000)).toBe(1_000);
+  } finally {
+    await t.deps.store.close();
   }
 });
