@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrations } from "./migrations/index.ts";
+import { configureConnection } from "./pragmas.ts";
 import * as schema from "./schema.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -17,14 +18,7 @@ export interface Storage {
 export function openDatabase(path: string): Database {
   if (path !== ":memory:") mkdirSync(join(path, ".."), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.exec("PRAGMA journal_mode = WAL");
-  // A 202 or a 250 promises the message is on disk: every commit is fsynced (see db/writer.ts
-  // for how commits are grouped so that this stays cheap).
-  sqlite.exec("PRAGMA synchronous = FULL");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
-  sqlite.exec("PRAGMA foreign_keys = ON");
-  sqlite.exec("PRAGMA temp_store = MEMORY");
-  sqlite.exec("PRAGMA cache_size = -65536");
+  configureConnection(sqlite);
   return sqlite;
 }
 

@@ -159,8 +159,8 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   const { sqlite, queue, config, log } = deps;
   const leaseMs = opts.leaseMs ?? 10_000;
   const schedule = opts.retryScheduleMs ?? DELIVERY_SCHEDULE_MS;
-  const databasePath = sqlite.filename && sqlite.filename !== ":memory:" ? sqlite.filename : null;
-  const pools = new SmtpAgent({ heloName: config.hostname, logLevel: config.logLevel, databasePath, ...opts.pool }, log);
+  const database = sqlite.filename && sqlite.filename !== ":memory:" ? { sqlite: sqlite.filename } : null;
+  const pools = new SmtpAgent({ heloName: config.hostname, logLevel: config.logLevel, database, ...opts.pool }, log);
   const composer = new Composer(opts.composeThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)), log);
   void closeOutbound(deps);
   // A 250 is on record the instant it arrives, so that a crash before the job's outcome commits

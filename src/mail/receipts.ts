@@ -1,8 +1,13 @@
 import type { Database } from "bun:sqlite";
+import type { DeliveryReceiptRow } from "../db/deliveries.ts";
 import { stmt } from "../db/statements.ts";
 import { FINAL_RECIPIENT_STATUSES, type RemoteReply } from "../events/message-status.ts";
 
-/** A remote server's acceptance of one recipient, recorded before the attempt's outcome commits. */
+/**
+ * A remote server's acceptance of one recipient, recorded (delivery_receipts) before the
+ * attempt's outcome commits: the next run of the message's job records the recipient as
+ * delivered instead of sending again (DeliveryRepository.writeReceipt).
+ */
 export interface Receipt {
   recipientId: string;
   reply: RemoteReply;
@@ -10,14 +15,16 @@ export interface Receipt {
   host: string | null;
 }
 
+export const receiptRow = (r: Receipt, at: number): DeliveryReceiptRow => ({
+  recipient_id: r.recipientId,
+  reply: JSON.stringify(r.reply),
+  host: r.host,
+  created_at: at,
+});
+
 const FINAL = [...FINAL_RECIPIENT_STATUSES].map((s) => `'${s}'`).join(", ");
 
-/**
- * Writes a delivery receipt (delivery_receipts): the next run of the message's job records the
- * recipient as delivered instead of sending again. Only for a recipient still without a final
- * status, so a receipt written late (by the SMTP agent after its parent died) never outlives
- * an outcome that was already committed.
- */
+/** DeliveryRepository.writeReceipt for the SMTP agent, which opens the SQLite file itself (until it reaches the database through the layer). */
 export function writeReceipt(sqlite: Database, r: Receipt, at: number): void {
   stmt(
     sqlite,

@@ -14,17 +14,17 @@
  * read as it arrives rather than after whatever the server's loop is busy with.
  */
 import type { Subprocess } from "bun";
-import { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { openReceiptWriter, type DatabaseLocation, type ReceiptWriter } from "../db/receipt-writer.ts";
 import { createLogger, type Logger, type LogLevel } from "../log.ts";
-import { writeReceipt, type Receipt } from "./receipts.ts";
+import { receiptRow, type Receipt } from "./receipts.ts";
 import { verdictOf } from "./reply.ts";
 import { SmtpPools, type ReceiptTag, type SendOutcome, type SmtpPoolOptions, type SmtpSender, type SmtpTarget } from "./smtp-pool.ts";
 
 export type SmtpAgentSettings = Partial<Omit<SmtpPoolOptions, "log">> &
   Pick<SmtpPoolOptions, "heloName"> & {
-    /** The database file, where an orphaned agent writes receipts; null for an in-memory database. */
-    databasePath: string | null;
+    /** The server's database, where an orphaned agent writes receipts; null for an in-memory database. */
+    database: DatabaseLocation | null;
     logLevel: LogLevel;
   };
 
@@ -163,7 +163,7 @@ export function runSmtpAgent(): void {
   let closing = false;
   let orphaned = false;
   let inflight = 0;
-  let db: Database | null = null;
+  let receipts: ReceiptWriter | null = null;
   const accepted = new Map<number, { at: number; receipt: Receipt }>();
 
   const prune = setInterval(() => {
@@ -175,21 +175,21 @@ export function runSmtpAgent(): void {
   }, 5_000);
   prune.unref();
 
-  const record = (receipts: Receipt[]) => {
-    if (!db || receipts.length === 0) return;
-    try {
-      const at = Date.now();
-      db.transaction(() => {
-        for (const r of receipts) writeReceipt(db!, r, at);
-      })();
-    } catch (err) {
-      log.error("delivery receipts not written", { count: receipts.length, error: err instanceof Error ? err.message : String(err) });
-    }
+  const record = (list: Receipt[]) => {
+    if (!receipts || list.length === 0) return;
+    const at = Date.now();
+    receipts.write(list.map((r) => receiptRow(r, at))).catch((err: unknown) => {
+      log.error("delivery receipts not written", { count: list.length, error: err instanceof Error ? err.message : String(err) });
+    });
   };
 
-  const finish = () => {
+  let finishing = false;
+  const finish = async () => {
+    if (finishing) return;
+    finishing = true;
     pools?.close();
-    db?.close();
+    // Receipts still being written are committed before the process ends.
+    await receipts?.close().catch(() => {});
     process.exit(0);
   };
 
@@ -198,11 +198,7 @@ export function runSmtpAgent(): void {
     clearInterval(prune);
     log.warn("server process gone; recording acceptances and finishing transactions under way", { inflight, recent: accepted.size });
     try {
-      if (settings?.databasePath) {
-        // Not openDatabase(): that would create a missing file, and load drizzle for one insert.
-        db = new Database(settings.databasePath, { readwrite: true, create: false });
-        db.exec("PRAGMA busy_timeout = 5000");
-      }
+      if (settings?.database) receipts = openReceiptWriter(settings.database);
     } catch (err) {
       log.error("database not opened; receipts cannot be written", { error: err instanceof Error ? err.message : String(err) });
     }
@@ -212,8 +208,8 @@ export function runSmtpAgent(): void {
     // Only transactions under way go on; those still waiting for a connection are not started
     // (they fail here unsent, and the restarted server sends them).
     pools?.close();
-    if (inflight === 0) return finish();
-    setTimeout(finish, ORPHAN_GRACE_MS);
+    if (inflight === 0) return void finish();
+    setTimeout(() => void finish(), ORPHAN_GRACE_MS);
   };
 
   process.on("message", async (m: ToAgent) => {
@@ -241,7 +237,7 @@ export function runSmtpAgent(): void {
       else accepted.set(m.id, { at: Date.now(), receipt });
     }
     if (orphaned) {
-      if (inflight === 0) finish();
+      if (inflight === 0) void finish();
       return;
     }
     if (process.connected) send({ t: "outcome", id: m.id, outcome, stats: pools.stats } satisfies FromAgent);

@@ -1,15 +1,17 @@
 /**
  * What outbound delivery reads and writes through the store (src/db/deliveries.ts, recipients'
- * dueOf), the same SQL on SQLite and on PostgreSQL. The PostgreSQL part is skipped when no
- * server binaries are installed.
+ * dueOf) and the receipt writer an orphaned SMTP agent opens (src/db/receipt-writer.ts), the same
+ * SQL on SQLite and on PostgreSQL. The PostgreSQL part is skipped when no server binaries are
+ * installed.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openStorage } from "../../src/db/connection.ts";
 import { DeliveryRepository } from "../../src/db/deliveries.ts";
 import { migratePostgres } from "../../src/db/migrate-pg.ts";
 import { PostgresExecutor, postgresClient } from "../../src/db/postgres.ts";
+import { openReceiptWriter, type DatabaseLocation } from "../../src/db/receipt-writer.ts";
 import { RecipientRepository } from "../../src/db/recipients.ts";
 import { SqliteExecutor, type SqlExecutor } from "../../src/db/sql.ts";
 import { newId } from "../../src/ids.ts";
@@ -23,13 +25,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Engine = { db: SqlExecutor };
+type Engine = { db: SqlExecutor; location: DatabaseLocation };
 
 async function sqliteEngine(): Promise<Engine> {
   const path = join(dir, `${newId()}.db`);
   const storage = openStorage(path);
   closers.push(() => storage.close());
-  return { db: new SqliteExecutor(storage.sqlite) };
+  return { db: new SqliteExecutor(storage.sqlite), location: { sqlite: path } };
 }
 
 async function postgresEngine(): Promise<Engine> {
@@ -37,7 +39,7 @@ async function postgresEngine(): Promise<Engine> {
   const client = postgresClient(url, { max: 2 });
   await migratePostgres(client);
   closers.push(() => client.close());
-  return { db: new PostgresExecutor(client) };
+  return { db: new PostgresExecutor(client), location: { postgres: url } };
 }
 
 /** A team, a broadcast route, an active domain and one outbound message with `emails` as recipients (created in that order). */
@@ -156,5 +158,23 @@ for (const [name, open, available] of engines) {
       await deliveries.removeReceipt(recipients[0]!);
       expect(await deliveries.receiptsOf(message)).toEqual([]);
     });
+
+    test("the receipt writer of an orphaned agent: batches one after another on a connection of its own; close waits for them", async () => {
+      const { db, location } = await open();
+      const { message, recipients } = await seed(db, ["a@dest.test", "b@dest.test", "c@dest.test"], ["processed", "processed", "failed"]);
+      const writer = openReceiptWriter(location);
+      const first = writer.write([receipt(recipients[0]!)]);
+      const second = writer.write(recipients.slice(1).map((id) => receipt(id)));
+      await writer.close(); // waits for both
+      await Promise.all([first, second]);
+      const written = await new DeliveryRepository(db).receiptsOf(message);
+      expect(written.map((r) => r.recipient_id).sort()).toEqual([recipients[0]!, recipients[1]!].sort());
+    });
   });
 }
+
+test("the receipt writer never creates a missing SQLite file", () => {
+  const path = join(dir, "missing.db");
+  expect(() => openReceiptWriter({ sqlite: path })).toThrow();
+  expect(existsSync(path)).toBe(false);
+});

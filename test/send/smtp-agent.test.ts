@@ -1,15 +1,19 @@
 // The SMTP agent process (src/mail/smtp-agent.ts): transactions run in a child process that
-// records the acceptances its parent can no longer record, and the server copes when the agent
-// dies or cannot be started.
+// records the acceptances its parent can no longer record (on SQLite and on PostgreSQL), and the
+// server copes when the agent dies or cannot be started.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { migratePostgres } from "../../src/db/migrate-pg.ts";
+import { PostgresExecutor, postgresClient } from "../../src/db/postgres.ts";
+import { newId } from "../../src/ids.ts";
 import { createLogger } from "../../src/log.ts";
 import { SmtpAgent } from "../../src/mail/smtp-agent.ts";
 import type { SendOutcome } from "../../src/mail/smtp-pool.ts";
 import { smtpAgentsOf } from "../e2e/fixtures/outbound-server.ts";
 import { createTestApp, tempDir, waitFor } from "../helpers.ts";
 import { insertMessage, insertRecipient } from "../modules/messages/fixtures.ts";
+import { postgresAvailable, testPostgres } from "../support/postgres.ts";
 import { startSink, type Sink } from "./harness.ts";
 
 const silent = createLogger("silent");
@@ -28,7 +32,7 @@ afterAll(async () => {
 
 
 test("transactions run in a child process; a killed agent fails its transaction as a connection failure and the next one starts a new agent", async () => {
-  const agent = new SmtpAgent({ heloName: "agent.test", logLevel: "silent", databasePath: null }, silent);
+  const agent = new SmtpAgent({ heloName: "agent.test", logLevel: "silent", database: null }, silent);
   const target = { host: "127.0.0.1", port: sink.port, servername: null };
   const first = await agent.send(target, envelope, raw);
   expect(first).toMatchObject({ kind: "reply", reply: { code: 250 } });
@@ -53,7 +57,7 @@ test("transactions run in a child process; a killed agent fails its transaction 
 });
 
 test("an agent that cannot be started: transactions run in this process", async () => {
-  const agent = new SmtpAgent({ heloName: "agent.test", logLevel: "silent", databasePath: null }, silent, ["/nonexistent/posthorn", "smtp-agent"]);
+  const agent = new SmtpAgent({ heloName: "agent.test", logLevel: "silent", database: null }, silent, ["/nonexistent/posthorn", "smtp-agent"]);
   const before = sink.received.length;
   const outcome = await agent.send({ host: "127.0.0.1", port: sink.port, servername: null }, envelope, raw);
   expect(outcome).toMatchObject({ kind: "reply", reply: { code: 250 } });
@@ -61,17 +65,14 @@ test("an agent that cannot be started: transactions run in this process", async 
   agent.close();
 });
 
-test("when its server dies mid-transaction, the agent reads the 250 and writes the receipt itself, then exits", async () => {
-  const dbPath = join(dir, "posthorn.db");
-  const t = createTestApp({ dbPath });
-  const messageId = insertMessage(t.deps, { teamId: t.team.teamId, to: [{ email: "r@dest.test", name: "" }] });
-  const recipientId = insertRecipient(t.deps, messageId, "r@dest.test", "processed");
-  const receipt = () => t.deps.sqlite.query<{ reply: string; host: string }, [string]>("SELECT reply, host FROM delivery_receipts WHERE recipient_id = ?").get(recipientId);
-
-  // The 250 comes 500 ms after the final ".": the server is killed while waiting for it.
+/**
+ * Kills the process holding the agent while the sink waits 500 ms to answer "." and checks that
+ * the orphaned agent read the 250, wrote the receipt to `database` itself and exited.
+ */
+async function orphanWritesReceipt(database: string, recipientId: string, receipt: () => Promise<{ reply: string; host: string | null } | null>) {
   sink.dataDelayMs = 500;
   const before = sink.received.length;
-  const parent = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures", "agent-parent.ts"), dbPath, String(sink.port), recipientId], {
+  const parent = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures", "agent-parent.ts"), database, String(sink.port), recipientId], {
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -81,13 +82,49 @@ test("when its server dies mid-transaction, the agent reads the 250 and writes t
   await waitFor(() => sink.answering > 0);
   parent.kill("SIGKILL");
   await parent.exited;
-  expect(receipt()).toBeNull(); // nobody has read the 250 yet
+  expect(await receipt()).toBeNull(); // nobody has read the 250 yet
 
   await waitFor(() => !existsSync(`/proc/${agentPid}`), 6_000);
   sink.dataDelayMs = 0;
   expect(sink.received.length).toBe(before + 1);
-  const written = receipt()!;
+  const written = (await receipt())!;
   expect(written.host).toBe("mx.dest.test");
   expect(JSON.parse(written.reply)).toMatchObject({ code: 250, enhanced_code: "2.0.0" });
+}
+
+test("when its server dies mid-transaction, the agent reads the 250 and writes the receipt itself, then exits", async () => {
+  const dbPath = join(dir, "posthorn.db");
+  const t = createTestApp({ dbPath });
+  const messageId = insertMessage(t.deps, { teamId: t.team.teamId, to: [{ email: "r@dest.test", name: "" }] });
+  const recipientId = insertRecipient(t.deps, messageId, "r@dest.test", "processed");
+  await orphanWritesReceipt(dbPath, recipientId, async () =>
+    t.deps.sqlite.query<{ reply: string; host: string }, [string]>("SELECT reply, host FROM delivery_receipts WHERE recipient_id = ?").get(recipientId),
+  );
   t.deps.sqlite.close();
+});
+
+test.skipIf(!postgresAvailable())("on PostgreSQL, the orphaned agent writes the receipt to the shared database", async () => {
+  const url = await (await testPostgres()).createDatabase();
+  const client = postgresClient(url, { max: 1 });
+  try {
+    await migratePostgres(client);
+    const db = new PostgresExecutor(client);
+    const [team, message, recipientId] = [newId(), newId(), newId()];
+    const now = Date.now();
+    await db.run("INSERT INTO teams (id, name, token_hash, token_generated_at, created_at, updated_at) VALUES (?, 'T', ?, ?, ?, ?)", [team, newId(), now, now, now]);
+    await db.run(
+      `INSERT INTO messages (id, team_id, type, status, status_changed_at, from_email, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
+       VALUES (?, ?, 'outbound', 'processed', ?, 'a@sender.test', '[]', '[]', '[]', '[]', '{}', ?, ?)`,
+      [message, team, now, now, now],
+    );
+    await db.run("INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, created_at) VALUES (?, ?, 'r@dest.test', 'to', 'processed', ?, ?)", [
+      recipientId,
+      message,
+      now,
+      now,
+    ]);
+    await orphanWritesReceipt(url, recipientId, () => db.get("SELECT reply, host FROM delivery_receipts WHERE recipient_id = ?", [recipientId]));
+  } finally {
+    await client.close();
+  }
 });

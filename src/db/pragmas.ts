@@ -1,0 +1,19 @@
+import type { Database } from "bun:sqlite";
+
+/**
+ * The pragmas every SQLite connection must have, the server's and an orphaned SMTP agent's alike.
+ * A module of its own so that the agent, which opens the file to write receipts, does not load
+ * the migrations and the ORM with connection.ts.
+ */
+export function configureConnection(sqlite: Database): void {
+  // First: the pragmas below then wait for a lock another process holds (a server restarting
+  // while its orphaned agent writes receipts) instead of failing at once.
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  // A 202 or a 250 promises the message is on disk: every commit is fsynced (see db/writer.ts
+  // for how commits are grouped so that this stays cheap).
+  sqlite.exec("PRAGMA synchronous = FULL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA temp_store = MEMORY");
+  sqlite.exec("PRAGMA cache_size = -65536");
+}
