@@ -6,27 +6,31 @@
  * queue lifetime; a retry finds the raw source stored and only delivers. Every status change goes
  * through changeRecipientStatus and commits together with the job's fate.
  */
-import type { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import type { Config } from "../config.ts";
 import type { Deps } from "../context.ts";
-import type { Repositories } from "../db/store.ts";
+import { databasePath } from "../db/connection.ts";
+import type { OutboundMessageRow } from "../db/deliveries.ts";
+import type { DatabaseLocation } from "../db/receipt-writer.ts";
+import type { DueRecipientRow } from "../db/recipients.ts";
+import type { Repositories, Store } from "../db/store.ts";
 import type { Address } from "../db/schema.ts";
-import { changeRecipientStatus, FINAL_RECIPIENT_STATUSES, type RemoteReply } from "../events/message-status.ts";
+import { changeRecipientStatus, type RemoteReply } from "../events/message-status.ts";
 import { iso } from "../ids.ts";
 import { DELIVERY_SCHEDULE_MS, scheduledBackoff } from "../jobs/backoff.ts";
 import type { Job } from "../db/job-queue.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
-import { serverSecret, signValue } from "../secrets.ts";
+import { serverSecretOf, signValue } from "../secrets.ts";
 import type { ComposeInput } from "./compose.ts";
 import { Composer, ComposerUnavailableError } from "./composer.ts";
 import type { DkimKey } from "./dkim.ts";
 import { Deliverer, type RecipientOutcome } from "./deliver.ts";
 import { requestedRetryMs } from "./reply.ts";
-import { stmt } from "../db/statements.ts";
-import { writeReceipt } from "./receipts.ts";
+import { receiptRow } from "./receipts.ts";
 import { SmtpAgent } from "./smtp-agent.ts";
 import type { SmtpPoolOptions, SmtpSender } from "./smtp-pool.ts";
-import { bounceDomainOf, verpAddress, verpCutover } from "./verp.ts";
+import { bounceDomainOf, verpAddress, verpCutoverOf } from "./verp.ts";
 
 export const OUTBOUND_QUEUE = "outbound";
 
@@ -54,72 +58,18 @@ export interface OutboundOptions {
 /** The unsubscribe token of a broadcast message: its id and a keyed signature. */
 export const unsubscribeToken = (secret: string, messageId: string): string => `${messageId}.${signValue(secret, "unsubscribe", messageId, 20)}`;
 
-type OutboundRow = {
-  id: string;
-  from_email: string;
-  from_name: string;
-  subject: string;
-  to: string;
-  cc: string;
-  reply_to: string;
-  message_id_header: string | null;
-  created_at: number;
-  html: string | null;
-  text: string | null;
-  headers: string;
-  /** The composed, signed message; null until the first attempt stores it. */
-  raw: Uint8Array | null;
-  route_type: string | null;
-  domain: string | null;
-  dkim_selector: string | null;
-  dkim_private_key: string | null;
-  return_path_host: string | null;
-};
-
-/**
- * Everything an attempt needs, read by primary key table by table: as one four-table join it
- * took ~70 µs a message in the delivery benchmark, ~43 µs this way (see recipientWithMessage).
- */
-function outboundRow(sqlite: Database, messageId: string): OutboundRow | null {
-  const m = stmt<Omit<OutboundRow, "html" | "text" | "headers" | "raw" | "route_type" | "domain" | "dkim_selector" | "dkim_private_key" | "return_path_host"> & { route_id: string | null; domain_id: string | null }, [string]>(
-    sqlite,
-    `SELECT id, from_email, from_name, subject, "to", cc, reply_to, message_id_header, created_at, route_id, domain_id FROM messages WHERE id = ?`,
-  ).get(messageId);
-  if (!m) return null;
-  const c = stmt<Pick<OutboundRow, "html" | "text" | "headers" | "raw">, [string]>(sqlite, "SELECT html, text, headers, raw FROM message_contents WHERE message_id = ?")
-    .get(messageId);
-  if (!c) return null;
-  const route = m.route_id ? stmt<{ route_type: string }, [string]>(sqlite, "SELECT route_type FROM routes WHERE id = ?").get(m.route_id) : null;
-  const d = m.domain_id
-    ? stmt<Pick<OutboundRow, "domain" | "dkim_selector" | "dkim_private_key" | "return_path_host">, [string]>(
-        sqlite,
-        "SELECT domain, dkim_selector, dkim_private_key, return_path_host FROM domains WHERE id = ?",
-      ).get(m.domain_id)
-    : null;
-  const { route_id: _route, domain_id: _domain, ...message } = m;
-  return {
-    ...message,
-    ...c,
-    route_type: route?.route_type ?? null,
-    domain: d?.domain ?? null,
-    dkim_selector: d?.dkim_selector ?? null,
-    dkim_private_key: d?.dkim_private_key ?? null,
-    return_path_host: d?.return_path_host ?? null,
-  };
-}
-
-type RecipientRow = { id: string; email: string; status: string; attempts: number };
 type MessageInfo = { created_at: number; raw: Buffer; domain: string; return_path_host: string };
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
 
 /** What the composer needs for one message: the MIME input and the signing key. */
-function composeRequest(deps: Deps, row: OutboundRow): { input: ComposeInput; key: DkimKey } {
-  const attachments = stmt<{ filename: string; content_type: string; content_id: string | null; content: Uint8Array }, [string]>(
-    deps.sqlite,
-    "SELECT filename, content_type, content_id, content FROM attachments WHERE message_id = ? ORDER BY rowid",
-  ).all(row.id)
-    .map((a) => ({ filename: a.filename, contentType: a.content_type, contentId: a.content_id, content: Buffer.from(a.content) }));
+async function composeRequest(deps: Deps, row: OutboundMessageRow, secret: () => Promise<string>): Promise<{ input: ComposeInput; key: DkimKey }> {
+  const attachments = (await deps.store.read.deliveries.attachmentsToCompose(row.id)).map((a) => ({
+    filename: a.filename,
+    contentType: a.content_type,
+    contentId: a.content_id,
+    content: Buffer.from(a.content),
+  }));
   const input: ComposeInput = {
     messageId: row.message_id_header ?? `${row.id}@${row.domain}`,
     date: new Date(row.created_at),
@@ -133,9 +83,36 @@ function composeRequest(deps: Deps, row: OutboundRow): { input: ComposeInput; ke
     headers: JSON.parse(row.headers) as Record<string, string>,
     attachments,
     listUnsubscribeUrl:
-      row.route_type === "broadcast" ? `${deps.config.publicUrl}/v1/unsubscribe/${unsubscribeToken(serverSecret(deps.sqlite), row.id)}` : null,
+      row.route_type === "broadcast" ? `${deps.config.publicUrl}/v1/unsubscribe/${unsubscribeToken(await secret(), row.id)}` : null,
   };
   return { input, key: { domain: row.domain!, selector: row.dkim_selector!, privateKeyPem: row.dkim_private_key! } };
+}
+
+/**
+ * Where an orphaned SMTP agent writes its receipts. On SQLite the file in the data directory:
+ * a test's in-memory database has none there, and then the agent writes none (as before a
+ * crash, nothing is lost but the guard against sending again).
+ */
+function receiptDatabase(config: Config): DatabaseLocation | null {
+  if (config.databaseUrl) return { postgres: config.databaseUrl };
+  const path = databasePath(config.dataDir);
+  return existsSync(path) ? { sqlite: path } : null;
+}
+
+/**
+ * The server secret and the 80-bit VERP cutover (see verp.ts), both settled before the first
+ * return path is made; asked once, again only after a failure.
+ */
+function signingSecret(store: Store): () => Promise<string> {
+  let secret: Promise<string> | null = null;
+  return () =>
+    (secret ??= Promise.all([serverSecretOf(store), verpCutoverOf(store)]).then(
+      ([s]) => s,
+      (err: unknown) => {
+        secret = null;
+        throw err;
+      },
+    ));
 }
 
 /** Outbound SMTP pools and compose workers per Deps, closed at shutdown by closeOutbound. */
@@ -156,31 +133,27 @@ export async function closeOutbound(deps: Deps): Promise<void> {
 
 /** Registers the outbound queue. Returns the pools (tests read their stats). */
 export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: OutboundOptions = {}): SmtpSender {
-  const { sqlite, queue, config, log } = deps;
+  const { store, config, log } = deps;
   const leaseMs = opts.leaseMs ?? 10_000;
   const schedule = opts.retryScheduleMs ?? DELIVERY_SCHEDULE_MS;
-  const database = sqlite.filename && sqlite.filename !== ":memory:" ? { sqlite: sqlite.filename } : null;
-  const pools = new SmtpAgent({ heloName: config.hostname, logLevel: config.logLevel, database, ...opts.pool }, log);
+  const pools = new SmtpAgent({ heloName: config.hostname, logLevel: config.logLevel, database: receiptDatabase(config), ...opts.pool }, log);
   const composer = new Composer(opts.composeThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)), log);
   void closeOutbound(deps);
   // A 250 is on record the instant it arrives, so that a crash before the job's outcome commits
   // does not send the message again (see send()). Best effort: the outcome write records it anyway.
   const receive = (o: RecipientOutcome) => {
-    try {
-      deps.writer.commitNow(() => writeReceipt(sqlite, o, Date.now()));
-    } catch (err) {
+    store.writeNow((tx) => tx.deliveries.writeReceipt(receiptRow(o, Date.now()))).catch((err: unknown) => {
       log.warn("delivery receipt not written", { recipient: o.recipientId, error: err instanceof Error ? err.message : String(err) });
-    }
+    });
   };
   const deliverer = new Deliverer(deps, pools, { mxCacheMs: opts.mxCacheMs ?? 60_000, onAccepted: receive });
-  let secret: string | null = null;
-  const verpSecret = () => (secret ??= serverSecret(sqlite));
-  verpCutover(sqlite); // before the first 80-bit return path is sent (see verp.ts)
+  const secret = signingSecret(store);
+  void secret().catch(() => {}); // recorded at start, as the MX listener does; a failure is asked again
 
   /** Keeps a job leased while `work` runs, so that a short lease is safe for slow SMTP servers. */
   const runLeased = async <T>(job: Job<unknown>, work: () => Promise<T>): Promise<T> => {
     const timer = setInterval(() => {
-      deps.writer.write(() => queue.extend(job, leaseMs)).catch(() => {});
+      store.write((tx) => tx.jobs.extend(job, leaseMs)).catch(() => {});
     }, leaseMs / 3);
     try {
       return await work();
@@ -229,23 +202,16 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
    */
   const send = async (job: Job<OutboundJob>): Promise<JobOutcome> => {
     const { messageId } = job.payload;
-    const row = outboundRow(sqlite, messageId);
+    const row = await store.read.deliveries.outboundMessage(messageId);
     if (!row) return { type: "done" };
-    let due = stmt<RecipientRow, [string]>(sqlite, "SELECT id, email, status, attempts FROM recipients WHERE message_id = ? ORDER BY rowid")
-      .all(messageId)
-      .filter((r) => !FINAL_RECIPIENT_STATUSES.has(r.status));
+    let due = await store.read.recipients.dueOf(messageId);
     if (due.length === 0) return { type: "done" };
     // Recipients a server accepted just before a crash cut the last run short: recorded, not sent
     // again. Only a message already composed (and so sent before) can have any.
-    const receipts = row.raw
-      ? stmt<{ recipient_id: string; reply: string; host: string | null }, [string]>(
-          sqlite,
-          "SELECT recipient_id, reply, host FROM delivery_receipts WHERE recipient_id IN (SELECT id FROM recipients WHERE message_id = ?)",
-        ).all(messageId)
-      : [];
+    const receipts = row.raw ? await store.read.deliveries.receiptsOf(messageId) : [];
     if (receipts.length > 0) {
       const receiptOf = new Map(receipts.map((rc) => [rc.recipient_id, rc]));
-      await deps.store.write(async (tx) => {
+      await store.write(async (tx) => {
         const at = Date.now();
         for (const r of due) {
           const rc = receiptOf.get(r.id);
@@ -263,7 +229,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     if (row.raw) raw = Buffer.isBuffer(row.raw) ? row.raw : Buffer.from(row.raw);
     else {
       try {
-        const { input, key } = composeRequest(deps, row);
+        const { input, key } = await composeRequest(deps, row, secret);
         raw = await composer.compose(input, key);
       } catch (err) {
         if (err instanceof ComposerUnavailableError) throw err; // the runner retries the job
@@ -273,9 +239,9 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     }
     // The attempt is on record before the first byte goes out: after a crash these recipients
     // are attempted again (at-least-once), never forgotten.
-    await deps.store.write(async (tx) => {
+    await store.write(async (tx) => {
       const now = Date.now();
-      if (composed) stmt(sqlite, "UPDATE message_contents SET raw = ? WHERE message_id = ?").run(raw, messageId);
+      if (composed) await tx.deliveries.storeComposed(messageId, raw);
       for (const r of due) {
         if (r.status === "pending") await changeRecipientStatus(tx, { recipientId: r.id, status: "queued" }, now);
         await changeRecipientStatus(tx, { recipientId: r.id, status: "processed", attempted: true }, now);
@@ -285,7 +251,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   };
 
   /** One delivery attempt for recipients already marked processed: each destination domain in parallel. */
-  const attempt = async (due: RecipientRow[], msg: MessageInfo): Promise<JobOutcome> => {
+  const attempt = async (due: DueRecipientRow[], msg: MessageInfo): Promise<JobOutcome> => {
     const deadline = msg.created_at + config.queueLifetimeSeconds * 1000;
     // The n-th attempt of a recipient waits the n-th step of the schedule.
     const attemptNo = Math.max(1, ...due.map((r) => r.attempts));
@@ -294,14 +260,15 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       return outcomeOf(attemptNo, due.map((r) => ({ recipientId: r.id, email: r.email, verdict: "delivered", reply, host: null, suppress: false })), deadline);
     }
     const bounceDomain = bounceDomainOf({ domain: msg.domain, returnPathHost: msg.return_path_host });
-    const byDomain = new Map<string, RecipientRow[]>();
+    const byDomain = new Map<string, DueRecipientRow[]>();
     for (const r of due) {
       const d = domainOf(r.email);
       byDomain.set(d, [...(byDomain.get(d) ?? []), r]);
     }
+    const verpSecret = await secret();
     const outcomes = await Promise.all(
       [...byDomain].map(([domain, rs]) =>
-        deliverer.deliver(domain, rs.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret(), r.id, bounceDomain) })), msg.raw),
+        deliverer.deliver(domain, rs.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret, r.id, bounceDomain) })), msg.raw),
       ),
     );
     return outcomeOf(attemptNo, outcomes.flat(), deadline);
@@ -310,7 +277,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   /** A recipient's delivery, on record: its receipt, if one was written, has served its purpose. */
   const recordDelivered = async (tx: Repositories, o: RecipientOutcome, at: number) => {
     await changeRecipientStatus(tx, { recipientId: o.recipientId, status: "delivered", response: o.reply, details: { mx: o.host ?? null } }, at);
-    stmt(sqlite, "DELETE FROM delivery_receipts WHERE recipient_id = ?").run(o.recipientId);
+    await tx.deliveries.removeReceipt(o.recipientId);
   };
 
   /** Records each recipient's result; schedules another attempt for the soft failures. */

@@ -1,7 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { DeliveryReceiptRow } from "../db/deliveries.ts";
-import { stmt } from "../db/statements.ts";
-import { FINAL_RECIPIENT_STATUSES, type RemoteReply } from "../events/message-status.ts";
+import type { RemoteReply } from "../events/message-status.ts";
 
 /**
  * A remote server's acceptance of one recipient, recorded (delivery_receipts) before the
@@ -21,15 +19,3 @@ export const receiptRow = (r: Receipt, at: number): DeliveryReceiptRow => ({
   host: r.host,
   created_at: at,
 });
-
-const FINAL = [...FINAL_RECIPIENT_STATUSES].map((s) => `'${s}'`).join(", ");
-
-/** DeliveryRepository.writeReceipt for the SMTP agent, which opens the SQLite file itself (until it reaches the database through the layer). */
-export function writeReceipt(sqlite: Database, r: Receipt, at: number): void {
-  stmt(
-    sqlite,
-    `INSERT INTO delivery_receipts (recipient_id, reply, host, created_at)
-     SELECT id, ?, ?, ? FROM recipients WHERE id = ? AND status NOT IN (${FINAL})
-     ON CONFLICT (recipient_id) DO NOTHING`,
-  ).run(JSON.stringify(r.reply), r.host, at, r.recipientId);
-}
