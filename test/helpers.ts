@@ -2,14 +2,17 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/app.ts";
-import { bootstrapTeam } from "../src/bootstrap.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import type { Deps } from "../src/context.ts";
-import { createProject } from "../src/modules/projects/service.ts";
-import { createTeam } from "../src/modules/team/service.ts";
-import { createDeps } from "../src/runtime.ts";
 import { generateDkimKeyPair } from "../src/dns/dkim-key.ts";
 import { newId } from "../src/ids.ts";
+import { newProject } from "../src/modules/projects/service.ts";
+import { newTeam } from "../src/modules/team/service.ts";
+import { databaseEnv, engine, openTestDatabase, sqlNowOf, sqlOf, type TestEngine } from "./support/test-database.ts";
+
+export { databaseEnv, engine, sqlNowOf, sqlOf };
+export type { TestEngine };
+export type { SyncSql } from "./support/test-database.ts";
 
 export const tempDir = (prefix = "posthorn-test-") => mkdtempSync(join(tmpdir(), prefix));
 
@@ -36,14 +39,19 @@ export interface TestTeam {
 }
 
 /**
- * An app over an in-memory (or file) database with one bootstrapped team, plus `request` for
- * calling it through app.handle.
+ * An app with one bootstrapped team over a database of its own on the run's engine (an in-memory
+ * SQLite database, a file one with `dbPath`, or a fresh PostgreSQL database; `engine` overrides
+ * the run's), plus `request` for calling it through app.handle, and `sql` for reading and
+ * arranging rows directly: `await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs")`.
+ * Synchronous, so tests call it at describe level; `sqlNow` is `sql` for fixtures there (it
+ * blocks the thread: not for writes while the app's own requests or jobs are running).
  */
-export function createTestApp(opts: { env?: Record<string, string>; dbPath?: string } = {}) {
-  const config = testConfig(opts.env);
-  const deps = createDeps(config, { dbPath: opts.dbPath ?? ":memory:" });
+export function createTestApp(opts: { env?: Record<string, string>; dbPath?: string; engine?: TestEngine } = {}) {
+  const db = openTestDatabase((engineEnv) => testConfig({ ...engineEnv, ...opts.env }), { dbPath: opts.dbPath, on: opts.engine });
+  const { deps, sql, sqlNow } = db;
+  const config = deps.config;
   const app = createApp(deps);
-  const boot = bootstrapTeam(deps.sqlite, { teamName: "Team A", inboundDomain: config.inboundDomain });
+  const boot = db.bootstrap({ teamName: "Team A", inboundDomain: config.inboundDomain });
   const team: TestTeam = { teamId: boot.team_id, teamToken: boot.team_token, projectId: boot.project_id, projectToken: boot.project_token };
 
   async function request(
@@ -75,12 +83,13 @@ export function createTestApp(opts: { env?: Record<string, string>; dbPath?: str
 
   /** A second, unrelated team for cross-team checks. */
   function addTeam(name = "Team B"): TestTeam {
-    const t = createTeam(deps.sqlite, { name });
-    const p = createProject(deps.sqlite, { teamId: t.teamId, name: "B project", inboundDomain: config.inboundDomain });
-    return { teamId: t.teamId, teamToken: t.teamToken, projectId: p.projectId, projectToken: p.projectToken };
+    const t = newTeam({ name });
+    const p = newProject({ teamId: t.created.teamId, name: "B project", inboundDomain: config.inboundDomain });
+    db.seed({ team: t.rows, project: p });
+    return { teamId: t.created.teamId, teamToken: t.created.teamToken, projectId: p.projectId, projectToken: p.projectToken };
   }
 
-  return { config, deps, app, team, request, addTeam };
+  return { config, deps, app, team, request, addTeam, sql, sqlNow };
 }
 
 export type TestApp = ReturnType<typeof createTestApp>;
@@ -110,12 +119,12 @@ export function insertTestDomain(
   const id = newId();
   const now = Date.now();
   const selector = opts.selector ?? "ph1";
-  deps.sqlite
-    .query(
-      `INSERT INTO domains (id, team_id, domain, status, status_changed_at, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ph-bounces', ?, ?)`,
-    )
-    .run(id, opts.teamId, opts.domain, opts.status ?? "active", now, selector, key.privateKeyPem, key.publicKeyBase64, now, now);
-  if (opts.projectId) deps.sqlite.query("INSERT INTO project_domains (project_id, domain_id, created_at) VALUES (?, ?, ?)").run(opts.projectId, id, now);
+  const sql = sqlNowOf(deps);
+  sql.run(
+    `INSERT INTO domains (id, team_id, domain, status, status_changed_at, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ph-bounces', ?, ?)`,
+    [id, opts.teamId, opts.domain, opts.status ?? "active", now, selector, key.privateKeyPem, key.publicKeyBase64, now, now],
+  );
+  if (opts.projectId) sql.run("INSERT INTO project_domains (project_id, domain_id, created_at) VALUES (?, ?, ?)", [opts.projectId, id, now]);
   return { domainId: id, selector, ...key };
 }

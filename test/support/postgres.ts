@@ -4,9 +4,11 @@
  * as root (initdb refuses root). One cluster per test process, started on first use and removed
  * at exit. `.ci/run` installs the `postgresql` package; without it these tests are skipped
  * (`postgresAvailable()`), so `npm test` still passes on a laptop with no PostgreSQL.
+ *
+ * Starting is synchronous (`testPostgresNow()`) so that `createTestApp()`, which tests call where
+ * nothing can be awaited, can build its database on it (test/support/pg-bridge.ts).
  */
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -19,15 +21,13 @@ function binDir(): string | null {
 
 export const postgresAvailable = (): boolean => binDir() !== null;
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
+/** A loopback port nobody listens on at the moment, found without awaiting. */
+function freePort(): number {
+  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = listener.port;
+  listener.stop(true);
+  return port;
+}
 
 export interface TestPostgres {
   /** postgres://posthorn@127.0.0.1:PORT/postgres */
@@ -41,14 +41,17 @@ export interface TestPostgres {
   stop(): void;
 }
 
-let running: Promise<TestPostgres> | null = null;
+let running: TestPostgres | null = null;
 
-/** The test process's cluster (started once). `fsync=off`: tests need speed, not durability. */
-export function testPostgres(): Promise<TestPostgres> {
+/** The test process's cluster (started once, synchronously). `fsync=off`: tests need speed, not durability. */
+export function testPostgresNow(): TestPostgres {
   return (running ??= start());
 }
 
-async function start(): Promise<TestPostgres> {
+/** The test process's cluster, for callers that can await. */
+export const testPostgres = async (): Promise<TestPostgres> => testPostgresNow();
+
+function start(): TestPostgres {
   const bin = binDir();
   if (!bin) throw new Error("PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql)");
   const dir = mkdtempSync(join(tmpdir(), "posthorn-pg-"));
@@ -66,8 +69,9 @@ async function start(): Promise<TestPostgres> {
     if (r.exitCode !== 0) throw new Error(`${args[0]} failed: ${r.stderr.toString() || r.stdout.toString()}`);
   };
   run([join(bin, "initdb"), "-D", data, "-U", "posthorn", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]);
-  const port = await freePort();
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const port = freePort();
+  // Every createTestApp on PostgreSQL keeps a LISTEN connection for the life of the process.
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=1000`;
   run([join(bin, "pg_ctl"), "-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "start"]);
   const url = `postgres://posthorn@127.0.0.1:${port}/postgres`;
   let n = 0;
