@@ -21,7 +21,7 @@ describe.skipIf(!postgresAvailable())("posthorn copy-db --to postgres://…", ()
   test("data made on SQLite is served by a PostgreSQL node with the same tokens; a second copy into it is refused", async () => {
     // On SQLite: a project, a domain, a webhook, a suppression, and a message with its queued job.
     const dir = tempDir();
-    const a = createTestApp({ dbPath: join(dir, "posthorn.db"), env: { POSTHORN_DATA_DIR: dir, POSTHORN_REQUIRE_VERIFIED_DOMAIN: "false" } });
+    const a = createTestApp({ engine: "sqlite", dbPath: join(dir, "posthorn.db"), env: { POSTHORN_DATA_DIR: dir, POSTHORN_REQUIRE_VERIFIED_DOMAIN: "false" } });
     const project = (await a.request("POST", "/v1/projects", { body: { name: "Shop" } })).json.data;
     const domain = (await a.request("POST", "/v1/domains", { body: { domain: "shop.example" } })).json;
     expect((await a.request("PUT", `/v1/domains/${domain.id}/projects`, { body: { project_ids: [a.team.projectId] } })).status).toBe(200);

@@ -2,9 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { migrate, openDatabase, openStorage } from "../../src/db/connection.ts";
 import { Writer } from "../../src/db/writer.ts";
-import { tempDir } from "../helpers.ts";
+import { engine, tempDir } from "../helpers.ts";
 
-describe("storage", () => {
+// The SQLite file itself (migrations, pragmas, the writer on a file): nothing of it runs on PostgreSQL.
+describe.skipIf(engine === "postgres")("storage", () => {
   test("migrations apply once; a second run changes nothing", () => {
     const path = join(tempDir(), "m.db");
     const s = openStorage(path);

@@ -48,8 +48,8 @@ describe("token auth on GET /v1/ping", () => {
     expect((await t2.request("GET", "/v1/ping", { projectToken: fresh })).status).toBe(200);
   });
 
-  test("tokens are stored only as SHA-256 digests", () => {
-    const rows = t.deps.sqlite.query<{ token_hash: string }, []>("SELECT token_hash FROM teams UNION ALL SELECT token_hash FROM projects").all();
+  test("tokens are stored only as SHA-256 digests", async () => {
+    const rows = await t.sql.all<{ token_hash: string }>("SELECT token_hash FROM teams UNION ALL SELECT token_hash FROM projects");
     for (const r of rows) {
       expect(r.token_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(r.token_hash).not.toContain(t.team.teamToken);
@@ -58,9 +58,8 @@ describe("token auth on GET /v1/ping", () => {
 
   test("last use of a project token is recorded", async () => {
     await t.request("GET", "/v1/ping", { projectToken: t.team.projectToken });
-    const row = await waitFor(() =>
-      t.deps.sqlite.query<{ token_last_used_at: number | null }, [string]>("SELECT token_last_used_at FROM projects WHERE id = ?").get(t.team.projectId)
-        ?.token_last_used_at,
+    const row = await waitFor(
+      async () => (await t.sql.get<{ token_last_used_at: number | null }>("SELECT token_last_used_at FROM projects WHERE id = ?", [t.team.projectId]))?.token_last_used_at,
     );
     expect(row).toBeGreaterThan(Date.now() - 60_000);
   });
@@ -87,8 +86,8 @@ describe("token checks through the store", () => {
   test("accept the tokens and stamp the last use", async () => {
     expect(await auth.authenticateTeam(t.team.teamToken, "192.0.2.7")).toEqual({ kind: "team", teamId: t.team.teamId });
     expect(await auth.authenticateProject(t.team.projectToken, null)).toEqual({ kind: "project", teamId: t.team.teamId, projectId: t.team.projectId, smtpEnabled: false });
-    const ip = await waitFor(() =>
-      t.deps.sqlite.query<{ ip: string | null }, [string]>("SELECT token_last_used_ip AS ip FROM teams WHERE id = ?").get(t.team.teamId)?.ip,
+    const ip = await waitFor(async () =>
+      (await t.sql.get<{ ip: string | null }>("SELECT token_last_used_ip AS ip FROM teams WHERE id = ?", [t.team.teamId]))?.ip,
     );
     expect(ip).toBe("192.0.2.7");
   });

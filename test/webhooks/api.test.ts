@@ -18,9 +18,7 @@ beforeAll(async () => {
   receiver = startReceiver(cert);
   t = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server, POSTHORN_WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8" } });
   useWebhookSender(t.deps, new WebhookSender({ dns: t.deps.dns, allowedNetworks: ["127.0.0.0/8"], ca: cert.caPem, timeoutMs: 2000 }));
-  const routes = t.deps.sqlite
-    .query<{ id: string; route_type: string }, [string]>("SELECT id, route_type FROM routes WHERE project_id = ?")
-    .all(t.team.projectId);
+  const routes = await t.sql.all<{ id: string; route_type: string }>("SELECT id, route_type FROM routes WHERE project_id = ?", [t.team.projectId]);
   routeId = routes.find((r) => r.route_type === "transactional")!.id;
   inboundRouteId = routes.find((r) => r.route_type === "inbound")!.id;
 });
@@ -88,13 +86,13 @@ describe("POST /v1/webhooks", () => {
   });
 
   test("an IDN URL is stored as the punycode form every answer shows; listing and PUT keep working (security review)", async () => {
-    const before = t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhooks").get()!.n;
+    const before = (await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM webhooks"))!.n;
     const res = await create({ url: "https://bücher.example/h" });
     expect(res.status).toBe(201);
     expect(res.json.data.url).toBe("https://xn--bcher-kva.example/h");
-    const stored = t.deps.sqlite.query<{ url: string }, [string]>("SELECT url FROM webhooks WHERE id = ?").get(res.json.data.id)!.url;
+    const stored = (await t.sql.get<{ url: string }>("SELECT url FROM webhooks WHERE id = ?", [res.json.data.id]))!.url;
     expect(stored).toBe("https://xn--bcher-kva.example/h");
-    expect(t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhooks").get()!.n).toBe(before + 1);
+    expect((await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM webhooks"))!.n).toBe(before + 1);
 
     const list = await t.request("GET", "/v1/webhooks?page[size]=100");
     expect(list.status).toBe(200);
@@ -108,7 +106,7 @@ describe("POST /v1/webhooks", () => {
 
   test("a row stored raw before normalisation still lists (it is shown normalised)", async () => {
     const created = (await create({})).json.data;
-    t.deps.sqlite.query("UPDATE webhooks SET url = 'https://bücher.example/old' WHERE id = ?").run(created.id);
+    await t.sql.run("UPDATE webhooks SET url = 'https://bücher.example/old' WHERE id = ?", [created.id]);
     const one = await t.request("GET", `/v1/webhooks/${created.id}`);
     expect(one.status).toBe(200);
     expect(one.json.url).toBe("https://xn--bcher-kva.example/old");
@@ -116,11 +114,11 @@ describe("POST /v1/webhooks", () => {
   });
 
   test("a URL that grows past 500 characters when normalised → 422, nothing stored", async () => {
-    const before = t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhooks").get()!.n;
+    const before = (await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM webhooks"))!.n;
     const res = await create({ url: `https://hooks.example.test/${"é".repeat(200)}` });
     expect(res.status).toBe(422);
     expect(res.json.errors.url[0]).toContain("once normalised");
-    expect(t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhooks").get()!.n).toBe(before);
+    expect((await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM webhooks"))!.n).toBe(before);
   });
 
   test("limits: name ≤ 255, url ≤ 500, events ≥ 1 and known kinds", async () => {
@@ -156,7 +154,7 @@ describe("POST /v1/webhooks", () => {
 
   test("a route of another team, or an unknown route → 422 on route_id", async () => {
     const other = t.addTeam();
-    const otherRoute = t.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ?").get(other.projectId)!.id;
+    const otherRoute = (await t.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ?", [other.projectId]))!.id;
     for (const id of [otherRoute, "00000000-0000-7000-8000-000000000000"]) {
       const res = await create({ route_id: id });
       expect(res.status).toBe(422);
@@ -221,7 +219,7 @@ describe("webhooks of one team are invisible to another", () => {
 describe("GET /v1/webhooks", () => {
   test("paginates newest first and filters by route", async () => {
     const other = t.addTeam("Lister");
-    const routes = t.deps.sqlite.query<{ id: string; route_type: string }, [string]>("SELECT id, route_type FROM routes WHERE project_id = ?").all(other.projectId);
+    const routes = await t.sql.all<{ id: string; route_type: string }>("SELECT id, route_type FROM routes WHERE project_id = ?", [other.projectId]);
     const tx = routes.find((r) => r.route_type === "transactional")!.id;
     const inbound = routes.find((r) => r.route_type === "inbound")!.id;
     const ids: string[] = [];
@@ -260,7 +258,7 @@ describe("PUT /v1/webhooks/{id}", () => {
     expect(res.json.message).toBe("Webhook updated successfully.");
     expect(res.json.data).toMatchObject({ name: "Renamed", url: receiver.url("hooks.example.test", "/v2"), events: ["message.bounced"], enabled: true });
     expect(res.json.data.secret).toBeUndefined();
-    expect(t.deps.sqlite.query<{ secret: string }, [string]>("SELECT secret FROM webhooks WHERE id = ?").get(created.id)!.secret).toBe(secret);
+    expect((await t.sql.get<{ secret: string }>("SELECT secret FROM webhooks WHERE id = ?", [created.id]))!.secret).toBe(secret);
 
     const http = await t.request("PUT", `/v1/webhooks/${created.id}`, { body: { url: "http://hooks.example.test/hook" } });
     expect(http.status).toBe(422);
@@ -273,7 +271,7 @@ describe("PUT /v1/webhooks/{id}", () => {
 
   test("re-enabling clears the service's disabled_reason", async () => {
     const w = (await create({})).json.data;
-    t.deps.sqlite.query("UPDATE webhooks SET enabled = 0, disabled_reason = 'The receiver answered 410 Gone' WHERE id = ?").run(w.id);
+    await t.sql.run("UPDATE webhooks SET enabled = 0, disabled_reason = 'The receiver answered 410 Gone' WHERE id = ?", [w.id]);
     const still = await t.request("PUT", `/v1/webhooks/${w.id}`, { body: { name: "still off", enabled: false } });
     expect(still.json.data).toMatchObject({ enabled: false, disabled_reason: "The receiver answered 410 Gone" });
     const res = await t.request("PUT", `/v1/webhooks/${w.id}`, { body: { enabled: true } });
@@ -340,7 +338,7 @@ describe("test sends and secret regeneration against a real HTTPS receiver", () 
 
   test("a test to a hostname that resolves to loopback is refused when loopback is not allowed", async () => {
     const strict = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
-    const route = strict.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ?").get(strict.team.projectId)!.id;
+    const route = (await strict.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ?", [strict.team.projectId]))!.id;
     const created = await strict.request("POST", "/v1/webhooks", { body: { route_id: route, name: "x", url: receiver.url(), events: ["message.sent"] } });
     expect(created.status).toBe(201);
     const before = receiver.deliveries.length;

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { publishEvent } from "../../src/events/publish.ts";
-import { createTestApp, tempDir, waitFor } from "../helpers.ts";
+import { createTestApp, engine, tempDir, waitFor } from "../helpers.ts";
 import { startDnsServer } from "../support/dns-server.ts";
 import { makeTestCert, startReceiver } from "./support.ts";
 
@@ -30,8 +30,10 @@ test("deliveries pending at SIGKILL are made after a restart", async () => {
     POSTHORN_DNS_SERVERS: dns.server,
     POSTHORN_WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
   };
-  const t = createTestApp({ env, dbPath });
-  const routeId = t.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'transactional'").get(t.team.projectId)!.id;
+  // The worker opens the same database: the SQLite file, or the test's PostgreSQL database.
+  const t = engine === "postgres" ? createTestApp({ env }) : createTestApp({ env, dbPath });
+  const workerEnv = { ...env, ...(t.config.databaseUrl ? { POSTHORN_DATABASE_URL: t.config.databaseUrl } : {}) };
+  const routeId = (await t.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'transactional'", [t.team.projectId]))!.id;
   const created = await t.request("POST", "/v1/webhooks", { body: { route_id: routeId, name: "crash", url: receiver.url(), events: ["message.delivered"] } });
   receiver.secret = created.json.data.secret;
 
@@ -46,7 +48,7 @@ test("deliveries pending at SIGKILL are made after a restart", async () => {
 
   const spawnWorker = async () => {
     const proc = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures", "webhook-worker.ts"), dbPath], {
-      env: { ...process.env, ...env, NODE_EXTRA_CA_CERTS: cert.caPath },
+      env: { ...process.env, ...workerEnv, NODE_EXTRA_CA_CERTS: cert.caPath },
       stdout: "pipe",
       stderr: "inherit",
     });
@@ -62,8 +64,8 @@ test("deliveries pending at SIGKILL are made after a restart", async () => {
   await first.exited;
   expect(first.signalCode).toBe("SIGKILL");
 
-  const pending = t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND dead_at IS NULL").get()!.n;
-  const inFlight = t.deps.sqlite.query<{ n: number }, [number]>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND attempts > 0 AND run_at > ?").get(Date.now())!.n;
+  const pending = (await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND dead_at IS NULL"))!.n;
+  const inFlight = (await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND attempts > 0 AND run_at > ?", [Date.now()]))!.n;
   expect(pending).toBeGreaterThan(N / 2); // most deliveries had not been made
   expect(inFlight).toBeGreaterThan(0); // and some were in the middle of an attempt
 
@@ -73,11 +75,11 @@ test("deliveries pending at SIGKILL are made after a restart", async () => {
     const done = new Set(receiver.deliveries.filter((d) => d.verified && d.status === 200).map((d) => d.json!.id));
     return eventIds.every((id) => done.has(id));
   }, 15_000);
-  await waitFor(() => t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook'").get()!.n === 0, 5000);
+  await waitFor(async () => (await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook'"))!.n === 0, 5000);
   second.kill("SIGKILL");
 
   expect(receiver.deliveries.every((d) => d.verified)).toBe(true);
-  const succeeded = t.deps.sqlite.query<{ event_id: string }, []>("SELECT DISTINCT event_id FROM webhook_deliveries WHERE outcome = 'succeeded'").all();
+  const succeeded = await t.sql.all<{ event_id: string }>("SELECT DISTINCT event_id FROM webhook_deliveries WHERE outcome = 'succeeded'");
   expect(new Set(succeeded.map((r) => r.event_id))).toEqual(new Set(eventIds));
   // An attempt cut off by the kill is made again with the next attempt number.
   expect(Math.max(...receiver.deliveries.map((d) => d.attempt))).toBeGreaterThanOrEqual(2);

@@ -47,9 +47,7 @@ async function setup(opts: { allowed?: string[]; timeoutMs?: number; scheduleMs?
     sender.close();
     await receiver.stop();
   });
-  const routeId = app.deps.sqlite
-    .query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'transactional'")
-    .get(app.team.projectId)!.id;
+  const routeId = (await app.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'transactional'", [app.team.projectId]))!.id;
   const created = await app.request("POST", "/v1/webhooks", {
     body: { route_id: routeId, name: "receiver", url: opts.url ?? receiver.url(), events: ["message.delivered", "message.bounced", "message.hard_bounced", "message.sent"] },
   });
@@ -59,17 +57,14 @@ async function setup(opts: { allowed?: string[]; timeoutMs?: number; scheduleMs?
 
   const publish = (kind: EventKind, data: Record<string, unknown> = { message_id: newId() }) =>
     app.deps.store.write((tx) => publishEvent(tx, { teamId: app.team.teamId, routeId, kind, data }));
+  // Synchronous reads: these are polled in waitFor and used in expressions all over the tests.
   const deliveries = (eventId?: string) =>
-    app.deps.sqlite
-      .query<DeliveryRow, [string, string | null, string | null]>(
-        "SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND (? IS NULL OR event_id = ?) ORDER BY created_at, attempt",
-      )
-      .all(webhook.id, eventId ?? null, eventId ?? null);
-  const jobs = () => app.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND dead_at IS NULL").get()!.n;
+    eventId === undefined
+      ? app.sqlNow.all<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at, attempt", [webhook.id])
+      : app.sqlNow.all<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? ORDER BY created_at, attempt", [webhook.id, eventId]);
+  const jobs = () => app.sqlNow.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND dead_at IS NULL")!.n;
   const hook = () =>
-    app.deps.sqlite
-      .query<{ enabled: number; disabled_reason: string | null; last_called_at: number | null }, [string]>("SELECT * FROM webhooks WHERE id = ?")
-      .get(webhook.id)!;
+    app.sqlNow.get<{ enabled: number; disabled_reason: string | null; last_called_at: number | null }>("SELECT * FROM webhooks WHERE id = ?", [webhook.id])!;
   return { app, sender, receiver, runner, routeId, webhook, publish, deliveries, jobs, hook };
 }
 
@@ -78,7 +73,7 @@ describe("signed delivery", () => {
     const s = await setup();
     const eventId = await s.publish("message.delivered", { message_id: "m-1", url: "https://shop.example/a/b?c=d", subject: "Grüße 👋 — ok", html: "<p>&</p>" });
     const got = await waitFor(() => s.receiver.deliveries.find((d) => d.json?.id === eventId));
-    const stored = s.app.deps.sqlite.query<{ body: string }, [string]>("SELECT body FROM events WHERE id = ?").get(eventId)!.body;
+    const stored = (await s.app.sql.get<{ body: string }>("SELECT body FROM events WHERE id = ?", [eventId]))!.body;
 
     expect(got.verified).toBe(true);
     expect(got.status).toBe(200);
@@ -132,19 +127,19 @@ describe("signed delivery", () => {
 
   test("a message's delivered status arrives as message.delivered with the remote reply", async () => {
     const s = await setup();
-    const { sqlite, store } = s.app.deps;
+    const { store } = s.app.deps;
     const messageId = newId();
     const recipientId = newId();
     const now = Date.now();
-    sqlite
-      .query(
-        `INSERT INTO messages (id, team_id, project_id, route_id, type, status, status_changed_at, tag, from_email, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'outbound', 'processed', ?, 'welcome', 'a@shop.example', '[]', '[]', '[]', '[]', '{"order":"42"}', ?, ?)`,
-      )
-      .run(messageId, s.app.team.teamId, s.app.team.projectId, s.routeId, now, now, now);
-    sqlite
-      .query("INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, created_at) VALUES (?, ?, 'bob@example.org', 'to', 'processed', ?, ?)")
-      .run(recipientId, messageId, now, now);
+    await s.app.sql.run(
+      `INSERT INTO messages (id, team_id, project_id, route_id, type, status, status_changed_at, tag, from_email, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'outbound', 'processed', ?, 'welcome', 'a@shop.example', '[]', '[]', '[]', '[]', '{"order":"42"}', ?, ?)`,
+      [messageId, s.app.team.teamId, s.app.team.projectId, s.routeId, now, now, now],
+    );
+    await s.app.sql.run(
+      "INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, created_at) VALUES (?, ?, 'bob@example.org', 'to', 'processed', ?, ?)",
+      [recipientId, messageId, now, now],
+    );
     await store.write((tx) =>
       changeRecipientStatus(tx, {
         recipientId,
@@ -273,7 +268,7 @@ describe("retries", () => {
     const api = await s.app.request("GET", `/v1/webhooks/${s.webhook.id}`);
     expect(api.json).toMatchObject({ enabled: false });
     expect(api.json.disabled_reason).toContain("410 Gone");
-    const dead = s.app.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND dead_at IS NOT NULL").get()!;
+    const dead = (await s.app.sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND dead_at IS NOT NULL"))!;
     expect(dead.n).toBe(1);
 
     // Later events are not even queued for it.
@@ -297,7 +292,7 @@ describe("retries", () => {
     await waitFor(() => s.jobs() === 0);
     await Bun.sleep(100);
     expect(s.receiver.deliveries).toHaveLength(0);
-    expect(s.app.deps.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries").get()).toEqual({ n: 0 });
+    expect(await s.app.sql.get("SELECT count(*) AS n FROM webhook_deliveries")).toEqual({ n: 0 });
   });
 
   test("redirects are not followed: a 3xx is a failed attempt, retried", async () => {

@@ -1,8 +1,6 @@
-import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { databasePath } from "../../src/db/connection.ts";
-import { tempDir, waitFor } from "../helpers.ts";
+import { databaseEnv, tempDir, waitFor } from "../helpers.ts";
 import { startDnsServer } from "../support/dns-server.ts";
 import { makeTestCert, startReceiver } from "./support.ts";
 
@@ -30,6 +28,7 @@ test("`posthorn serve` delivers with the default sender, trusting the receiver's
     POSTHORN_DNS_SERVERS: dns.server,
     POSTHORN_WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
     NODE_EXTRA_CA_CERTS: cert.caPath,
+    ...databaseEnv(),
   };
   const main = join(import.meta.dir, "..", "..", "src", "main.ts");
   const init = Bun.spawnSync([process.execPath, main, "init", "--json"], { env });
@@ -53,9 +52,8 @@ test("`posthorn serve` delivers with the default sender, trusting the receiver's
     return { status: res.status, json: (await res.json()) as any };
   };
 
-  const db = new Database(databasePath(env.POSTHORN_DATA_DIR), { readonly: true });
-  const routeId = db.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'transactional'").get(tokens.project_id)!.id;
-  db.close();
+  const routes = (await api("GET", `/v1/projects/${tokens.project_id}/routes`)).json.data as { id: string; route_type: string }[];
+  const routeId = routes.find((r) => r.route_type === "transactional")!.id;
   const created = await api("POST", "/v1/webhooks", { route_id: routeId, name: "prod path", url: receiver.url(), events: ["message.delivered"] });
   expect(created.status).toBe(201);
   receiver.secret = created.json.data.secret;

@@ -57,7 +57,7 @@ describe("POST /v1/domains", () => {
     expect(recordOf(d, "dkim").hostname).toBe(`${d.dkim_selector}._domainkey`);
     expect(recordOf(d, "spf").content).toBe("v=spf1 a:mx.posthorn.test ~all");
     expect(recordOf(d, "return_path").content).toBe("mx.posthorn.test");
-    const stored = t.deps.sqlite.query<{ dkim_private_key: string; dkim_public_key: string }, [string]>("SELECT dkim_private_key, dkim_public_key FROM domains WHERE id = ?").get(d.id)!;
+    const stored = (await t.sql.get<{ dkim_private_key: string; dkim_public_key: string }>("SELECT dkim_private_key, dkim_public_key FROM domains WHERE id = ?", [d.id]))!;
     expect(stored.dkim_private_key).toContain("BEGIN PRIVATE KEY");
     expect(recordOf(d, "dkim").content).toBe(`v=DKIM1; k=rsa; p=${stored.dkim_public_key}`);
     // The public key is an RSA-2048 SPKI: 294 bytes DER.
@@ -150,7 +150,7 @@ describe("GET, DELETE /v1/domains/{id}", () => {
     expect(del.status).toBe(200);
     expect(del.json).toEqual({ message: "Domain deleted successfully." });
     expect((await t.request("GET", `/v1/domains/${d.id}`)).status).toBe(404);
-    expect(t.deps.sqlite.query("SELECT id FROM dns_records WHERE domain_id = ?").all(d.id)).toEqual([]);
+    expect(await t.sql.all("SELECT id FROM dns_records WHERE domain_id = ?", [d.id])).toEqual([]);
     expect((await t.request("DELETE", `/v1/domains/${d.id}`)).status).toBe(404);
   });
 });
@@ -158,7 +158,7 @@ describe("GET, DELETE /v1/domains/{id}", () => {
 describe("PUT /v1/domains/{id}/projects", () => {
   test("replaces the attached projects and answers the envelope", async () => {
     const d = await create();
-    const project = t.deps.sqlite.query<{ id: string; name: string }, [string]>("SELECT id, name FROM projects WHERE id = ?").get(t.team.projectId)!;
+    const project = (await t.sql.get<{ id: string; name: string }>("SELECT id, name FROM projects WHERE id = ?", [t.team.projectId]))!;
     const res = await t.request("PUT", `/v1/domains/${d.id}/projects`, { body: { project_ids: [project.id, project.id.toUpperCase()] } });
     expect(res.status).toBe(200);
     expect(res.json.message).toBe("Domain projects updated successfully.");
@@ -240,7 +240,7 @@ describe("POST /v1/domains/{id}/dns-records/verify", () => {
     expect(res.json.failed).toHaveLength(1);
     expect(res.json.failed[0]).toMatchObject({ purpose: "dkim", status: "failed", found: [other] });
     expect(res.json.failed[0].reason).toContain("not the key Posthorn generated");
-    expect(t.deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM domains WHERE id = ?").get(d.id)!.status).toBe("failed");
+    expect((await t.sql.get<{ status: string }>("SELECT status FROM domains WHERE id = ?", [d.id]))!.status).toBe("failed");
   });
 
   test("DNS server failures: 200 with the reason, statuses kept, no crash", async () => {
@@ -323,21 +323,21 @@ describe("auth and cross-team isolation", () => {
 describe("cross-team: inbound domains under another team's sending domain", () => {
   // Set directly, as if set before the domain was registered; both records published as asked.
   async function setAndPublish(routeId: string, name: string, token?: string) {
-    t.deps.sqlite.query("UPDATE routes SET inbound_domain = ?, inbound_domain_verified_at = NULL WHERE id = ?").run(name, routeId);
+    await t.sql.run("UPDATE routes SET inbound_domain = ?, inbound_domain_verified_at = NULL WHERE id = ?", [name, routeId]);
     for (const r of (await t.request("GET", `/v1/routes/${routeId}`, { token })).json.inbound_domain_records) {
       if (r.type === "MX") dns.set(r.fqdn, "MX", [{ exchange: r.content, priority: 10 }]);
       else dns.set(r.fqdn, "TXT", [r.content]);
     }
   }
   const verifyRoute = async (routeId: string, token?: string) => (await t.request("POST", `/v1/routes/${routeId}/verify-inbound-domain`, { token })).json.data;
-  const inboundOf = (projectId: string) =>
-    t.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(projectId)!.id;
+  const inboundOf = async (projectId: string) =>
+    (await t.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'", [projectId]))!.id;
 
   test("team B cannot verify the domain, its return path or names under it (tracking, links); team A can, except the return path", async () => {
     const d = (await create(uniq("owned"))).domain as string;
     const b = t.addTeam();
-    const mine = inboundOf(t.team.projectId);
-    const theirs = inboundOf(b.projectId);
+    const mine = await inboundOf(t.team.projectId);
+    const theirs = await inboundOf(b.projectId);
     const matrix: [string, boolean][] = [
       [d, true],
       [`ph-bounces.${d}`, false],

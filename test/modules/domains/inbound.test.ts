@@ -15,12 +15,12 @@ beforeAll(async () => {
 afterAll(() => dns.close());
 
 const routeOf = (projectId: string, type: string) =>
-  t.deps.sqlite.query<{ id: string }, [string, string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = ?").get(projectId, type)!.id;
+  t.sqlNow.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = ?", [projectId, type])!.id;
 // The routes module sets inbound_domain through PUT /v1/routes; here it is set directly.
 const setInboundDomain = (routeId: string, domain: string | null) =>
-  t.deps.sqlite.query("UPDATE routes SET inbound_domain = ?, inbound_domain_verified_at = NULL WHERE id = ?").run(domain, routeId);
+  t.sqlNow.run("UPDATE routes SET inbound_domain = ?, inbound_domain_verified_at = NULL WHERE id = ?", [domain, routeId]);
 const verifiedAt = (routeId: string) =>
-  t.deps.sqlite.query<{ v: number | null }, [string]>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?").get(routeId)!.v;
+  t.sqlNow.get<{ v: number | null }>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?", [routeId])!.v;
 const verify = (routeId: string, token?: string) => t.request("POST", `/v1/routes/${routeId}/verify-inbound-domain`, { token });
 type InboundRecord = { purpose: string; type: string; fqdn: string; content: string };
 /** The records GET /v1/routes/{id} asks the route's owner to publish. */
@@ -68,15 +68,15 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
     test(`${name} → verified false with the reason, nothing recorded`, async () => {
       const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
       app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
-      const route = app.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(app.team.projectId)!.id;
+      const route = (await app.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'", [app.team.projectId]))!.id;
       const domain = `fail${++i}.customer.test`;
-      app.deps.sqlite.query("UPDATE routes SET inbound_domain = ? WHERE id = ?").run(domain, route);
+      await app.sql.run("UPDATE routes SET inbound_domain = ? WHERE id = ?", [domain, route]);
       arrange(domain);
       const res = await app.request("POST", `/v1/routes/${route}/verify-inbound-domain`);
       expect(res.status).toBe(200);
       expect(res.json.data.verified).toBe(false);
       expect(res.json.data.message).toMatch(message);
-      expect(app.deps.sqlite.query<{ v: number | null }, [string]>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?").get(route)!.v).toBeNull();
+      expect((await app.sql.get<{ v: number | null }>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?", [route]))!.v).toBeNull();
     });
   }
 
@@ -101,13 +101,13 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
     const fresh = () => {
       const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
       app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
-      const route = app.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(app.team.projectId)!.id;
+      const route = app.sqlNow.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'", [app.team.projectId])!.id;
       const domain = `txt${++n}.customer.test`;
-      app.deps.sqlite.query("UPDATE routes SET inbound_domain = ? WHERE id = ?").run(domain, route);
+      app.sqlNow.run("UPDATE routes SET inbound_domain = ? WHERE id = ?", [domain, route]);
       const check = async () => {
         const res = await app.request("POST", `/v1/routes/${route}/verify-inbound-domain`);
         expect(res.status).toBe(200);
-        const at = app.deps.sqlite.query<{ v: number | null }, [string]>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?").get(route)!.v;
+        const at = (await app.sql.get<{ v: number | null }>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?", [route]))!.v;
         return { ...(res.json.data as { verified: boolean; message: string }), at };
       };
       return { app, route, domain, check };
@@ -137,11 +137,11 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
       // Another route's token for this same name (same server, same secret), and this route's
       // token for another name.
       const other = (await app.request("POST", `/v1/projects/${app.team.projectId}/routes`, { body: { name: "Other", route_type: "inbound" } })).json.data.id;
-      app.deps.sqlite.query("UPDATE routes SET inbound_domain = ? WHERE id = ?").run(domain, other);
+      await app.sql.run("UPDATE routes SET inbound_domain = ? WHERE id = ?", [domain, other]);
       const othersToken = (await recordsOf(app, other))[1]!.content;
-      app.deps.sqlite.query("UPDATE routes SET inbound_domain = ? WHERE id = ?").run(`x.${domain}`, route);
+      await app.sql.run("UPDATE routes SET inbound_domain = ? WHERE id = ?", [`x.${domain}`, route]);
       const otherDomainToken = (await recordsOf(app, route))[1]!.content;
-      app.deps.sqlite.query("UPDATE routes SET inbound_domain = ? WHERE id = ?").run(domain, route);
+      await app.sql.run("UPDATE routes SET inbound_domain = ? WHERE id = ?", [domain, route]);
       const own = (await recordsOf(app, route))[1]!.content;
       expect(new Set([othersToken, otherDomainToken, own]).size).toBe(3);
       for (const wrong of ["posthorn-verification=0123456789abcdef0123456789abcdef", othersToken, otherDomainToken, `${own}x`, "v=spf1 -all"]) {
@@ -185,13 +185,13 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
       expect(res.status).toBe(201);
     };
     const at = (app: TestApp, routeId: string) =>
-      app.deps.sqlite.query<{ v: number | null }, [string]>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?").get(routeId)!.v;
+      app.sqlNow.get<{ v: number | null }>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?", [routeId])!.v;
 
     test("set before the other team registered the parent: verification refuses it even with MX and TXT published", async () => {
       const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
       app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
       const b = app.addTeam();
-      const theirs = app.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(b.projectId)!.id;
+      const theirs = (await app.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'", [b.projectId]))!.id;
       expect((await putDomain(app, theirs, "x.later-reg.test", b.teamToken)).status).toBe(200);
       await publish(app, theirs, { token: b.teamToken });
       await register(app, "Later-Reg.test");
@@ -210,8 +210,8 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
       app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
       await register(app, "old-state.test");
       const b = app.addTeam();
-      const theirs = app.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(b.projectId)!.id;
-      app.deps.sqlite.query("UPDATE routes SET inbound_domain = 'ph-bounces.old-state.test', inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), theirs);
+      const theirs = (await app.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'", [b.projectId]))!.id;
+      await app.sql.run("UPDATE routes SET inbound_domain = 'ph-bounces.old-state.test', inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), theirs]);
       await publish(app, theirs, { token: b.teamToken });
       const res = await app.request("POST", `/v1/routes/${theirs}/verify-inbound-domain`, { token: b.teamToken });
       expect(res.json.data.verified).toBe(false);
@@ -224,7 +224,7 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
       app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
       const b = app.addTeam();
       const route = (teamProject: string) =>
-        app.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(teamProject)!.id;
+        app.sqlNow.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'", [teamProject])!.id;
       const mine = route(app.team.projectId);
       const theirs = route(b.projectId);
       const mineToo = (await app.request("POST", `/v1/projects/${app.team.projectId}/routes`, { body: { name: "Second", route_type: "inbound" } })).json.data.id;
@@ -266,7 +266,7 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
     expect(r1.status).toBe(422);
     expect(r1.json.errors.route_type[0]).toBe("Only inbound routes have an inbound domain to verify.");
     const app = createTestApp();
-    const inbound = app.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'").get(app.team.projectId)!.id;
+    const inbound = (await app.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'", [app.team.projectId]))!.id;
     const r2 = await app.request("POST", `/v1/routes/${inbound}/verify-inbound-domain`);
     expect(r2.status).toBe(422);
     expect(Object.keys(r2.json.errors)).toEqual(["inbound_domain"]);

@@ -13,7 +13,7 @@ import {
   registerDomainRecheck,
 } from "../../../src/modules/domains/recheck.ts";
 import { startServer } from "../../../src/server.ts";
-import { createTestApp, insertTestDomain, testConfig, waitFor, type TestApp } from "../../helpers.ts";
+import { createTestApp, databaseEnv, insertTestDomain, testConfig, waitFor, type TestApp } from "../../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../../support/dns-server.ts";
 
 const HOST = "mx.posthorn.test";
@@ -35,17 +35,17 @@ function app(): TestApp {
 function insertDomain(a: TestApp, domain: string, opts: { publish?: boolean } = {}) {
   const id = newId();
   const now = Date.now();
-  a.deps.sqlite
-    .query(
-      `INSERT INTO domains (id, team_id, domain, status, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, created_at, updated_at)
-       VALUES (?, ?, ?, 'pending', 'ph1', ?, ?, 'ph-bounces', ?, ?)`,
-    )
-    .run(id, a.team.teamId, domain, key.privateKeyPem, key.publicKeyBase64, now, now);
+  a.sqlNow.run(
+    `INSERT INTO domains (id, team_id, domain, status, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, created_at, updated_at)
+     VALUES (?, ?, ?, 'pending', 'ph1', ?, ?, 'ph-bounces', ?, ?)`,
+    [id, a.team.teamId, domain, key.privateKeyPem, key.publicKeyBase64, now, now],
+  );
   const specs = buildRecordSpecs({ domain, selector: "ph1", publicKeyBase64: key.publicKeyBase64, returnPathHost: "ph-bounces", hostname: HOST });
   for (const s of specs) {
-    a.deps.sqlite
-      .query("INSERT INTO dns_records (id, domain_id, purpose, type, hostname, fqdn, content, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)")
-      .run(newId(), id, s.purpose, s.type, s.hostname, s.fqdn, s.content, now);
+    a.sqlNow.run(
+      "INSERT INTO dns_records (id, domain_id, purpose, type, hostname, fqdn, content, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+      [newId(), id, s.purpose, s.type, s.hostname, s.fqdn, s.content, now],
+    );
     if (opts.publish !== false) {
       if (s.type === "MX") dns.set(s.fqdn, "MX", [{ exchange: s.content, priority: 10 }]);
       else dns.set(s.fqdn, "TXT", [s.content]);
@@ -55,12 +55,10 @@ function insertDomain(a: TestApp, domain: string, opts: { publish?: boolean } = 
 }
 
 const statusOf = (a: TestApp, id: string) =>
-  a.deps.sqlite.query<{ status: string; status_changed_at: number | null; last_checked_at: number | null }, [string]>(
-    "SELECT status, status_changed_at, last_checked_at FROM domains WHERE id = ?",
-  ).get(id)!;
+  a.sqlNow.get<{ status: string; status_changed_at: number | null; last_checked_at: number | null }>("SELECT status, status_changed_at, last_checked_at FROM domains WHERE id = ?", [id])!;
 const ageChecks = (a: TestApp, id: string, ms: number) => {
-  a.deps.sqlite.query("UPDATE domains SET last_checked_at = last_checked_at - ? WHERE id = ?").run(ms, id);
-  a.deps.sqlite.query("UPDATE dns_records SET last_checked_at = last_checked_at - ? WHERE domain_id = ?").run(ms, id);
+  a.sqlNow.run("UPDATE domains SET last_checked_at = last_checked_at - ? WHERE id = ?", [ms, id]);
+  a.sqlNow.run("UPDATE dns_records SET last_checked_at = last_checked_at - ? WHERE domain_id = ?", [ms, id]);
 };
 
 describe("which domains are due", () => {
@@ -88,12 +86,13 @@ describe("the periodic job", () => {
   test("flips a broken verified record to failed and publishes domain.dns_record_failed to the routes", async () => {
     const a = app();
     const d = insertDomain(a, "broken.example.test");
-    a.deps.sqlite.query("INSERT INTO project_domains (project_id, domain_id, created_at) VALUES (?, ?, ?)").run(a.team.projectId, d.id, Date.now());
-    const routes = a.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? ORDER BY id").all(a.team.projectId).map((r) => r.id);
+    await a.sql.run("INSERT INTO project_domains (project_id, domain_id, created_at) VALUES (?, ?, ?)", [a.team.projectId, d.id, Date.now()]);
+    const routes = (await a.sql.all<{ id: string }>("SELECT id FROM routes WHERE project_id = ? ORDER BY id", [a.team.projectId])).map((r) => r.id);
     const hookId = newId();
-    a.deps.sqlite
-      .query("INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, secret, created_at, updated_at) VALUES (?, ?, ?, 'h', 'https://hooks.example.test/', ?, 1, 'whsec_x', 0, 0)")
-      .run(hookId, a.team.teamId, routes[0]!, JSON.stringify(["domain.dns_record_failed"]));
+    await a.sql.run(
+      "INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, secret, created_at, updated_at) VALUES (?, ?, ?, 'h', 'https://hooks.example.test/', ?, 1, 'whsec_x', 0, 0)",
+      [hookId, a.team.teamId, routes[0]!, JSON.stringify(["domain.dns_record_failed"])],
+    );
     await recheckDomains(a.deps, [d.id], 8);
     const active = statusOf(a, d.id);
     expect(active.status).toBe("active");
@@ -116,15 +115,14 @@ describe("the periodic job", () => {
     const after = statusOf(a, d.id);
     expect(after.status_changed_at).toBeGreaterThan(active.status_changed_at!);
     expect(after.last_checked_at).toBeGreaterThan(active.last_checked_at!);
-    const dkim = a.deps.sqlite.query<{ id: string; status: string; status_reason: string; last_checked_at: number }, [string]>(
+    const dkim = (await a.sql.get<{ id: string; status: string; status_reason: string; last_checked_at: number }>(
       "SELECT id, status, status_reason, last_checked_at FROM dns_records WHERE domain_id = ? AND purpose = 'dkim'",
-    ).get(d.id)!;
+      [d.id],
+    ))!;
     expect(dkim.status).toBe("failed");
     expect(dkim.status_reason).toContain("not the key Posthorn generated");
 
-    const events = a.deps.sqlite
-      .query<{ route_id: string; kind: string; body: string }, [string]>("SELECT route_id, kind, body FROM events WHERE team_id = ? ORDER BY route_id")
-      .all(a.team.teamId);
+    const events = await a.sql.all<{ route_id: string; kind: string; body: string }>("SELECT route_id, kind, body FROM events WHERE team_id = ? ORDER BY route_id", [a.team.teamId]);
     expect(events.map((e) => [e.route_id, e.kind])).toEqual(routes.map((r) => [r, "domain.dns_record_failed"]));
     const body = JSON.parse(events[0]!.body);
     expect(body).toMatchObject({
@@ -137,7 +135,7 @@ describe("the periodic job", () => {
       },
     });
     // The subscribed webhook got a delivery job; the sweep re-scheduled itself (one job, in the future).
-    const hookJobs = a.deps.sqlite.query<{ payload: string }, []>("SELECT payload FROM jobs WHERE queue = 'webhook'").all();
+    const hookJobs = await a.sql.all<{ payload: string }>("SELECT payload FROM jobs WHERE queue = 'webhook'");
     expect(hookJobs.map((j) => JSON.parse(j.payload).webhookId)).toEqual([hookId]);
     expect((await a.deps.queue.depth(DOMAIN_RECHECK_QUEUE))).toBe(1);
     expect((await a.deps.queue.nextDue(DOMAIN_RECHECK_QUEUE))!).toBeGreaterThan(Date.now() + 30_000);
@@ -145,7 +143,7 @@ describe("the periodic job", () => {
     // A second sweep over the still-broken record publishes nothing new.
     ageChecks(a, d.id, 25 * 3600_000);
     await recheckDomains(a.deps, [d.id], 8);
-    expect(a.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM events").get()!.n).toBe(routes.length);
+    expect((await a.sql.get<{ n: number }>("SELECT count(*) AS n FROM events"))!.n).toBe(routes.length);
   });
 
   test("a DNS server failure on a verified domain changes nothing and publishes nothing", async () => {
@@ -163,22 +161,26 @@ describe("the periodic job", () => {
     expect(after.status).toBe("active");
     expect(after.status_changed_at).toBe(before.status_changed_at);
     expect(after.last_checked_at).toBeGreaterThanOrEqual(before.last_checked_at!);
-    const reasons = a.deps.sqlite.query<{ purpose: string; status: string; status_reason: string | null }, [string]>(
+    const reasons = await a.sql.all<{ purpose: string; status: string; status_reason: string | null }>(
       "SELECT purpose, status, status_reason FROM dns_records WHERE domain_id = ? ORDER BY purpose",
-    ).all(d.id);
+      [d.id],
+    );
     expect(reasons.every((x) => x.status === "active")).toBe(true);
     expect(reasons.find((x) => x.purpose === "dkim")!.status_reason).toContain("SERVFAIL");
     expect(reasons.find((x) => x.purpose === "return_path")!.status_reason).toContain("did not answer in time");
-    expect(a.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM events").get()!.n).toBe(0);
+    expect((await a.sql.get<{ n: number }>("SELECT count(*) AS n FROM events"))!.n).toBe(0);
   });
 
   test("a domain deleted during its check is skipped without error", async () => {
     const a = app();
     const d = insertDomain(a, "gone.example.test");
-    dns.delayMs = 30;
+    // Deleted while its DNS queries are unanswered (not after a fixed sleep: on PostgreSQL the
+    // check's reads and this delete each take a round trip).
+    dns.delayMs = 200;
+    const asked = dns.stats.queries;
     const pending = recheckDomains(a.deps, [d.id], 8);
-    await Bun.sleep(5);
-    a.deps.sqlite.query("DELETE FROM domains WHERE id = ?").run(d.id);
+    await waitFor(() => dns.stats.queries > asked, 5000, 1);
+    await a.sql.run("DELETE FROM domains WHERE id = ?", [d.id]);
     dns.delayMs = 0;
     expect(await pending).toMatchObject({ checked: 0, broken: 0 });
   });
@@ -186,7 +188,7 @@ describe("the periodic job", () => {
 
 describe("scheduling", () => {
   test("the server queues one sweep on start, and still one after a restart", async () => {
-    const config = testConfig({ POSTHORN_HTTP_HOST: "127.0.0.1", POSTHORN_HTTP_PORT: "0", POSTHORN_DNS_SERVERS: dns.server });
+    const config = testConfig({ ...databaseEnv(), POSTHORN_HTTP_HOST: "127.0.0.1", POSTHORN_HTTP_PORT: "0", POSTHORN_DNS_SERVERS: dns.server });
     for (let i = 0; i < 2; i++) {
       const server = await startServer(config);
       try {
@@ -213,7 +215,7 @@ describe("bounded DNS concurrency", () => {
     try {
       for (const bound of [4, 12]) {
         dns.stats.inflightMax = 0;
-        a.deps.sqlite.query("UPDATE domains SET last_checked_at = NULL").run();
+        await a.sql.run("UPDATE domains SET last_checked_at = NULL");
         const r = await recheckDomains(a.deps, ids, bound);
         expect(r.checked).toBe(40);
         // Seen at the DNS server and counted by the limiter: the bound is reached, never passed.
@@ -225,7 +227,7 @@ describe("bounded DNS concurrency", () => {
     } finally {
       dns.delayMs = 0;
     }
-    const statuses = a.deps.sqlite.query<{ status: string; n: number }, []>("SELECT status, count(*) AS n FROM domains GROUP BY status").all();
+    const statuses = await a.sql.all<{ status: string; n: number }>("SELECT status, count(*) AS n FROM domains GROUP BY status");
     expect(statuses).toEqual([{ status: "active", n: 40 }]);
   });
 });

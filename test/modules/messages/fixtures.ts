@@ -6,6 +6,7 @@
 import type { Deps } from "../../../src/context.ts";
 import type { Address } from "../../../src/db/schema.ts";
 import { newId } from "../../../src/ids.ts";
+import { sqlNowOf, sqlOf } from "../../helpers.ts";
 
 export interface MessageFixture {
   teamId: string;
@@ -36,13 +37,12 @@ export function insertMessage(deps: Deps, m: MessageFixture): string {
   const id = newId();
   const created = m.createdAt ?? Date.now();
   const to = m.to ?? [{ email: "rcpt@example.net", name: "" }];
-  deps.sqlite
-    .query(
-      `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, tag, from_email, from_name, subject,
-         "to", cc, bcc, reply_to, metadata, spam_score, spam_symbols, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
+  const sql = sqlNowOf(deps);
+  sql.run(
+    `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, tag, from_email, from_name, subject,
+       "to", cc, bcc, reply_to, metadata, spam_score, spam_symbols, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
       id,
       m.teamId,
       m.projectId ?? null,
@@ -64,15 +64,22 @@ export function insertMessage(deps: Deps, m: MessageFixture): string {
       m.spamSymbols ? JSON.stringify(m.spamSymbols) : null,
       created,
       created,
-    );
+    ],
+  );
   if (m.raw !== undefined) {
-    deps.sqlite.query("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, NULL, NULL, '{}', ?)").run(id, Buffer.from(m.raw));
+    sql.run("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, NULL, NULL, '{}', ?)", [id, Buffer.from(m.raw)]);
   }
   for (const a of m.attachments ?? []) {
     const content = Buffer.from(a.content);
-    deps.sqlite
-      .query("INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .run(newId(), id, a.filename, a.contentType, a.contentId ?? null, content.length, content);
+    sql.run("INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+      newId(),
+      id,
+      a.filename,
+      a.contentType,
+      a.contentId ?? null,
+      content.length,
+      content,
+    ]);
   }
   return id;
 }
@@ -80,9 +87,14 @@ export function insertMessage(deps: Deps, m: MessageFixture): string {
 export function insertRecipient(deps: Deps, messageId: string, email: string, status = "pending"): string {
   const id = newId();
   const now = Date.now();
-  deps.sqlite
-    .query("INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, created_at) VALUES (?, ?, ?, 'to', ?, ?, ?)")
-    .run(id, messageId, email, status, now, now);
+  sqlNowOf(deps).run("INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, created_at) VALUES (?, ?, ?, 'to', ?, ?, ?)", [
+    id,
+    messageId,
+    email,
+    status,
+    now,
+    now,
+  ]);
   return id;
 }
 
@@ -91,9 +103,15 @@ export function insertMessageEvent(
   e: { messageId: string; recipientId?: string | null; kind: string; status?: string | null; data?: Record<string, unknown>; createdAt: number },
 ): string {
   const id = newId();
-  deps.sqlite
-    .query("INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-    .run(id, e.messageId, e.recipientId ?? null, e.kind, e.status ?? null, JSON.stringify(e.data ?? {}), e.createdAt);
+  sqlNowOf(deps).run("INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+    id,
+    e.messageId,
+    e.recipientId ?? null,
+    e.kind,
+    e.status ?? null,
+    JSON.stringify(e.data ?? {}),
+    e.createdAt,
+  ]);
   return id;
 }
 
@@ -101,23 +119,22 @@ export function insertMessageEvent(
 export async function insertWebhook(deps: Deps, teamId: string, routeId: string): Promise<{ webhookId: string; jobId: number }> {
   const id = newId();
   const now = Date.now();
-  deps.sqlite
-    .query(
-      `INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, secret, created_at, updated_at)
-       VALUES (?, ?, ?, 'hook', 'https://hooks.example.com/x', '["message.delivered"]', 1, 'whsec_test', ?, ?)`,
-    )
-    .run(id, teamId, routeId, now, now);
-  deps.sqlite
-    .query(
-      `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event, attempt, outcome, status_code, duration_ms, created_at)
-       VALUES (?, ?, ?, 'message.delivered', 1, 'failed', 500, 10, ?)`,
-    )
-    .run(newId(), id, newId(), now);
+  const sql = sqlOf(deps);
+  await sql.run(
+    `INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, secret, created_at, updated_at)
+     VALUES (?, ?, ?, 'hook', 'https://hooks.example.com/x', '["message.delivered"]', 1, 'whsec_test', ?, ?)`,
+    [id, teamId, routeId, now, now],
+  );
+  await sql.run(
+    `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event, attempt, outcome, status_code, duration_ms, created_at)
+     VALUES (?, ?, ?, 'message.delivered', 1, 'failed', 500, 10, ?)`,
+    [newId(), id, newId(), now],
+  );
   const jobId = await deps.queue.enqueue("webhook", { eventId: newId(), webhookId: id }, { runAt: now + 60_000 });
   return { webhookId: id, jobId };
 }
 
 export const routeIdOf = (deps: Deps, projectId: string, slug: string): string =>
-  deps.sqlite.query<{ id: string }, [string, string]>("SELECT id FROM routes WHERE project_id = ? AND slug = ?").get(projectId, slug)!.id;
+  sqlNowOf(deps).get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND slug = ?", [projectId, slug])!.id;
 
 export const DAY = 86_400_000;

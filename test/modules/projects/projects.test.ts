@@ -13,8 +13,8 @@ function addTeamMember(t: TestApp, teamId: string, role = "member"): string {
   const userId = newId();
   const id = newId();
   const now = Date.now();
-  t.deps.sqlite.query("INSERT INTO users (id, name, email, avatar, created_at) VALUES (?, 'Dana', ?, 'https://a.example/d.png', ?)").run(userId, `dana-${userId}@example.com`, now);
-  t.deps.sqlite.query("INSERT INTO team_members (id, team_id, user_id, role, joined_at, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(id, teamId, userId, role, now, now);
+  t.sqlNow.run("INSERT INTO users (id, name, email, avatar, created_at) VALUES (?, 'Dana', ?, 'https://a.example/d.png', ?)", [userId, `dana-${userId}@example.com`, now]);
+  t.sqlNow.run("INSERT INTO team_members (id, team_id, user_id, role, joined_at, created_at) VALUES (?, ?, ?, ?, ?, ?)", [id, teamId, userId, role, now, now]);
   return id;
 }
 
@@ -161,7 +161,7 @@ describe("PUT /v1/projects/{id}", () => {
 describe("PUT /v1/projects/{id}/members", () => {
   const t = createTestApp();
   const path = `/v1/projects/${t.team.projectId}/members`;
-  const owner = t.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM team_members WHERE team_id = ?").get(t.team.teamId)!.id;
+  const owner = t.sqlNow.get<{ id: string }>("SELECT id FROM team_members WHERE team_id = ?", [t.team.teamId])!.id;
   const dana = addTeamMember(t, t.team.teamId);
 
   test("replaces the member list; envelope with ProjectTeamMember items", async () => {
@@ -188,7 +188,7 @@ describe("PUT /v1/projects/{id}/members", () => {
   test("non-UUID, unknown and other-team member ids → 422 naming the item; nothing changes", async () => {
     await t.request("PUT", path, { body: { team_member_ids: [owner] } });
     const b = t.addTeam();
-    const bMember = t.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM team_members WHERE team_id = ?").get(b.teamId)!.id;
+    const bMember = (await t.sql.get<{ id: string }>("SELECT id FROM team_members WHERE team_id = ?", [b.teamId]))!.id;
     const cases: [unknown, string][] = [
       [{ team_member_ids: ["nope"] }, "team_member_ids.0"],
       [{ team_member_ids: [owner, newId()] }, "team_member_ids.1"],
@@ -226,7 +226,7 @@ describe("POST /v1/projects/{id}/rotate-token", () => {
     expect((await t.request("GET", "/v1/ping", { projectToken: t.team.projectToken })).status).toBe(401);
     expect((await t.request("GET", "/v1/ping", { projectToken: res.json.new_token })).status).toBe(200);
     // The new token's first use is recorded even though the old one was used a moment ago.
-    await waitFor(() => t.deps.sqlite.query<{ u: number | null }, [string]>("SELECT token_last_used_at AS u FROM projects WHERE id = ?").get(t.team.projectId)?.u);
+    await waitFor(async () => (await t.sql.get<{ u: number | null }>("SELECT token_last_used_at AS u FROM projects WHERE id = ?", [t.team.projectId]))?.u);
     expect((await t.request("GET", `/v1/projects/${t.team.projectId}`)).text).not.toContain(res.json.new_token);
   });
 
@@ -251,30 +251,28 @@ describe("DELETE /v1/projects/{id}", () => {
     await addSuppression(t.deps.store.read, { teamId, scope: "project", projectId, email: "p@example.net", reason: "manual" });
     await addSuppression(t.deps.store.read, { teamId, scope: "route", routeId: tx, email: "r@example.net", reason: "manual" });
     await addSuppression(t.deps.store.read, { teamId, scope: "route", routeId: otherRoute, email: "o@example.net", reason: "manual" });
-    t.deps.sqlite
-      .query("INSERT INTO idempotency_keys (project_id, key, request_hash, created_at, expires_at) VALUES (?, 'k', 'h', ?, ?)")
-      .run(projectId, Date.now(), Date.now() + DAY);
+    await t.sql.run("INSERT INTO idempotency_keys (project_id, key, request_hash, created_at, expires_at) VALUES (?, 'k', 'h', ?, ?)", [projectId, Date.now(), Date.now() + DAY]);
     const messageId = insertMessage(t.deps, { teamId, projectId, routeId: tx, domainId: domain.domainId, status: "queued" });
 
     const res = await t.request("DELETE", `/v1/projects/${projectId}`);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ message: "Project deleted successfully." });
 
-    const count = (sql: string, ...p: string[]) => t.deps.sqlite.query<{ n: number }, string[]>(sql).get(...p)!.n;
-    expect(count("SELECT count(*) AS n FROM routes WHERE project_id = ?", projectId)).toBe(0);
-    expect(count("SELECT count(*) AS n FROM webhooks WHERE id = ?", hook.webhookId)).toBe(0);
-    expect(count("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?", hook.webhookId)).toBe(0);
-    expect(count("SELECT count(*) AS n FROM jobs WHERE id = ?", String(hook.jobId))).toBe(0);
-    expect(count("SELECT count(*) AS n FROM jobs WHERE id = ?", String(otherHook.jobId))).toBe(1);
-    expect(count("SELECT count(*) AS n FROM jobs WHERE id = ?", String(deliveryJob))).toBe(1);
-    expect(count("SELECT count(*) AS n FROM project_domains WHERE project_id = ?", projectId)).toBe(0);
-    expect(count("SELECT count(*) AS n FROM domains WHERE id = ?", domain.domainId)).toBe(1);
-    expect(count("SELECT count(*) AS n FROM idempotency_keys WHERE project_id = ?", projectId)).toBe(0);
-    expect(t.deps.sqlite.query<{ email: string }, []>("SELECT email FROM suppressions ORDER BY email").all().map((r) => r.email)).toEqual([
+    const count = async (sql: string, p: string | number) => (await t.sql.get<{ n: number }>(sql, [p]))!.n;
+    expect(await count("SELECT count(*) AS n FROM routes WHERE project_id = ?", projectId)).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM webhooks WHERE id = ?", hook.webhookId)).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?", hook.webhookId)).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM jobs WHERE id = ?", hook.jobId)).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM jobs WHERE id = ?", otherHook.jobId)).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM jobs WHERE id = ?", deliveryJob)).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM project_domains WHERE project_id = ?", projectId)).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM domains WHERE id = ?", domain.domainId)).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM idempotency_keys WHERE project_id = ?", projectId)).toBe(0);
+    expect((await t.sql.all<{ email: string }>("SELECT email FROM suppressions ORDER BY email")).map((r) => r.email)).toEqual([
       "o@example.net",
       "team@example.net",
     ]);
-    const m = t.deps.sqlite.query<{ project_id: string | null; route_id: string | null; status: string }, [string]>("SELECT project_id, route_id, status FROM messages WHERE id = ?").get(messageId);
+    const m = await t.sql.get<{ project_id: string | null; route_id: string | null; status: string }>("SELECT project_id, route_id, status FROM messages WHERE id = ?", [messageId]);
     expect(m).toEqual({ project_id: null, route_id: null, status: "queued" });
     // Still readable through the API, with the route detached.
     const read = await t.request("GET", `/v1/messages/${messageId}`);

@@ -192,13 +192,13 @@ describe("PUT /v1/routes/{id}", () => {
 
   test("changing inbound_domain clears inbound_domain_verified_at; re-sending the same value keeps it", async () => {
     await t.request("PUT", `/v1/routes/${inbound}`, { body: { inbound_settings: { inbound_domain: "in.example.org" } } });
-    t.deps.sqlite.query("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), inbound);
+    await t.sql.run("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), inbound]);
     const same = await t.request("PUT", `/v1/routes/${inbound}`, { body: { inbound_settings: { inbound_domain: "IN.example.org", inbound_spam_threshold: 9 } } });
     expect(same.json.data.inbound_domain_verified_at).toBeString();
     const changed = await t.request("PUT", `/v1/routes/${inbound}`, { body: { inbound_settings: { inbound_domain: "mx2.example.org" } } });
     expect(changed.json.data.inbound_domain).toBe("mx2.example.org");
     expect(changed.json.data.inbound_domain_verified_at).toBeNull();
-    t.deps.sqlite.query("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), inbound);
+    await t.sql.run("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), inbound]);
     const removed = await t.request("PUT", `/v1/routes/${inbound}`, { body: { inbound_settings: { inbound_domain: null } } });
     expect(removed.json.data.inbound_domain).toBeNull();
     expect(removed.json.data.inbound_domain_verified_at).toBeNull();
@@ -337,13 +337,13 @@ describe("DELETE /v1/routes/{id}", () => {
     const res = await t.request("DELETE", `/v1/routes/${route}`);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ message: "Route deleted successfully." });
-    const n = (sql: string, p: string) => t.deps.sqlite.query<{ n: number }, [string]>(sql).get(p)!.n;
-    expect(n("SELECT count(*) AS n FROM routes WHERE id = ?", route)).toBe(0);
-    expect(n("SELECT count(*) AS n FROM webhooks WHERE route_id = ?", route)).toBe(0);
-    expect(n("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?", hook.webhookId)).toBe(0);
-    expect(n("SELECT count(*) AS n FROM jobs WHERE id = ?", String(hook.jobId))).toBe(0);
-    expect(n("SELECT count(*) AS n FROM suppressions WHERE email = ?", "gone@example.net")).toBe(0);
-    expect(n("SELECT count(*) AS n FROM suppressions WHERE email = ?", "stays@example.net")).toBe(1);
+    const n = async (sql: string, p: string | number) => (await t.sql.get<{ n: number }>(sql, [p]))!.n;
+    expect(await n("SELECT count(*) AS n FROM routes WHERE id = ?", route)).toBe(0);
+    expect(await n("SELECT count(*) AS n FROM webhooks WHERE route_id = ?", route)).toBe(0);
+    expect(await n("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?", hook.webhookId)).toBe(0);
+    expect(await n("SELECT count(*) AS n FROM jobs WHERE id = ?", hook.jobId)).toBe(0);
+    expect(await n("SELECT count(*) AS n FROM suppressions WHERE email = ?", "gone@example.net")).toBe(0);
+    expect(await n("SELECT count(*) AS n FROM suppressions WHERE email = ?", "stays@example.net")).toBe(1);
     const m = await t.request("GET", `/v1/messages/${messageId}`);
     expect(m.json).toMatchObject({ id: messageId, route_id: null, status: "delivered" });
     expect((await t.request("GET", `/v1/routes/${route}`)).status).toBe(404);

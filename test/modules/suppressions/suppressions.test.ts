@@ -45,7 +45,7 @@ describe("POST /v1/suppressions", () => {
   });
 
   test("422 naming the field on each limit and rule; nothing is stored", async () => {
-    const before = t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM suppressions").get()!.n;
+    const before = (await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM suppressions"))!.n;
     const b = t.addTeam();
     const long = `${"a".repeat(244)}@example.com`; // 256 characters
     const cases: [unknown, string][] = [
@@ -76,7 +76,7 @@ describe("POST /v1/suppressions", () => {
       expect(res.status).toBe(422);
       expect(Object.keys(res.json.errors)).toContain(field);
     }
-    expect(t.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM suppressions").get()!.n).toBe(before);
+    expect((await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM suppressions"))!.n).toBe(before);
   });
 
   test("401", async () => {

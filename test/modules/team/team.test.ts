@@ -5,12 +5,19 @@ import { createTestApp, insertTestDomain, type TestApp } from "../../helpers.ts"
 function addMember(t: TestApp, teamId: string, name: string, createdAt: number): string {
   const userId = newId();
   const memberId = newId();
-  t.deps.sqlite
-    .query("INSERT INTO users (id, name, email, avatar, created_at) VALUES (?, ?, ?, NULL, ?)")
-    .run(userId, name, `${name.toLowerCase().replace(/\W/g, "")}-${userId.slice(-6)}@example.com`, createdAt);
-  t.deps.sqlite
-    .query("INSERT INTO team_members (id, team_id, user_id, role, joined_at, created_at) VALUES (?, ?, ?, 'member', ?, ?)")
-    .run(memberId, teamId, userId, createdAt, createdAt);
+  t.sqlNow.run("INSERT INTO users (id, name, email, avatar, created_at) VALUES (?, ?, ?, NULL, ?)", [
+    userId,
+    name,
+    `${name.toLowerCase().replace(/\W/g, "")}-${userId.slice(-6)}@example.com`,
+    createdAt,
+  ]);
+  t.sqlNow.run("INSERT INTO team_members (id, team_id, user_id, role, joined_at, created_at) VALUES (?, ?, ?, 'member', ?, ?)", [
+    memberId,
+    teamId,
+    userId,
+    createdAt,
+    createdAt,
+  ]);
   return memberId;
 }
 
