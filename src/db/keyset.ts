@@ -128,8 +128,24 @@ export function keysetPage<R>(sqlite: Database, q: KeysetQuery<R>): KeysetPage<R
   return keysetResult(q, sqlite.query<R, (string | number | null)[]>(sql).all(...params));
 }
 
+/**
+ * A cursor value of the wrong type for its column (a number where the column is text, a word
+ * where it is a time): SQLite compares across types, PostgreSQL refuses the statement with
+ * "operator does not exist" (42883) or "invalid input syntax" (22P02). Either way the cursor was
+ * not one this server made.
+ */
+const CURSOR_TYPE_ERRORS = new Set(["42883", "22P02"]);
+
 /** One keyset page through an executor (either engine). */
 export async function keysetPageOf<R>(db: SqlExecutor, q: KeysetQuery<R>): Promise<KeysetPage<R>> {
   const { sql, params } = keysetSql(q);
-  return keysetResult(q, await db.all<R>(sql, params, { dynamic: true }));
+  try {
+    return keysetResult(q, await db.all<R>(sql, params, { dynamic: true }));
+  } catch (err) {
+    const state = (err as { errno?: unknown } | null)?.errno;
+    if (q.cursor && db.dialect === "postgres" && typeof state === "string" && CURSOR_TYPE_ERRORS.has(state)) {
+      throw ValidationError.field("page[cursor]", "The page[cursor] field is not a valid cursor.");
+    }
+    throw err;
+  }
 }

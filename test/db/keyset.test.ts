@@ -1,6 +1,10 @@
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { decodeCursor, keysetPage, type SortKey } from "../../src/db/keyset.ts";
+import { decodeCursor, keysetPage, keysetPageOf, type SortKey } from "../../src/db/keyset.ts";
+import { migratePostgres } from "../../src/db/migrate-pg.ts";
+import { PostgresExecutor, postgresClient } from "../../src/db/postgres.ts";
+import { ValidationError } from "../../src/errors.ts";
+import { postgresAvailable, testPostgres } from "../support/postgres.ts";
 
 type Row = { id: string; status: string; n: number };
 
@@ -53,5 +57,26 @@ test("rows inserted ahead of the cursor do not shift the next page", () => {
 test("a malformed cursor is a 422 on page[cursor]", () => {
   for (const bad of ["not-base64!", Buffer.from("[1,2]").toString("base64url"), Buffer.from('["x","a",1,"id"]').toString("base64url")]) {
     expect(() => decodeCursor(bad, 3)).toThrow("page[cursor]");
+  }
+});
+
+test.skipIf(!postgresAvailable())("PostgreSQL: a cursor value of the wrong type for its column is a 422 on page[cursor] (SQLite compares across types)", async () => {
+  const client = postgresClient(await (await testPostgres()).createDatabase(), { max: 1 });
+  try {
+    await migratePostgres(client);
+    const db = new PostgresExecutor(client);
+    const q = { select: "SELECT id, created_at FROM teams", where: [], params: [], size: 5, valuesOf: (r: { id: string; created_at: number }) => [r.created_at, r.id] };
+    const sortByTime: SortKey[] = [
+      { column: "created_at", desc: true },
+      { column: "id", desc: true },
+    ];
+    expect((await keysetPageOf(db, { ...q, sort: sortByTime, cursor: { dir: "next", values: [1, "x"] } })).rows).toEqual([]);
+    for (const values of [["not-a-date", "x"], [1, 2]]) {
+      const err = await keysetPageOf(db, { ...q, sort: sortByTime, cursor: { dir: "next", values } }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect(Object.keys((err as ValidationError).errors)).toEqual(["page[cursor]"]);
+    }
+  } finally {
+    await client.close();
   }
 });
