@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createApp } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import type { Deps } from "../src/context.ts";
+import type { SqlExecutor, SqlValue } from "../src/db/sql.ts";
 import { generateDkimKeyPair } from "../src/dns/dkim-key.ts";
 import { newId } from "../src/ids.ts";
 import { newProject } from "../src/modules/projects/service.ts";
@@ -111,20 +112,34 @@ export type { Deps };
  * Inserts a sending domain for `teamId`, attached to `projectId`, with a real DKIM key pair.
  * `status: "active"` stands for a domain whose DNS was verified. Returns the ids and the key.
  */
-export function insertTestDomain(
-  deps: Deps,
-  opts: { teamId: string; projectId?: string; domain: string; status?: "active" | "pending"; selector?: string },
-) {
+export function insertTestDomain(deps: Deps, opts: TestDomainOptions) {
+  const d = testDomain(opts);
+  const sql = sqlNowOf(deps);
+  for (const [text, params] of d.statements) sql.run(text, params);
+  return d.domain;
+}
+
+/** insertTestDomain through an executor of one's own (a child process's, where deps are not a test app's). */
+export async function insertTestDomainWith(sql: SqlExecutor, opts: TestDomainOptions) {
+  const d = testDomain(opts);
+  for (const [text, params] of d.statements) await sql.run(text, params);
+  return d.domain;
+}
+
+type TestDomainOptions = { teamId: string; projectId?: string; domain: string; status?: "active" | "pending"; selector?: string };
+
+function testDomain(opts: TestDomainOptions) {
   const key = generateDkimKeyPair();
   const id = newId();
   const now = Date.now();
   const selector = opts.selector ?? "ph1";
-  const sql = sqlNowOf(deps);
-  sql.run(
-    `INSERT INTO domains (id, team_id, domain, status, status_changed_at, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ph-bounces', ?, ?)`,
-    [id, opts.teamId, opts.domain, opts.status ?? "active", now, selector, key.privateKeyPem, key.publicKeyBase64, now, now],
-  );
-  if (opts.projectId) sql.run("INSERT INTO project_domains (project_id, domain_id, created_at) VALUES (?, ?, ?)", [opts.projectId, id, now]);
-  return { domainId: id, selector, ...key };
+  const statements: [string, SqlValue[]][] = [
+    [
+      `INSERT INTO domains (id, team_id, domain, status, status_changed_at, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ph-bounces', ?, ?)`,
+      [id, opts.teamId, opts.domain, opts.status ?? "active", now, selector, key.privateKeyPem, key.publicKeyBase64, now, now],
+    ],
+  ];
+  if (opts.projectId) statements.push(["INSERT INTO project_domains (project_id, domain_id, created_at) VALUES (?, ?, ?)", [opts.projectId, id, now]]);
+  return { statements, domain: { domainId: id, selector, ...key } };
 }

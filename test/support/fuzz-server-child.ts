@@ -10,19 +10,22 @@
  * FUZZ_SERVER_MODE=app (default): createApp(deps).listen as src/server.ts listens, without the
  * job runner and the SMTP listeners, so the only writes are those requests cause.
  * FUZZ_SERVER_MODE=server: src/server.ts startServer(config), the production entry point.
- * FUZZ_SERVER_ENV: JSON of POSTHORN_* overrides.
+ * FUZZ_SERVER_ENV: JSON of POSTHORN_* overrides; with POSTHORN_DATABASE_URL the server runs on
+ * that PostgreSQL database (the parent makes one when the suite runs on PostgreSQL).
  */
 import { createApp } from "../../src/app.ts";
-import { bootstrapTeam } from "../../src/bootstrap.ts";
+import { bootstrapIfEmpty } from "../../src/bootstrap.ts";
 import type { Deps } from "../../src/context.ts";
-import { createProject } from "../../src/modules/projects/service.ts";
-import { createTeam } from "../../src/modules/team/service.ts";
-import { createDeps } from "../../src/runtime.ts";
-import { serverSecret, signValue } from "../../src/secrets.ts";
+import { PostgresExecutor, postgresClient } from "../../src/db/postgres.ts";
+import { SqliteExecutor, type SqlExecutor } from "../../src/db/sql.ts";
+import { insertProject, newProject } from "../../src/modules/projects/service.ts";
+import { newTeam } from "../../src/modules/team/service.ts";
+import { openDeps } from "../../src/runtime.ts";
+import { serverSecretOf, signValue } from "../../src/secrets.ts";
 import { startServer } from "../../src/server.ts";
-import { insertTestDomain, testConfig } from "../helpers.ts";
+import { insertTestDomainWith, testConfig } from "../helpers.ts";
 import { startDnsServer } from "./dns-server.ts";
-import { installWriteLog, type WriteLog } from "./write-log.ts";
+import { installPostgresWriteLog, installWriteLog, type PostgresWriteLog, type WriteLog } from "./write-log.ts";
 
 const mode = process.env.FUZZ_SERVER_MODE === "server" ? "server" : "app";
 const overrides = JSON.parse(process.env.FUZZ_SERVER_ENV ?? "{}") as Record<string, string>;
@@ -49,9 +52,9 @@ if (mode === "server") {
   team = { teamId: b.team_id, teamToken: b.team_token, projectId: b.project_id, projectToken: b.project_token };
   stopServer = () => running.stop();
 } else {
-  // A file database under the temp data dir (WAL, like production), not :memory:.
-  deps = createDeps(config);
-  const b = bootstrapTeam(deps.sqlite, { teamName: "Fuzz team", inboundDomain: config.inboundDomain });
+  // A file database under the temp data dir (WAL, like production), not :memory:; or PostgreSQL.
+  deps = await openDeps(config);
+  const b = (await bootstrapIfEmpty(deps.store, { teamName: "Fuzz team", inboundDomain: config.inboundDomain }))!;
   team = { teamId: b.team_id, teamToken: b.team_token, projectId: b.project_id, projectToken: b.project_token };
   const app = createApp(deps).listen({ hostname: "127.0.0.1", port: 0, maxRequestBodySize: config.maxBodyBytes });
   port = app.server!.port!;
@@ -62,36 +65,43 @@ if (mode === "server") {
 }
 // The server secret is created on first use (unsubscribe and attachment links); create it now,
 // so that first use is not mistaken for a write left behind by a 4xx.
-serverSecret(deps.sqlite);
+await serverSecretOf(deps.store);
 
-let writeLog: WriteLog | null = null;
+/** The test's own statements, on the server's database (on SQLite its connection, where the write log's TEMP triggers live). */
+const sql: SqlExecutor = config.databaseUrl ? new PostgresExecutor(postgresClient(config.databaseUrl, { max: 2 })) : new SqliteExecutor(deps.sqlite);
+let writeLog: WriteLog | PostgresWriteLog | null = null;
 
 async function handle(cmd: string, args: any): Promise<unknown> {
   switch (cmd) {
     case "addTeam": {
-      const t = createTeam(deps.sqlite, { name: args.name });
-      const p = createProject(deps.sqlite, { teamId: t.teamId, name: `${args.name} project`, inboundDomain: config.inboundDomain });
-      return { teamId: t.teamId, teamToken: t.teamToken, projectId: p.projectId, projectToken: p.projectToken };
+      const t = newTeam({ name: args.name });
+      const p = newProject({ teamId: t.created.teamId, name: `${args.name} project`, inboundDomain: config.inboundDomain });
+      await deps.store.write(async (tx) => {
+        await tx.teams.insert(t.rows);
+        await insertProject(tx, p);
+      });
+      return { teamId: t.created.teamId, teamToken: t.created.teamToken, projectId: p.projectId, projectToken: p.projectToken };
     }
     case "insertDomain":
-      return { domainId: insertTestDomain(deps, args).domainId };
+      return { domainId: (await insertTestDomainWith(sql, args)).domainId };
     case "query":
-      return deps.sqlite.query(args.sql).all(...(args.params ?? []));
+      return sql.all(args.sql, args.params ?? []);
     case "sign":
-      return signValue(serverSecret(deps.sqlite), args.purpose, args.value, args.length);
+      return signValue(await serverSecretOf(deps.store), args.purpose, args.value, args.length);
     case "installWriteLog":
-      writeLog ??= installWriteLog(deps.sqlite);
+      writeLog ??= config.databaseUrl ? await installPostgresWriteLog(sql) : installWriteLog(deps.sqlite);
       return null;
     case "mark":
       return writeLog!.mark();
     case "since":
-      // Everything queued on the group-commit writer before this point is committed first.
-      await deps.writer.write(() => 0);
+      // Everything queued on SQLite's group-commit writer before this point is committed first
+      // (a PostgreSQL request has committed before its answer).
+      if (!config.databaseUrl) await deps.writer.write(() => 0);
       return writeLog!.since(args.mark);
     case "escaped":
       return escaped.splice(0);
     case "stop":
-      writeLog?.uninstall();
+      await writeLog?.uninstall();
       await stopServer();
       await dns.close();
       setTimeout(() => process.exit(0), 10);

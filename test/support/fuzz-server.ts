@@ -9,6 +9,7 @@
  * IP literal, so no request can reach the internet.
  */
 import type { Subprocess } from "bun";
+import { databaseEnv } from "../helpers.ts";
 
 export interface TeamTokens {
   teamId: string;
@@ -57,7 +58,7 @@ export async function startFuzzServer(opts: { env?: Record<string, string>; mode
   let stderr = "";
   let stdout = "";
   const child: Subprocess = Bun.spawn([process.execPath, CHILD], {
-    env: { ...process.env, FUZZ_SERVER_MODE: opts.mode ?? "app", FUZZ_SERVER_ENV: JSON.stringify({ POSTHORN_LOG_LEVEL: "error", ...opts.env }) },
+    env: { ...process.env, FUZZ_SERVER_MODE: opts.mode ?? "app", FUZZ_SERVER_ENV: JSON.stringify({ POSTHORN_LOG_LEVEL: "error", ...databaseEnv(), ...opts.env }) },
     stdio: ["ignore", "pipe", "pipe"],
     ipc(message: any) {
       if (message?.ready) return ready(message);

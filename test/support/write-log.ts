@@ -12,8 +12,13 @@
  * `*last_used*` columns (UPDATE OF lists the other columns), and are rolled back with the write
  * that fired them: a write that failed and was rolled back (a savepoint of the writer) is not a
  * write left behind, and is not logged either.
+ *
+ * On PostgreSQL (installPostgresWriteLog) the same triggers, row by row, write to a log table of
+ * the test's throwaway database: triggers there belong to the table, not to a connection, and
+ * are as transactional.
  */
 import type { Database } from "bun:sqlite";
+import type { SqlExecutor } from "../../src/db/sql.ts";
 
 export interface WriteLog {
   /** The sequence number of the last logged write (0 when none). */
@@ -22,6 +27,9 @@ export interface WriteLog {
   since(mark: number): string[];
   uninstall(): void;
 }
+
+/** WriteLog with every call awaited, for PostgreSQL. */
+export type PostgresWriteLog = { [K in keyof WriteLog]: (...args: Parameters<WriteLog[K]>) => Promise<ReturnType<WriteLog[K]>> };
 
 const IGNORED_COLUMNS = /last_used/i;
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -59,6 +67,46 @@ export function installWriteLog(sqlite: Database): WriteLog {
     since: (mark) => sinceStmt.all(mark).map((r) => `${r.tbl} ${r.op}×${r.n}`),
     uninstall() {
       for (const t of triggers) sqlite.run(`DROP TRIGGER IF EXISTS temp.${t}`);
+    },
+  };
+}
+
+export async function installPostgresWriteLog(db: SqlExecutor): Promise<PostgresWriteLog> {
+  await db.run("CREATE TABLE IF NOT EXISTS fuzz_write_log (seq BIGSERIAL PRIMARY KEY, tbl TEXT NOT NULL, op TEXT NOT NULL)");
+  await db.run(
+    `CREATE OR REPLACE FUNCTION fuzz_write_log() RETURNS trigger LANGUAGE plpgsql AS
+     'BEGIN INSERT INTO fuzz_write_log (tbl, op) VALUES (TG_TABLE_NAME, TG_OP); RETURN NULL; END'`,
+  );
+  const columns = await db.all<{ table_name: string; column_name: string }>(
+    `SELECT c.table_name, c.column_name FROM information_schema.columns c
+     JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+     WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE' AND c.table_name NOT IN ('fuzz_write_log', '__posthorn_migrations')
+     ORDER BY c.table_name, c.ordinal_position`,
+  );
+  const tables = new Map<string, string[]>();
+  for (const c of columns) tables.set(c.table_name, [...(tables.get(c.table_name) ?? []), c.column_name]);
+  const triggers: [string, string][] = [];
+  for (const [name, cols] of tables) {
+    const watched = cols.filter((c) => !IGNORED_COLUMNS.test(c));
+    const events: [string, string][] = [
+      ["i", "INSERT"],
+      ["d", "DELETE"],
+    ];
+    if (watched.length > 0) events.push(["u", `UPDATE OF ${watched.map(q).join(", ")}`]);
+    for (const [suffix, event] of events) {
+      const trigger = q(`fuzz_wl_${name}_${suffix}`);
+      triggers.push([trigger, q(name)]);
+      await db.run(`CREATE OR REPLACE TRIGGER ${trigger} AFTER ${event} ON ${q(name)} FOR EACH ROW EXECUTE FUNCTION fuzz_write_log()`);
+    }
+  }
+  return {
+    mark: async () => (await db.get<{ seq: number | null }>("SELECT max(seq) AS seq FROM fuzz_write_log"))?.seq ?? 0,
+    since: async (mark) =>
+      (await db.all<{ tbl: string; op: string; n: number }>("SELECT tbl, op, count(*) AS n FROM fuzz_write_log WHERE seq > ? GROUP BY tbl, op ORDER BY min(seq)", [mark])).map(
+        (r) => `${r.tbl} ${r.op}×${r.n}`,
+      ),
+    async uninstall() {
+      for (const [trigger, table] of triggers) await db.run(`DROP TRIGGER IF EXISTS ${trigger} ON ${table}`);
     },
   };
 }
