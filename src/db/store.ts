@@ -3,6 +3,7 @@ import { DeliveryRepository } from "./deliveries.ts";
 import { DomainRepository, InboundDomainRepository } from "./domains.ts";
 import { EventRepository } from "./events.ts";
 import { IdempotencyRepository } from "./idempotency.ts";
+import { InboundAddressRepository } from "./inbound-addresses.ts";
 import { JobQueue, JobSignals } from "./job-queue.ts";
 import { LockRepository } from "./locks.ts";
 import { MessageRepository } from "./messages.ts";
@@ -23,6 +24,7 @@ export interface Repositories {
   inboundDomains: InboundDomainRepository;
   events: EventRepository;
   idempotency: IdempotencyRepository;
+  inboundAddresses: InboundAddressRepository;
   jobs: JobQueue;
   locks: LockRepository;
   messages: MessageRepository;
@@ -42,6 +44,7 @@ export function repositories(db: SqlExecutor, signals: JobSignals = new JobSigna
     inboundDomains: new InboundDomainRepository(db),
     events: new EventRepository(db),
     idempotency: new IdempotencyRepository(db),
+    inboundAddresses: new InboundAddressRepository(db),
     jobs: new JobQueue(db, signals),
     locks: new LockRepository(db),
     messages: new MessageRepository(db),

@@ -5,8 +5,6 @@
  * otherwise processed (message.inbound with the full payload). The message row is only finished
  * while it is still pending, so a job that runs twice publishes once.
  */
-import type { Database } from "bun:sqlite";
-import { stmt } from "../db/statements.ts";
 import { availableParallelism } from "node:os";
 import type { Deps } from "../context.ts";
 import type { Repositories } from "../db/store.ts";
@@ -15,8 +13,8 @@ import { iso, newId } from "../ids.ts";
 import { exponentialBackoff } from "../jobs/backoff.ts";
 import type { Job } from "../db/job-queue.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
-import { attachmentDownloadUrl } from "../modules/attachments/service.ts";
-import { serverSecret } from "../secrets.ts";
+import { attachmentDownloadUrl } from "../auth/attachment-links.ts";
+import { serverSecretOf } from "../secrets.ts";
 import { INBOUND_QUEUE, type InboundJob } from "./accept.ts";
 import { unparsedAnalysis, type Address, type InboundAnalysis } from "./analysis.ts";
 import { Analyzer } from "./analyzer.ts";
@@ -29,8 +27,6 @@ import { emptyDict } from "../dict.ts";
 export const INBOUND_PROCESSED = "processed";
 /** Status while it waits for the job (accepted and stored, not yet parsed). */
 export const INBOUND_PENDING = "pending";
-
-type RouteRow = { id: string; slug: string; name: string; project_id: string; inbound_spam_threshold: number | null; attachment_delivery: string };
 
 export interface InboundJobOptions {
   concurrency?: number;
@@ -63,13 +59,13 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
   const rspamdAttempts = opts.rspamdAttempts ?? 5;
   const rspamdRetryMs = opts.rspamdRetryMs ?? ((attempt: number) => exponentialBackoff(attempt, { baseMs: 30_000, capMs: 600_000 }));
   const analysisAttempts = opts.analysisAttempts ?? 3;
-  const secret = serverSecret(deps.sqlite);
-  const messageStmt = deps.sqlite.prepare<{ id: string; status: string; team_id: string; route_id: string | null; raw: Uint8Array | null }, [string]>(
-    `SELECT m.id, m.status, m.team_id, m.route_id, c.raw FROM messages m JOIN message_contents c ON c.message_id = m.id WHERE m.id = ?`,
-  );
-  const routeStmt = deps.sqlite.prepare<RouteRow, [string]>(
-    "SELECT id, slug, name, project_id, inbound_spam_threshold, attachment_delivery FROM routes WHERE id = ?",
-  );
+  // Read once, when attachment links are first made: the secret never changes.
+  let secret: Promise<string> | undefined;
+  const linkSecret = () =>
+    (secret ??= serverSecretOf(deps.store).catch((err: unknown) => {
+      secret = undefined;
+      throw err;
+    }));
 
   async function score(job: Job<InboundJob>, raw: Uint8Array, analysis: InboundAnalysis): Promise<SpamVerdict | { retryMs: number; error: string }> {
     const p = job.payload;
@@ -102,18 +98,13 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
 
   return async (job: Job<InboundJob>): Promise<JobOutcome> => {
     const p = job.payload;
-    const row = messageStmt.get(p.messageId);
+    const row = await deps.store.read.messages.findInboundSource(p.messageId);
     if (!row || row.status !== INBOUND_PENDING) return { type: "done" };
-    const route = row.route_id ? routeStmt.get(row.route_id) : null;
+    const route = row.route_id ? await deps.store.read.routes.find(row.route_id) : null;
     const now0 = Date.now();
     if (!route || !row.raw) {
       // The route was deleted after the message was accepted: nobody to hand it to.
-      return {
-        type: "done",
-        write: () =>
-          void stmt(deps.sqlite, "UPDATE messages SET status = 'failed', status_changed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'")
-            .run(now0, now0, row.id),
-      };
+      return { type: "done", write: (tx) => tx.messages.failPendingInbound(row.id, now0) };
     }
     const raw = row.raw;
     let analysis: InboundAnalysis;
@@ -145,6 +136,7 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
     const byUrl = route.attachment_delivery === "url";
 
     const files = analysis.attachments.map((a) => ({ ...a, id: newId(), content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) }));
+    const secret = byUrl && files.length > 0 ? await linkSecret() : "";
     const attachmentPayload = files.map((f) => {
       const base = { id: f.id, filename: f.filename, content_type: f.contentType, content_id: f.contentId, disposition: f.disposition, size: f.content.length };
       if (!byUrl) return { ...base, content: f.content.toString("base64") };
@@ -190,7 +182,7 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
     return {
       type: "done",
       write: (tx) =>
-        finishInbound(tx, deps, {
+        finishInbound(tx, {
           messageId: row.id,
           teamId: row.team_id,
           routeId: route.id,
@@ -235,41 +227,38 @@ interface Finish {
   now: number;
 }
 
-/** Synchronous: the job's outcome write. Does nothing unless the message is still pending. */
-async function finishInbound(tx: Repositories, deps: Deps, f: Finish): Promise<void> {
-  const sqlite: Database = deps.sqlite;
-  const res = stmt(sqlite, `UPDATE messages SET status = ?, status_changed_at = ?, from_email = ?, from_name = ?, subject = ?, "to" = ?, cc = ?, reply_to = ?,
-         message_id_header = ?, spam_score = ?, spam_symbols = ?, updated_at = ?
-       WHERE id = ? AND status = 'pending'`)
-    .run(
-      f.status,
-      f.now,
-      f.from.email,
-      f.from.name,
-      f.subject,
-      JSON.stringify(f.to),
-      JSON.stringify(f.cc),
-      JSON.stringify(f.replyTo),
-      f.messageIdHeader,
-      f.verdict.score,
-      JSON.stringify(f.verdict.symbols),
-      f.now,
-      f.messageId,
-    );
-  if (res.changes === 0) return;
-  stmt(sqlite, "UPDATE message_contents SET html = ?, text = ?, headers = ? WHERE message_id = ?").run(f.html, f.text, JSON.stringify(f.headers), f.messageId);
-  const insertAttachment = stmt(sqlite, "INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, ?, ?, ?, ?)",
+/** The job's outcome write. Does nothing unless the message is still pending. */
+async function finishInbound(tx: Repositories, f: Finish): Promise<void> {
+  const completed = await tx.messages.completeInbound(f.messageId, {
+    status: f.status,
+    from_email: f.from.email,
+    from_name: f.from.name,
+    subject: f.subject,
+    to: JSON.stringify(f.to),
+    cc: JSON.stringify(f.cc),
+    reply_to: JSON.stringify(f.replyTo),
+    message_id_header: f.messageIdHeader,
+    spam_score: f.verdict.score,
+    spam_symbols: JSON.stringify(f.verdict.symbols),
+    html: f.html,
+    text: f.text,
+    headers: JSON.stringify(f.headers),
+    now: f.now,
+  });
+  if (!completed) return;
+  await tx.messages.insertAttachments(
+    f.messageId,
+    f.files.map((a) => ({ id: a.id, filename: a.filename, content_type: a.contentType, content_id: a.contentId, content: a.content })),
   );
-  for (const a of f.files) insertAttachment.run(a.id, f.messageId, a.filename, a.contentType, a.contentId, a.content.length, a.content);
-  stmt(sqlite, "INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at) VALUES (?, ?, NULL, ?, ?, ?, ?)")
-    .run(
-      newId(),
-      f.messageId,
-      f.eventKind,
-      f.status,
-      JSON.stringify({ spam_score: f.verdict.score, engine: f.verdict.engine, ...(f.eventKind === "message.policy_rejected" ? { spam_threshold: f.eventData.spam_threshold } : {}) }),
-      f.now,
-    );
+  await tx.recipients.appendHistory({
+    id: newId(),
+    message_id: f.messageId,
+    recipient_id: null,
+    kind: f.eventKind,
+    status: f.status,
+    data: JSON.stringify({ spam_score: f.verdict.score, engine: f.verdict.engine, ...(f.eventKind === "message.policy_rejected" ? { spam_threshold: f.eventData.spam_threshold } : {}) }),
+    created_at: f.now,
+  });
   await publishEvent(tx, { teamId: f.teamId, routeId: f.routeId, messageId: f.messageId, kind: f.eventKind, data: f.eventData }, f.now);
 }
 

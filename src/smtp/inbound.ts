@@ -8,8 +8,8 @@
  */
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerEnvelope, type SMTPServerSession } from "smtp-server";
 import type { Deps } from "../context.ts";
-import { LEGACY_VERP_MS, parseLegacyVerpLocalPart, verpCutover, verpLocalPart } from "../mail/verp.ts";
-import { serverSecret } from "../secrets.ts";
+import { LEGACY_VERP_MS, parseLegacyVerpLocalPart, verpCutoverOf, verpLocalPart } from "../mail/verp.ts";
+import { serverSecretOf } from "../secrets.ts";
 import { acceptInbound } from "./accept.ts";
 import { baseServerOptions, DEFAULT_LIMITS, DataBudget, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
 import { clientKey, RCPT_FAILURE_WINDOW_MS, RcptFailureThrottle } from "./rcpt-throttle.ts";
@@ -21,10 +21,10 @@ export interface InboundListenerOptions extends Partial<ListenerLimits> {
   port?: number;
 }
 
-export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPServer {
-  const secret = serverSecret(deps.sqlite);
-  const resolver = new RecipientResolver(deps.sqlite, secret, deps.config.inboundDomain);
-  const cutover = verpCutover(deps.sqlite);
+export async function createInboundServer(deps: Deps, limits: ListenerLimits): Promise<SMTPServer> {
+  const secret = await serverSecretOf(deps.store);
+  const resolver = new RecipientResolver(deps.store.read, secret, deps.config.inboundDomain);
+  const cutover = await verpCutoverOf(deps.store);
   // Clients whose RCPTs keep being refused are guessing addresses or VERP signatures.
   const limit = deps.config.smtpRcptFailureLimit;
   const throttle = limit > 0 ? new RcptFailureThrottle(limit) : null;
@@ -43,27 +43,28 @@ export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPSer
       if (throttle?.throttled(client)) {
         return callback(smtpError(421, "4.7.0 Too many refused recipients from your address, try again later"));
       }
-      let verdict;
-      try {
-        verdict = resolve(address.address);
-      } catch (err) {
-        deps.log.error("recipient lookup failed", { error: String(err) });
-        return callback(smtpError(451, "4.3.0 Temporary lookup failure, try again later"));
-      }
-      if (!verdict.ok) {
-        if (throttle?.refused(client)) {
-          deps.log.warn("smtp client throttled: too many refused recipients", { client, limit, window_ms: RCPT_FAILURE_WINDOW_MS, session: session.id });
-        }
-        return callback(
-          verdict.local
-            ? smtpError(550, "5.1.1 No such mailbox here")
-            : smtpError(550, "5.7.1 Relaying denied: this server only accepts mail for its own addresses"),
-        );
-      }
-      let map = targets.get(session.envelope);
-      if (!map) targets.set(session.envelope, (map = new Map()));
-      map.set(address.address.toLowerCase(), verdict.target);
-      callback();
+      resolve(address.address).then(
+        (verdict) => {
+          if (!verdict.ok) {
+            if (throttle?.refused(client)) {
+              deps.log.warn("smtp client throttled: too many refused recipients", { client, limit, window_ms: RCPT_FAILURE_WINDOW_MS, session: session.id });
+            }
+            return callback(
+              verdict.local
+                ? smtpError(550, "5.1.1 No such mailbox here")
+                : smtpError(550, "5.7.1 Relaying denied: this server only accepts mail for its own addresses"),
+            );
+          }
+          let map = targets.get(session.envelope);
+          if (!map) targets.set(session.envelope, (map = new Map()));
+          map.set(address.address.toLowerCase(), verdict.target);
+          callback();
+        },
+        (err: unknown) => {
+          deps.log.error("recipient lookup failed", { error: String(err) });
+          callback(smtpError(451, "4.3.0 Temporary lookup failure, try again later"));
+        },
+      );
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
       void receive(stream, session).then(
@@ -77,13 +78,13 @@ export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPSer
    * The resolver's verdict, or for a legacy 40-bit VERP address (mail sent before the upgrade to
    * 80-bit signatures, see mail/verp.ts) that is still acceptable, the verdict on its current form.
    */
-  function resolve(address: string): RecipientVerdict {
-    const verdict = resolver.resolve(address);
+  async function resolve(address: string): Promise<RecipientVerdict> {
+    const verdict = await resolver.resolve(address);
     if (verdict.ok || Date.now() > cutover + LEGACY_VERP_MS) return verdict;
     const parts = splitAddress(address);
     const recipientId = parts && parseLegacyVerpLocalPart(secret, parts.local, cutover);
     if (!parts || !recipientId) return verdict;
-    const current = resolver.resolve(`${verpLocalPart(secret, recipientId)}@${parts.domain}`);
+    const current = await resolver.resolve(`${verpLocalPart(secret, recipientId)}@${parts.domain}`);
     return current.ok ? { ok: true, target: { ...current.target, address: `${parts.local}@${parts.domain}` } } : verdict;
   }
 
@@ -113,9 +114,9 @@ export function createInboundServer(deps: Deps, limits: ListenerLimits): SMTPSer
 }
 
 /** Starts the MX listener on config.smtpHost:smtpPort (or the given host/port). */
-export function startInboundListener(deps: Deps, opts: InboundListenerOptions = {}): Promise<RunningListener> {
+export async function startInboundListener(deps: Deps, opts: InboundListenerOptions = {}): Promise<RunningListener> {
   const limits: ListenerLimits = { ...DEFAULT_LIMITS, ...stripUndefined(opts) };
-  const server = createInboundServer(deps, limits);
+  const server = await createInboundServer(deps, limits);
   return startListening("smtp", server, opts.host ?? deps.config.smtpHost, opts.port ?? deps.config.smtpPort, deps.log);
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join, dirname } from "node:path";
 import nodemailer from "nodemailer";
 import { insertRoute } from "../../src/modules/projects/service.ts";
-import { attachmentDownloadUrl } from "../../src/modules/attachments/service.ts";
+import { attachmentDownloadUrl } from "../../src/auth/attachment-links.ts";
 import { serverSecret } from "../../src/secrets.ts";
 import { waitFor } from "../helpers.ts";
 import { makeTestCert } from "../webhooks/support.ts";

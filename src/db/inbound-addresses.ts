@@ -1,0 +1,63 @@
+import type { SqlExecutor } from "./sql.ts";
+
+/** The inbound route an address on the MX belongs to. */
+export type InboundRouteHit = { id: string; team_id: string; project_id: string };
+
+// Two teams could both point MX records of one domain at us; the first verified owns it.
+// Whatever was verified, a route never gets a name at or under a sending domain another team
+// registered (the name and its parents, as a JSON array), nor the return-path name of any
+// domain: that mail is the other team's, or bounces.
+// dialect: SQLite reads the JSON array with json_each, PostgreSQL with json_array_elements_text
+// (its parameter cast to text first: typed json, the driver would send the array as a JSON string).
+const ROUTE_BY_VERIFIED_DOMAIN = {
+  sqlite: `SELECT r.id, r.team_id, r.project_id FROM routes r
+     WHERE lower(r.inbound_domain) = ? AND r.inbound_domain_verified_at IS NOT NULL AND r.route_type = 'inbound'
+       AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.domain IN (SELECT value FROM json_each(?))
+         AND (d.team_id <> r.team_id OR d.return_path_host || '.' || d.domain = ?))
+     ORDER BY r.inbound_domain_verified_at, r.id LIMIT 1`,
+  postgres: `SELECT r.id, r.team_id, r.project_id FROM routes r
+     WHERE lower(r.inbound_domain) = ? AND r.inbound_domain_verified_at IS NOT NULL AND r.route_type = 'inbound'
+       AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.domain IN (SELECT json_array_elements_text(CAST(? AS text)::json))
+         AND (d.team_id <> r.team_id OR d.return_path_host || '.' || d.domain = ?))
+     ORDER BY r.inbound_domain_verified_at, r.id LIMIT 1`,
+};
+
+/**
+ * Who an envelope recipient on the MX is (see src/smtp/recipients.ts): an inbound route's
+ * address or verified domain, an outbound recipient's bounce address, or a name of ours at all.
+ * Domain names passed here are lower-case.
+ */
+export class InboundAddressRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /** The inbound route with this generated address (local part without subaddress, lower-case). */
+  routeByAddress(address: string): Promise<InboundRouteHit | null> {
+    return this.db.get<InboundRouteHit>("SELECT id, team_id, project_id FROM routes WHERE inbound_address = ? AND route_type = 'inbound'", [address]);
+  }
+
+  /** The inbound route that receives everything at `domain`, its verified inbound domain; `names` are the domain and its parents. */
+  routeByVerifiedDomain(domain: string, names: readonly string[]): Promise<InboundRouteHit | null> {
+    return this.db.get<InboundRouteHit>(ROUTE_BY_VERIFIED_DOMAIN[this.db.dialect], [domain, JSON.stringify(names), domain]);
+  }
+
+  /** Whether the recipient is one of an outbound message whose team has `bounceDomain` as a return-path name. */
+  async isBounceRecipient(recipientId: string, bounceDomain: string): Promise<boolean> {
+    const row = await this.db.get(
+      `SELECT r.id FROM recipients r JOIN messages m ON m.id = r.message_id
+       WHERE r.id = ? AND m.type = 'outbound'
+         AND EXISTS (SELECT 1 FROM domains d WHERE d.team_id = m.team_id AND d.return_path_host || '.' || d.domain = ?)`,
+      [recipientId, bounceDomain],
+    );
+    return row !== null;
+  }
+
+  /** Whether `domain` is the return-path name (`<return_path_host>.<domain>`) of any sending domain. */
+  async isBounceDomain(domain: string): Promise<boolean> {
+    return (await this.db.get("SELECT 1 AS one FROM domains WHERE return_path_host || '.' || domain = ? LIMIT 1", [domain])) !== null;
+  }
+
+  /** Whether some route has `domain` verified as its inbound domain. */
+  async isVerifiedInboundDomain(domain: string): Promise<boolean> {
+    return (await this.db.get("SELECT 1 AS one FROM routes WHERE lower(inbound_domain) = ? AND inbound_domain_verified_at IS NOT NULL LIMIT 1", [domain])) !== null;
+  }
+}
