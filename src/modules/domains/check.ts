@@ -31,16 +31,13 @@ export function nextRecordStatus(current: Pick<DnsRecordRow, "status" | "verifie
   }
 }
 
-/** The sync helpers a check's write still calls (events are published through the connection). */
-type CheckDeps = Pick<Deps, "sqlite" | "queue">;
-
 /**
  * Checks every record of a domain against DNS (in parallel, through ctx.lookup, which may bound
  * the queries), then records the results in one write. Null when the domain no longer exists.
  */
-export async function checkDomain(deps: Pick<Deps, "sqlite" | "queue" | "store">, ctx: VerifyContext, domainId: string): Promise<DomainCheckSummary | null> {
+export async function checkDomain(deps: Pick<Deps, "store">, ctx: VerifyContext, domainId: string): Promise<DomainCheckSummary | null> {
   const checks = await runDomainChecks(deps, ctx, domainId);
-  return deps.store.write((tx) => applyDomainCheck(deps, tx, domainId, checks, Date.now()));
+  return deps.store.write((tx) => applyDomainCheck(tx, domainId, checks, Date.now()));
 }
 
 /** The DNS half of a check: every record of the domain checked, in parallel; nothing written. */
@@ -58,7 +55,6 @@ export async function runDomainChecks(deps: Pick<Deps, "store">, ctx: VerifyCont
  * attached to, for each record that was active and now failed. Run it in a write: `tx` is its.
  */
 export async function applyDomainCheck(
-  deps: CheckDeps,
   tx: Repositories,
   domainId: string,
   checks: Map<string, RecordCheck>,

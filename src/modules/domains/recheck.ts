@@ -64,7 +64,7 @@ export async function recheckDomains(
     const now = Date.now();
     for (const b of buffer) {
       writes.push(
-        deps.store.write((tx) => applyDomainCheck(deps, tx, b.id, b.checks, now)).catch((err: unknown) => {
+        deps.store.write((tx) => applyDomainCheck(tx, b.id, b.checks, now)).catch((err: unknown) => {
           deps.log.error("domain re-check write failed", { domain_id: b.id, error: String(err) });
           return null;
         }),

@@ -16,7 +16,7 @@ import { checkMailTarget, checkTxtValue, dnsErrorCheck, verifyContext, type Reco
 import { ConflictError, NotFoundError, ValidationError, fieldErrors } from "../../errors.ts";
 import { isUuid, newId } from "../../ids.ts";
 import { pageBody, parsePage, parseSort } from "../../http/pagination.ts";
-import { serverSecret } from "../../secrets.ts";
+import { serverSecretOf } from "../../secrets.ts";
 import { checkDomain } from "./check.ts";
 import { serializeDomain, type DomainData } from "./model.ts";
 
@@ -174,8 +174,8 @@ export function inboundDomainConflictMessage(name: string, c: InboundDomainConfl
 }
 
 /** The records the route's inbound domain must publish: MX to us and the TXT verification token. */
-export function routeInboundDomainRecords(sqlite: Deps["sqlite"], hostname: string, routeId: string, domain: string) {
-  return inboundDomainRecords({ domain, hostname, token: inboundVerificationToken(serverSecret(sqlite), routeId, domain) });
+export function routeInboundDomainRecords(secret: string, hostname: string, routeId: string, domain: string) {
+  return inboundDomainRecords({ domain, hostname, token: inboundVerificationToken(secret, routeId, domain) });
 }
 
 /**
@@ -209,7 +209,7 @@ export async function verifyInboundDomain(deps: Deps, teamId: string, routeId: s
     return { verified: false, message: refused.message };
   }
 
-  const [mxRecord, txtRecord] = routeInboundDomainRecords(deps.sqlite, deps.config.hostname, route.id, name);
+  const [mxRecord, txtRecord] = routeInboundDomainRecords(await serverSecretOf(deps.store), deps.config.hostname, route.id, name);
   const ctx = verifyContext(deps.dns.fresh(), deps.config.hostname);
   // Server failures come through as errors; here they are a "not verified, try again" answer.
   const [mx, txt] = await Promise.all([

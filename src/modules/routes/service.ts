@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, ValidationError } from "../../errors.ts";
 import { MESSAGE_STATUSES } from "../../events/message-status.ts";
 import { WEBHOOK_QUEUE } from "../../events/publish.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
+import { serverSecretOf } from "../../secrets.ts";
 import { findInboundDomainConflict, inboundDomainConflictMessage, routeInboundDomainRecords } from "../domains/service.ts";
 import { assertProject, getProjectData, newRoute } from "../projects/service.ts";
 import { deliverability, serializeRoutes, STATISTICS_WINDOW_DAYS, windowStart, type RouteType } from "./base.ts";
@@ -35,17 +36,21 @@ export async function routeStatistics(repos: Pick<Repositories, "routes">, route
   };
 }
 
-type ReadDeps = Pick<Deps, "store" | "sqlite" | "config">;
+type ReadDeps = Pick<Deps, "store" | "config">;
 
-/** Adds the records to publish for the route's custom inbound domain, when it has one. */
-function withInboundRecords(deps: ReadDeps, row: RouteRow, data: RouteData): RouteData {
-  if (row.inbound_domain) data.inbound_domain_records = routeInboundDomainRecords(deps.sqlite, deps.config.hostname, row.id, row.inbound_domain);
+/** Adds the records to publish for each route's custom inbound domain (`data[i]` is `rows[i]`'s); the secret is read only if one has a domain. */
+async function withInboundRecords(deps: ReadDeps, rows: readonly RouteRow[], data: RouteData[]): Promise<RouteData[]> {
+  if (!rows.some((r) => r.inbound_domain)) return data;
+  const secret = await serverSecretOf(deps.store);
+  rows.forEach((row, i) => {
+    if (row.inbound_domain) data[i]!.inbound_domain_records = routeInboundDomainRecords(secret, deps.config.hostname, row.id, row.inbound_domain);
+  });
   return data;
 }
 
 async function routeData(deps: ReadDeps, row: RouteRow, include: ReadonlySet<RouteInclude>): Promise<RouteData> {
   const repos = deps.store.read;
-  const data: RouteData = withInboundRecords(deps, row, (await serializeRoutes(repos, [row]))[0]!);
+  const data: RouteData = (await withInboundRecords(deps, [row], await serializeRoutes(repos, [row])))[0]!;
   if (include.has("project")) data.project = await getProjectData(deps, row.team_id, row.project_id);
   // A route always belongs to a project (the foreign key is NOT NULL and cascades).
   if (include.has("projectCount")) data.project_count = 1;
@@ -65,7 +70,7 @@ export async function listProjectRoutes(deps: ReadDeps, teamId: string, projectI
   const sort = parseSort(q.sort, ROUTE_SORT, "-created_at");
   const page = parsePage(q.query, sort.length);
   const result = await repos.routes.listOfProject(projectId, teamId, { sort, size: page.size, cursor: page.cursor });
-  const data = (await serializeRoutes(repos, result.rows)).map((d, i) => withInboundRecords(deps, result.rows[i]!, d));
+  const data = await withInboundRecords(deps, result.rows, await serializeRoutes(repos, result.rows));
   return { page: result, data, size: page.size };
 }
 
@@ -87,7 +92,7 @@ export function slugify(name: string): string {
  * the default spam threshold (5).
  */
 export async function createRoute(
-  deps: Pick<Deps, "store" | "sqlite" | "config">,
+  deps: Pick<Deps, "store" | "config">,
   teamId: string,
   projectId: string,
   input: { name: string; route_type: RouteType; slug?: string },
@@ -141,7 +146,7 @@ function normalizeInboundDomain(raw: string, serviceDomain: string): string {
  * domain; so no route can take over another's mail.
  */
 export async function updateRoute(
-  deps: Pick<Deps, "store" | "sqlite" | "config">,
+  deps: Pick<Deps, "store" | "config">,
   teamId: string,
   routeId: string,
   input: UpdateRouteBody,

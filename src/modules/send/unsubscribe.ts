@@ -9,16 +9,16 @@ import type { Repositories } from "../../db/store.ts";
 import { NotFoundError } from "../../errors.ts";
 import { changeRecipientStatus, suppressionScopeKey } from "../../events/message-status.ts";
 import { newId } from "../../ids.ts";
-import { serverSecret, verifySignedValue } from "../../secrets.ts";
+import { serverSecretIn, serverSecretOf, verifySignedValue } from "../../secrets.ts";
 
 type Target = { messageId: string; teamId: string; routeId: string; routeName: string; recipients: { id: string; email: string; status: string }[] };
 
 const REACHED = new Set(["delivered", "opened", "clicked"]);
 
 /** The message a token stands for, read through `repos`, or NotFoundError. The secret is read only for a well-formed token. */
-async function targetOf(repos: Repositories, secret: () => string, token: string): Promise<Target> {
+async function targetOf(repos: Repositories, secret: () => Promise<string>, token: string): Promise<Target> {
   const m = /^([0-9a-f-]{36})\.([0-9a-f]{20})$/.exec(token);
-  if (!m || !verifySignedValue(secret(), "unsubscribe", m[1]!, m[2]!)) throw new NotFoundError("Unsubscribe link");
+  if (!m || !verifySignedValue(await secret(), "unsubscribe", m[1]!, m[2]!)) throw new NotFoundError("Unsubscribe link");
   const row = await repos.messages.unsubscribeTarget(m[1]!);
   if (!row || !row.route_id) throw new NotFoundError("Unsubscribe link");
   const recipients = await repos.messages.recipientsOf(m[1]!);
@@ -26,14 +26,14 @@ async function targetOf(repos: Repositories, secret: () => string, token: string
 }
 
 /** The message an unsubscribe token stands for, or NotFoundError. */
-export function unsubscribeTarget(deps: Deps, token: string): Promise<Target> {
-  return targetOf(deps.store.read, () => serverSecret(deps.sqlite), token);
+export function unsubscribeTarget(deps: Pick<Deps, "store">, token: string): Promise<Target> {
+  return targetOf(deps.store.read, () => serverSecretOf(deps.store), token);
 }
 
 /** Suppresses the message's recipients for its route. Returns the addresses. */
-export async function unsubscribe(deps: Deps, token: string): Promise<string[]> {
+export async function unsubscribe(deps: Pick<Deps, "store">, token: string): Promise<string[]> {
   return deps.store.write(async (tx) => {
-    const target = await targetOf(tx, () => serverSecret(deps.sqlite), token);
+    const target = await targetOf(tx, () => serverSecretIn(tx), token);
     const now = Date.now();
     const scopeKey = suppressionScopeKey({ scope: "route", routeId: target.routeId });
     for (const r of target.recipients) {
