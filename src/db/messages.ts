@@ -164,6 +164,8 @@ export type InboundCompletion = {
 const INSERT_ATTACHMENT = "INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, ?, ?, ?, ?)";
 const RECIPIENT_VALUES = "(?, ?, ?, ?, 'pending', ?, 0, ?)";
 const INSERT_RECIPIENTS = "INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, attempts, created_at) VALUES ";
+// One string for every call, so that the statement cache does not hash a new one each time.
+const INSERT_RECIPIENT = INSERT_RECIPIENTS + RECIPIENT_VALUES;
 
 /** Messages: accepting them (outbound and inbound), and reading them through the API (lists, detail, history, raw source, attachments, unsubscribe targets). */
 
@@ -221,7 +223,7 @@ export class MessageRepository {
     if (this.db.dialect === "sqlite") {
       // dialect: SQLite runs a statement without a round trip, and one cached single-row INSERT a
       // time is cheaper than compiling a multi-row one of each length; PostgreSQL takes them in one.
-      for (const r of recipients) await this.db.run(INSERT_RECIPIENTS + RECIPIENT_VALUES, [r.id, messageId, r.email, r.kind, now, now]);
+      for (const r of recipients) await this.db.run(INSERT_RECIPIENT, [r.id, messageId, r.email, r.kind, now, now]);
       return;
     }
     await this.db.run(

@@ -16,8 +16,9 @@ type SendingDomain = Pick<DomainRow, "id" | "status">;
  * (a batch names the same route and From domain over and over).
  */
 export class ProjectLookup {
-  private readonly routes = new Map<string, SendingRouteRow | null>();
-  private readonly domains = new Map<string, SendingDomain | null>();
+  // The lookups' promises are kept, so a repeat (a batch names one route over and over) costs no further step.
+  private readonly routes = new Map<string, Promise<SendingRouteRow | null>>();
+  private readonly domains = new Map<string, Promise<SendingDomain | null>>();
 
   constructor(
     private readonly repos: Pick<Repositories, "routes" | "domains">,
@@ -25,23 +26,24 @@ export class ProjectLookup {
   ) {}
 
   /** The route a slug or id names, or for null the project's default transactional route. */
-  async route(slugOrId: string | null): Promise<SendingRouteRow | null> {
+  route(slugOrId: string | null): Promise<SendingRouteRow | null> {
     const key = slugOrId ?? "";
-    if (this.routes.has(key)) return this.routes.get(key)!;
-    const { projectId } = this.principal;
-    const row =
-      slugOrId === null
-        ? await this.repos.routes.defaultTransactionalOf(projectId)
-        : await this.repos.routes.ofProjectBySlugOrId(projectId, slugOrId, isUuid(slugOrId) ? slugOrId.toLowerCase() : "");
-    this.routes.set(key, row);
+    let row = this.routes.get(key);
+    if (!row) {
+      const { projectId } = this.principal;
+      row =
+        slugOrId === null
+          ? this.repos.routes.defaultTransactionalOf(projectId)
+          : this.repos.routes.ofProjectBySlugOrId(projectId, slugOrId, isUuid(slugOrId) ? slugOrId.toLowerCase() : "");
+      this.routes.set(key, row);
+    }
     return row;
   }
 
   /** The team's domain of that name if it is attached to the project, else null. */
-  async domain(name: string): Promise<SendingDomain | null> {
-    if (this.domains.has(name)) return this.domains.get(name)!;
-    const row = await this.repos.domains.sendingDomainOf(this.principal.teamId, this.principal.projectId, name);
-    this.domains.set(name, row);
+  domain(name: string): Promise<SendingDomain | null> {
+    let row = this.domains.get(name);
+    if (!row) this.domains.set(name, (row = this.repos.domains.sendingDomainOf(this.principal.teamId, this.principal.projectId, name)));
     return row;
   }
 }
