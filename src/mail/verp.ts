@@ -1,5 +1,3 @@
-import type { Deps } from "../context.ts";
-import { settingOrAddNow } from "../db/settings.ts";
 import type { Store } from "../db/store.ts";
 import { signValue, verifySignedValue } from "../secrets.ts";
 
@@ -50,7 +48,7 @@ export function parseVerpLocalPart(secret: string, localPart: string): string | 
 /**
  * The recipient id of a legacy return path `b.<id>.<10 hex>`, or null. Accepted only when the
  * recipient was created (the time in its UUIDv7 id, which this server assigned) before `cutover`
- * (verpCutover) and no longer than LEGACY_VERP_MS before `now`: nothing created since the upgrade
+ * (verpCutoverOf) and no longer than LEGACY_VERP_MS before `now`: nothing created since the upgrade
  * was ever sent with a 40-bit signature, so those can never be forged that way, and the window in
  * which a 40-bit signature is worth guessing closes a week after the upgrade. The caller still
  * checks that the recipient exists and the domain is its team's.
@@ -77,14 +75,6 @@ export async function verpCutoverOf(store: Store, now = Date.now()): Promise<num
     await tx.settings.addIfAbsent(CUTOVER_KEY, String(now), now);
     return Number(await tx.settings.get(CUTOVER_KEY));
   });
-}
-
-/**
- * verpCutoverOf, synchronously on SQLite, for the MX listener, which cannot await yet. Remove
- * once it calls verpCutoverOf.
- */
-export function verpCutover(sqlite: Deps["sqlite"], now = Date.now()): number {
-  return Number(settingOrAddNow(sqlite, CUTOVER_KEY, () => String(now), now));
 }
 
 /** The bounce domain of a sending domain: <return_path_host>.<domain>. */
