@@ -6,8 +6,7 @@ import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { backupSqlite } from "./db/backup.ts";
 import { databasePath } from "./db/connection.ts";
 import { copySqliteToPostgres, CopyRefused } from "./db/copy-db.ts";
-import { postgresClient } from "./db/postgres.ts";
-import { redactedUrl } from "./db/store-postgres.ts";
+import { connectPostgres, redactedUrl } from "./db/store-postgres.ts";
 import { migrateDatabase, openDeps } from "./runtime.ts";
 import { startServer } from "./server.ts";
 
@@ -94,12 +93,7 @@ async function copyDb(config: Config, args: string[]) {
   if (!url || !/^postgres(ql)?:\/\//.test(url)) throw new UsageError("copy-db needs --to postgres://user:password@host:port/database");
   const source = databasePath(config.dataDir);
   if (!existsSync(source)) throw new UsageError(`no SQLite database at ${source} (POSTHORN_DATA_DIR)`);
-  const pg = postgresClient(url, { max: 2 });
-  try {
-    await pg.unsafe("SELECT 1");
-  } catch (err) {
-    throw new CommandFailed(`cannot connect to ${redactedUrl(url)}: ${String((err as Error)?.message ?? err).split("\n")[0]}`);
-  }
+  const pg = await connectPostgres(url, 2, (detail) => new CommandFailed(detail));
   try {
     const report = await copySqliteToPostgres(source, pg, (line) => console.log(`  ${line}`));
     const rows = report.tables.reduce((n, t) => n + t.rows, 0);

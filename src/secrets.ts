@@ -1,6 +1,4 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Deps } from "./context.ts";
-import { settingOrAddNow } from "./db/settings.ts";
 import type { Repositories, Store } from "./db/store.ts";
 
 const SERVER_SECRET = "server_secret";
@@ -18,14 +16,6 @@ export async function serverSecretIn(tx: Pick<Repositories, "settings">): Promis
   // Whoever stores it first wins; everyone then reads that one.
   await tx.settings.addIfAbsent(SERVER_SECRET, newSecret(), Date.now());
   return (await tx.settings.get(SERVER_SECRET))!;
-}
-
-/**
- * serverSecretOf, synchronously on SQLite, for callers that cannot await yet (SMTP, the
- * outbound job, attachment links, test fixtures). Remove once they call serverSecretOf.
- */
-export function serverSecret(sqlite: Deps["sqlite"]): string {
-  return settingOrAddNow(sqlite, SERVER_SECRET, newSecret, Date.now());
 }
 
 /** A short keyed signature of `value` for links and addresses (hex, `length` chars). */

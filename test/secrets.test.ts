@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { serverSecret, serverSecretIn, serverSecretOf } from "../src/secrets.ts";
+import { serverSecretIn, serverSecretOf } from "../src/secrets.ts";
 import { createTestApp } from "./helpers.ts";
 
 describe("the server secret", () => {
@@ -9,14 +9,7 @@ describe("the server secret", () => {
     const secret = await serverSecretOf(t.deps.store);
     expect(secret).toMatch(/^[0-9a-f]{64}$/);
     expect(await serverSecretOf(t.deps.store)).toBe(secret);
-    expect(serverSecret(t.deps.sqlite)).toBe(secret);
     expect(await t.deps.store.write((tx) => serverSecretIn(tx))).toBe(secret);
-  });
-
-  test("the synchronous bridge creates the same stored value the store reads", async () => {
-    const t = createTestApp();
-    const secret = serverSecret(t.deps.sqlite);
-    expect(await serverSecretOf(t.deps.store)).toBe(secret);
   });
 
   test("inside a write it is created in that write", async () => {

@@ -1,6 +1,4 @@
-import type { Database } from "bun:sqlite";
 import type { SqlExecutor } from "./sql.ts";
-import { stmt } from "./statements.ts";
 
 const GET = "SELECT value FROM settings WHERE key = ?";
 const ADD_IF_ABSENT = "INSERT INTO settings (key, value, created_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING";
@@ -17,15 +15,4 @@ export class SettingsRepository {
   async addIfAbsent(key: string, value: string, now: number): Promise<void> {
     await this.db.run(ADD_IF_ABSENT, [key, value, now]);
   }
-}
-
-/**
- * The key's value, stored first when absent, synchronously on SQLite: for callers that cannot
- * await yet (serverSecret(sqlite) and its users). Remove with them.
- */
-export function settingOrAddNow(sqlite: Database, key: string, value: () => string, now: number): string {
-  const row = stmt<{ value: string }, [string]>(sqlite, GET).get(key);
-  if (row) return row.value;
-  stmt(sqlite, ADD_IF_ABSENT).run(key, value(), now);
-  return stmt<{ value: string }, [string]>(sqlite, GET).get(key)!.value;
 }

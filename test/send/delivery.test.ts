@@ -3,7 +3,7 @@ import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { simpleParser } from "mailparser";
 import { DnsResolver } from "../../src/dns/resolver.ts";
 import { parseVerpLocalPart } from "../../src/mail/verp.ts";
-import { serverSecret } from "../../src/secrets.ts";
+import { serverSecretOf } from "../../src/secrets.ts";
 import { waitFor } from "../helpers.ts";
 import { startOutbound, SENDER_DOMAIN, type OutboundHarness } from "./harness.ts";
 
@@ -61,7 +61,7 @@ test("a message reaches the recipient's MX signed, intact and with a VERP return
   const mails = h.sink.received.filter((m) => m.raw.includes(id));
   // One transaction per recipient: each gets its own VERP envelope sender.
   expect(mails.length).toBe(3);
-  const secret = serverSecret(h.deps.sqlite);
+  const secret = await serverSecretOf(h.deps.store);
   const recipients = h.recipients(id);
   for (const m of mails) {
     expect(m.to.length).toBe(1);
@@ -99,11 +99,12 @@ test("a message reaches the recipient's MX signed, intact and with a VERP return
   expect(Buffer.compare(logo.content, PNG)).toBe(0);
 
   // The stored source is the exact signed message that was sent.
-  const stored = h.deps.sqlite.query<{ raw: Uint8Array }, [string]>("SELECT raw FROM message_contents WHERE message_id = ?").get(id)!;
+  const stored = h.sqlNow.get<{ raw: Uint8Array }>("SELECT raw FROM message_contents WHERE message_id = ?", [id])!;
   expect(Buffer.compare(Buffer.from(stored.raw), raw)).toBe(0);
-  const atts = h.deps.sqlite
-    .query<{ filename: string; content_id: string | null; size: number }, [string]>("SELECT filename, content_id, size FROM attachments WHERE message_id = ? ORDER BY filename")
-    .all(id);
+  const atts = h.sqlNow.all<{ filename: string; content_id: string | null; size: number }>(
+    "SELECT filename, content_id, size FROM attachments WHERE message_id = ? ORDER BY filename",
+    [id],
+  );
   expect(atts).toEqual([
     { filename: "invoice.pdf", content_id: null, size: pdf.length },
     { filename: "logo.png", content_id: "logo@posthorn", size: PNG.length },
@@ -117,7 +118,7 @@ test("a message reaches the recipient's MX signed, intact and with a VERP return
   const delivered = hist.find((e) => e.status === "delivered")!;
   expect(delivered.data.response).toEqual({ code: 250, enhanced_code: "2.0.0", message: "Ok: queued" });
   expect(delivered.data.metadata).toEqual({ customer_id: "cus_42" });
-  const kinds = h.deps.sqlite.query<{ kind: string }, [string]>("SELECT kind FROM events WHERE message_id = ?").all(id).map((e) => e.kind);
+  const kinds = h.sqlNow.all<{ kind: string }>("SELECT kind FROM events WHERE message_id = ?", [id]).map((e) => e.kind);
   expect(kinds).toContain("message.created");
   expect(kinds.filter((k) => k === "message.delivered").length).toBe(3);
 });
@@ -141,14 +142,14 @@ test("broadcast routes add one-click List-Unsubscribe headers, covered by the DK
   const page = await h.request("GET", path, { token: null });
   expect(page.status).toBe(200);
   expect(page.text).toContain('method="post"');
-  expect(h.deps.sqlite.query("SELECT 1 FROM suppressions WHERE email = 'reader@dest.test'").get()).toBeNull();
+  expect(h.sqlNow.get("SELECT 1 AS one FROM suppressions WHERE email = 'reader@dest.test'")).toBeNull();
   const post = await h.request("POST", path, { token: null, body: "List-Unsubscribe=One-Click", headers: { "content-type": "application/x-www-form-urlencoded" } });
   expect(post.status).toBe(200);
-  const sup = h.deps.sqlite.query<{ scope: string; reason: string; route_id: string }, []>("SELECT scope, reason, route_id FROM suppressions WHERE email = 'reader@dest.test'").get()!;
+  const sup = h.sqlNow.get<{ scope: string; reason: string; route_id: string }>("SELECT scope, reason, route_id FROM suppressions WHERE email = 'reader@dest.test'")!;
   expect(sup.scope).toBe("route");
   expect(sup.reason).toBe("unsubscribe");
   expect(h.recipients(id)[0]!.status).toBe("unsubscribed");
-  const kinds = h.deps.sqlite.query<{ kind: string }, [string]>("SELECT kind FROM events WHERE message_id = ?").all(id).map((e) => e.kind);
+  const kinds = h.sqlNow.all<{ kind: string }>("SELECT kind FROM events WHERE message_id = ?", [id]).map((e) => e.kind);
   expect(kinds).toContain("message.unsubscribed");
   // Suppressed for that route only.
   const again = await h.send({ from: "news@sender.test", to: ["reader@dest.test"], subject: "More news", text: "news", route: "broadcast" });

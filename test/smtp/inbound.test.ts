@@ -3,7 +3,7 @@ import { join, dirname } from "node:path";
 import nodemailer from "nodemailer";
 import { insertRoute } from "../../src/modules/projects/service.ts";
 import { attachmentDownloadUrl } from "../../src/auth/attachment-links.ts";
-import { serverSecret } from "../../src/secrets.ts";
+import { serverSecretOf } from "../../src/secrets.ts";
 import { waitFor } from "../helpers.ts";
 import { makeTestCert } from "../webhooks/support.ts";
 import { compose, dkimSigned, eventBodies, RawSmtpClient, sendRaw, startInbound, type InboundHarness } from "./support.ts";
@@ -145,7 +145,7 @@ describe("MX listener: mail for inbound routes", () => {
       expect(await forged.json()).toEqual({ message: "Attachment not found." });
       const laterExpiry = await get(a.url.replace(/expires=(\d+)/, (_m: string, e: string) => `expires=${Number(e) + 1000}`));
       expect(laterExpiry.status).toBe(404);
-      const expired = attachmentDownloadUrl(serverSecret(h.deps.sqlite), "http://localhost:8080", a.id, Date.now() - 8 * 24 * 3600_000);
+      const expired = attachmentDownloadUrl(await serverSecretOf(h.deps.store), "http://localhost:8080", a.id, Date.now() - 8 * 24 * 3600_000);
       expect((await get(expired.url)).status).toBe(404);
       expect((await get(`http://localhost:8080/v1/attachments/${a.id}/download`)).status).toBe(404);
     } finally {

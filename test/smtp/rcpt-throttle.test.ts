@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { testConfig } from "../helpers.ts";
-import { signValue, serverSecret } from "../../src/secrets.ts";
+import { signValue, serverSecretOf } from "../../src/secrets.ts";
 import { clientKey, RcptFailureThrottle } from "../../src/smtp/rcpt-throttle.ts";
 import { insertDeliveredOutbound, RawSmtpClient, startInbound, type InboundHarness } from "./support.ts";
 
@@ -40,7 +40,7 @@ describe("MX listener: refused RCPTs are throttled per client IP", () => {
 
   test("after 20 wrong VERP signatures, the right one gets the same 421 as a wrong one; other IPs are still served", async () => {
     const team = { teamId: h.app.team.teamId, projectId: h.app.team.projectId };
-    const o = insertDeliveredOutbound(h.deps, team);
+    const o = await insertDeliveredOutbound(h.deps, team);
     const wrong = wrongSignatures(o.verp, 21);
 
     const a = await session(h.port);
@@ -70,7 +70,7 @@ describe("MX listener: refused RCPTs are throttled per client IP", () => {
 test("POSTHORN_SMTP_RCPT_FAILURE_LIMIT=0: no throttling", async () => {
   const h = await startInbound({ env: { POSTHORN_SMTP_RCPT_FAILURE_LIMIT: "0" } });
   try {
-    const o = insertDeliveredOutbound(h.deps, { teamId: h.app.team.teamId, projectId: h.app.team.projectId });
+    const o = await insertDeliveredOutbound(h.deps, { teamId: h.app.team.teamId, projectId: h.app.team.projectId });
     const client = await session(h.port);
     for (const addr of wrongSignatures(o.verp, 30)) expect((await client.send(`RCPT TO:<${addr}>`)).code).toBe(550);
     expect((await client.send(`RCPT TO:<${o.verp}>`)).code).toBe(250);
@@ -93,23 +93,25 @@ test("a limit of 3: the fourth RCPT after three refusals is throttled", async ()
 
 describe("MX listener: legacy 40-bit VERP addresses", () => {
   let h: InboundHarness;
+  let secret: string;
   beforeAll(async () => {
     // The listener records the cutover (its first start with 80-bit signatures) as now.
     h = await startInbound();
+    secret = await serverSecretOf(h.deps.store);
   });
   afterAll(() => h.stop());
 
   const legacyOf = (verp: string) => {
     const [local, domain] = verp.split("@") as [string, string];
     const hex = local.split(".")[1]!;
-    return `b.${hex}.${signValue(serverSecret(h.deps.sqlite), "verp", hex, 10)}@${domain}`;
+    return `b.${hex}.${signValue(secret, "verp", hex, 10)}@${domain}`;
   };
 
   test("accepted for a recipient created before the upgrade in the last 7 days; refused when older, newer or forged", async () => {
     const team = { teamId: h.app.team.teamId, projectId: h.app.team.projectId };
-    const sentBefore = insertDeliveredOutbound(h.deps, { ...team, recipientId: Bun.randomUUIDv7("hex", Date.now() - 3600_000) });
-    const tooOld = insertDeliveredOutbound(h.deps, { ...team, recipientId: Bun.randomUUIDv7("hex", Date.now() - 8 * 24 * 3600_000) });
-    const sentAfter = insertDeliveredOutbound(h.deps, team);
+    const sentBefore = await insertDeliveredOutbound(h.deps, { ...team, recipientId: Bun.randomUUIDv7("hex", Date.now() - 3600_000) });
+    const tooOld = await insertDeliveredOutbound(h.deps, { ...team, recipientId: Bun.randomUUIDv7("hex", Date.now() - 8 * 24 * 3600_000) });
+    const sentAfter = await insertDeliveredOutbound(h.deps, team);
     const client = await session(h.port);
     expect((await client.send(`RCPT TO:<${legacyOf(sentBefore.verp)}>`)).code).toBe(250);
     expect((await client.send(`RCPT TO:<${legacyOf(sentBefore.verp).toUpperCase()}>`)).code).toBe(250);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { bounceDomainOf, verpAddress } from "../../src/mail/verp.ts";
-import { serverSecret } from "../../src/secrets.ts";
+import { serverSecretOf } from "../../src/secrets.ts";
 import { insertTestDomain } from "../helpers.ts";
 import { eventBodies, insertDeliveredOutbound, RawSmtpClient, sendRaw, startInbound, type InboundHarness } from "./support.ts";
 
@@ -112,7 +112,7 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
   const team = () => ({ teamId: h.app.team.teamId, projectId: h.app.team.projectId });
 
   test("a DSN (failed, 5.1.1) hard-bounces the recipient, suppresses it and publishes the events; the same DSN again changes nothing", async () => {
-    const o = insertDeliveredOutbound(h.deps, team());
+    const o = await insertDeliveredOutbound(h.deps, team());
     const report = dsn({
       to: o.verp,
       recipient: o.email,
@@ -170,7 +170,7 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
   });
 
   test("a delayed DSN (4.4.1) soft-bounces without suppressing", async () => {
-    const o = insertDeliveredOutbound(h.deps, team());
+    const o = await insertDeliveredOutbound(h.deps, team());
     await sendRaw(h.port, { from: "", to: [o.verp] }, dsn({ to: o.verp, recipient: o.email, action: "delayed", status: "4.4.1", diagnostic: "421 4.4.1 Connection timed out while talking to mail.example.net" }));
     expect(recipient(h, o.recipientId).status).toBe("soft_bounced");
     expect(suppressions(h, o.email)).toEqual([]);
@@ -179,14 +179,14 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
   });
 
   test("a DSN about several recipients applies the block of the recipient the VERP address names", async () => {
-    const o = insertDeliveredOutbound(h.deps, team());
+    const o = await insertDeliveredOutbound(h.deps, team());
     const other = "Final-Recipient: rfc822; other@example.net\r\nAction: delayed\r\nStatus: 4.2.2";
     await sendRaw(h.port, { from: "", to: [o.verp] }, dsn({ to: o.verp, recipient: o.email, action: "failed", status: "5.2.1", diagnostic: "550 5.2.1 Mailbox disabled for this recipient", extraBlock: other }));
     expect(recipient(h, o.recipientId).status).toBe("hard_bounced");
   });
 
   test("an ARF abuse report marks spam_complaint and adds a team suppression", async () => {
-    const o = insertDeliveredOutbound(h.deps, team());
+    const o = await insertDeliveredOutbound(h.deps, team());
     const info = await sendRaw(h.port, { from: "fbl@isp.example", to: [o.verp] }, arf({ to: o.verp, recipient: o.email, originalMailFrom: o.verp }));
     expect(info.response).toStartWith("250 ");
     expect(recipient(h, o.recipientId).status).toBe("spam_complaint");
@@ -199,7 +199,7 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
   });
 
   test("an automatic reply publishes message.auto_replied and leaves the recipient as it was", async () => {
-    const o = insertDeliveredOutbound(h.deps, team());
+    const o = await insertDeliveredOutbound(h.deps, team());
     const reply = [
       `From: ${o.email}`,
       `To: ${o.verp}`,
@@ -230,14 +230,14 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
       },
     });
     // A vacation notice marked only by its subject counts too.
-    const o2 = insertDeliveredOutbound(h.deps, team());
+    const o2 = await insertDeliveredOutbound(h.deps, team());
     await sendRaw(h.port, { from: o2.email, to: [o2.verp] }, `From: ${o2.email}\r\nTo: ${o2.verp}\r\nSubject: Automatic reply: Welcome\r\n\r\nback soon\r\n`);
     expect(eventBodies(h.deps, "message.auto_replied").filter((e) => e.data.message_id === o2.messageId)[0]!.data.report.reason).toBe("subject");
     expect(inboundCount(h)).toBe(0);
   });
 
   test("a plain-text bounce (no RFC 3464 report) is classified by its status code", async () => {
-    const o = insertDeliveredOutbound(h.deps, team());
+    const o = await insertDeliveredOutbound(h.deps, team());
     const qmail = [
       "From: MAILER-DAEMON@old.example.net",
       `To: ${o.verp}`,
@@ -258,7 +258,7 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
   });
 
   test("a message to a bounce address that is none of these is recorded in the history, nothing else", async () => {
-    const o = insertDeliveredOutbound(h.deps, team());
+    const o = await insertDeliveredOutbound(h.deps, team());
     await sendRaw(h.port, { from: "person@example.net", to: [o.verp] }, `From: person@example.net\r\nTo: ${o.verp}\r\nSubject: hello?\r\n\r\nwho is this\r\n`);
     expect(recipient(h, o.recipientId).status).toBe("delivered");
     expect(historyOf(h, o.messageId)).toEqual([{ kind: "message.report_received", status: null }]);
@@ -266,11 +266,11 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
   });
 
   test("forged, foreign and unknown VERP addresses are refused at RCPT", async () => {
-    const o = insertDeliveredOutbound(h.deps, team());
+    const o = await insertDeliveredOutbound(h.deps, team());
     const [local, domain] = o.verp.split("@") as [string, string];
     const other = h.app.addTeam("Other team");
     insertTestDomain(h.deps, { teamId: other.teamId, projectId: other.projectId, domain: "other.test" });
-    const secret = serverSecret(h.deps.sqlite);
+    const secret = await serverSecretOf(h.deps.store);
     const { client } = await RawSmtpClient.connect(h.port);
     await client.send("EHLO bouncer.test");
     await client.send("MAIL FROM:<>");

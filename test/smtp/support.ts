@@ -12,7 +12,7 @@ import { dkimRecordContent, generateDkimKeyPair } from "../../src/dns/dkim-key.t
 import { newId } from "../../src/ids.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
 import { bounceDomainOf, verpAddress } from "../../src/mail/verp.ts";
-import { serverSecret } from "../../src/secrets.ts";
+import { serverSecretOf } from "../../src/secrets.ts";
 import { createAuthResolver } from "../../src/smtp/auth-resolver.ts";
 import { registerInboundJobs, stopInboundAnalysis, type InboundJobOptions } from "../../src/smtp/inbound-job.ts";
 import { startInboundListener, type InboundListenerOptions } from "../../src/smtp/inbound.ts";
@@ -218,10 +218,10 @@ export interface OutboundFixture {
  * An outbound message that was delivered, made directly in the database (as the sending code
  * would leave it): one recipient, sent from `domain`, with its VERP return path.
  */
-export function insertDeliveredOutbound(
+export async function insertDeliveredOutbound(
   deps: Deps,
   opts: { teamId: string; projectId: string; domain?: string; email?: string; status?: string; recipientId?: string },
-): OutboundFixture {
+): Promise<OutboundFixture> {
   const domain = opts.domain ?? "brand.test";
   let domainRow = deps.sqlite.query<{ id: string }, [string, string]>("SELECT id FROM domains WHERE team_id = ? AND domain = ?").get(opts.teamId, domain);
   if (!domainRow) domainRow = { id: insertTestDomain(deps, { teamId: opts.teamId, projectId: opts.projectId, domain }).domainId };
@@ -242,6 +242,6 @@ export function insertDeliveredOutbound(
   deps.sqlite
     .query("INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, attempts, created_at) VALUES (?, ?, ?, 'to', ?, ?, 1, ?)")
     .run(recipientId, messageId, email, status, now, now);
-  const verp = verpAddress(serverSecret(deps.sqlite), recipientId, bounceDomainOf({ domain, returnPathHost: "ph-bounces" }));
+  const verp = verpAddress(await serverSecretOf(deps.store), recipientId, bounceDomainOf({ domain, returnPathHost: "ph-bounces" }));
   return { messageId, recipientId, email, verp, routeId, domain };
 }
