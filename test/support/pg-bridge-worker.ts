@@ -28,7 +28,7 @@ const databases = new Map<string, { store: PostgresStore; exec: PostgresExecutor
 function database(url: string) {
   let d = databases.get(url);
   if (!d) {
-    const sql = new SQL(url, { max: 1, bigint: true, idleTimeout: 2 });
+    const sql = new SQL(url, { max: 1, bigint: true, idleTimeout: 1 });
     databases.set(url, (d = { store: new PostgresStore(sql, { poolSize: 1, poolWaitMs: 30_000 }), exec: new PostgresExecutor(sql) }));
   }
   return d;

@@ -112,13 +112,14 @@ const sqliteOnly = (what: string) =>
 /**
  * A database cloned from the migrated template, and Deps built as openDeps builds them, without
  * awaiting: the store's pool connects on first use, LISTEN starts in the background. Pools let
- * idle connections go, since a run makes hundreds of these.
+ * idle connections go after a second: a run makes a few hundred of these, and a busy app opens
+ * its pool's 20 (the LISTEN connection stays for the life of the process).
  */
 function openPostgres(configFor: (env: Record<string, string>) => Config, dbPath: string | undefined): TestDatabase {
   if (dbPath !== undefined) throw new Error("createTestApp({ dbPath }) is SQLite-only; skip the test on PostgreSQL");
   const url = migratedDatabaseNow();
   const config = configFor({ POSTHORN_DATABASE_URL: url });
-  const pool = new SQL(url, { max: config.databasePool, bigint: true, idleTimeout: 5 });
+  const pool = new SQL(url, { max: config.databasePool, bigint: true, idleTimeout: 1 });
   const store = new PostgresStore(pool, { poolSize: config.databasePool, poolWaitMs: config.databasePoolWaitMs });
   store.listen().catch(() => {});
   const deps: Deps = {
@@ -132,7 +133,7 @@ function openPostgres(configFor: (env: Record<string, string>) => Config, dbPath
   };
   return {
     deps,
-    sql: new PostgresExecutor(new SQL(url, { max: 2, bigint: true, idleTimeout: 2 })),
+    sql: new PostgresExecutor(new SQL(url, { max: 2, bigint: true, idleTimeout: 1 })),
     sqlNow: postgresSqlNow(url),
     bootstrap: (opts) => bootstrapNow(url, opts),
     seed: (seed) => seedPostgresNow(url, seed),
