@@ -40,6 +40,20 @@ export type AttachmentContentRow = { filename: string; content_type: string; con
  */
 export type DeliveryReceiptRow = { recipient_id: string; reply: string; host: string | null; created_at: number };
 
+const WRITE_RECEIPT = `INSERT INTO delivery_receipts (recipient_id, reply, host, created_at)
+  SELECT id, ?, ?, ? FROM recipients WHERE id = ? AND status NOT IN (${FINAL_STATUSES_SQL})
+  ON CONFLICT (recipient_id) DO NOTHING`;
+/**
+ * dialect: on PostgreSQL the receipt and the job's outcome are concurrent transactions, and a
+ * plain SELECT reads the status from before an outcome that is committing: the receipt would be
+ * written after the outcome removed none. FOR SHARE waits for that outcome and reads the status
+ * it leaves (or makes the outcome wait, whose removal then sees the receipt). SQLite writes one
+ * transaction at a time.
+ */
+const WRITE_RECEIPT_PG = `INSERT INTO delivery_receipts (recipient_id, reply, host, created_at)
+  SELECT id, ?, ?, ? FROM recipients WHERE id = ? AND status NOT IN (${FINAL_STATUSES_SQL}) FOR SHARE
+  ON CONFLICT (recipient_id) DO NOTHING`;
+
 /** What outbound delivery reads and writes of a message beyond recipient statuses: its parts, composed source and receipts. */
 export class DeliveryRepository {
   constructor(private readonly db: SqlExecutor) {}
@@ -90,12 +104,7 @@ export class DeliveryRepository {
    * already committed; a second receipt for the same recipient changes nothing.
    */
   async writeReceipt(r: DeliveryReceiptRow): Promise<void> {
-    await this.db.run(
-      `INSERT INTO delivery_receipts (recipient_id, reply, host, created_at)
-       SELECT id, ?, ?, ? FROM recipients WHERE id = ? AND status NOT IN (${FINAL_STATUSES_SQL})
-       ON CONFLICT (recipient_id) DO NOTHING`,
-      [r.reply, r.host, r.created_at, r.recipient_id],
-    );
+    await this.db.run(this.db.dialect === "postgres" ? WRITE_RECEIPT_PG : WRITE_RECEIPT, [r.reply, r.host, r.created_at, r.recipient_id]);
   }
 
   /** The receipts of the message's recipients. */

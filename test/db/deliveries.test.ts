@@ -92,6 +92,7 @@ async function seed(db: SqlExecutor, emails: string[], statuses: string[] = []) 
 const reply = JSON.stringify({ code: 250, enhanced_code: "2.0.0", message: "OK" });
 const receipt = (recipientId: string, at = 1_000) => ({ recipient_id: recipientId, reply, host: "mx.dest.test", created_at: at });
 
+const open_ = (name: string) => engines.find(([n]) => n === name)![1]();
 const engines: [string, () => Promise<Engine>, boolean][] = [
   ["SQLite", sqliteEngine, true],
   ["PostgreSQL", postgresEngine, postgresAvailable()],
@@ -172,6 +173,53 @@ for (const [name, open, available] of engines) {
     });
   });
 }
+
+describe.skipIf(!postgresAvailable())("PostgreSQL, a receipt beside the job's outcome (concurrent transactions)", () => {
+  /** The outcome's transaction: the recipient delivered and its receipt removed, committed `holdMs` later. */
+  const outcome = (client: ReturnType<typeof postgresClient>, recipientId: string, holdMs: number, written: () => void = () => {}) =>
+    client.begin(async (tx) => {
+      const db = new PostgresExecutor(tx);
+      await db.run("UPDATE recipients SET status = 'delivered' WHERE id = ?", [recipientId]);
+      await new DeliveryRepository(db).removeReceipt(recipientId);
+      written();
+      await Bun.sleep(holdMs);
+    });
+
+  test("written while the outcome commits: it waits, sees delivered and writes nothing", async () => {
+    const { db, location } = await open_("PostgreSQL");
+    const { message, recipients } = await seed(db, ["a@dest.test"]);
+    const client = postgresClient((location as { postgres: string }).postgres, { max: 2 });
+    try {
+      let written!: () => void;
+      const uncommitted = new Promise<void>((r) => (written = r));
+      const committing = outcome(client, recipients[0]!, 200, () => written());
+      await uncommitted;
+      await new DeliveryRepository(db).writeReceipt(receipt(recipients[0]!));
+      await committing;
+      expect(await new DeliveryRepository(db).receiptsOf(message)).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("written just before the outcome: the outcome waits for it and removes it", async () => {
+    const { db, location } = await open_("PostgreSQL");
+    const { message, recipients } = await seed(db, ["a@dest.test"]);
+    const client = postgresClient((location as { postgres: string }).postgres, { max: 2 });
+    try {
+      const writing = client.begin(async (tx) => {
+        await new DeliveryRepository(new PostgresExecutor(tx)).writeReceipt(receipt(recipients[0]!));
+        await Bun.sleep(200);
+      });
+      await Bun.sleep(50);
+      await outcome(client, recipients[0]!, 0);
+      await writing;
+      expect(await new DeliveryRepository(db).receiptsOf(message)).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
 
 test("the receipt writer never creates a missing SQLite file", () => {
   const path = join(dir, "missing.db");
