@@ -166,19 +166,16 @@ export async function startOutbound(
     domain,
     send: (body, headers) => t.request("POST", "/v1/send", { projectToken: t.team.projectToken, body, headers }),
     routeToSink: (d) => dns.set(d, "MX", [{ exchange: "mx.sink.test", priority: 10 }]),
-    messageStatus: (id) => t.deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM messages WHERE id = ?").get(id)?.status ?? "missing",
+    messageStatus: (id) => t.sqlNow.get<{ status: string }>("SELECT status FROM messages WHERE id = ?", [id])?.status ?? "missing",
     recipients: (id) =>
-      t.deps.sqlite
-        .query<{ id: string; email: string; status: string; attempts: number; last_response: string | null }, [string]>(
-          "SELECT id, email, status, attempts, last_response FROM recipients WHERE message_id = ? ORDER BY email",
-        )
-        .all(id),
+      t.sqlNow.all<{ id: string; email: string; status: string; attempts: number; last_response: string | null }>(
+        "SELECT id, email, status, attempts, last_response FROM recipients WHERE message_id = ? ORDER BY email",
+        [id],
+      ),
+    // Event ids are time-ordered (UUIDv7): within one millisecond, the order they were added.
     history: (id) =>
-      t.deps.sqlite
-        .query<{ kind: string; status: string | null; data: string }, [string]>(
-          "SELECT kind, status, data FROM message_events WHERE message_id = ? ORDER BY created_at, rowid",
-        )
-        .all(id)
+      t.sqlNow
+        .all<{ kind: string; status: string | null; data: string }>("SELECT kind, status, data FROM message_events WHERE message_id = ? ORDER BY created_at, id", [id])
         .map((r) => ({ ...r, data: JSON.parse(r.data) })),
     waitForStatus: (id, statuses, timeoutMs = 5000) =>
       waitFor(() => {

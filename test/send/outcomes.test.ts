@@ -23,12 +23,13 @@ async function sendOne(to: string): Promise<string> {
   return res.json.message_id;
 }
 
-const jobRow = (messageId: string) =>
-  h.deps.sqlite
-    .query<{ run_at: number; attempts: number; last_error: string | null }, [string]>(
-      "SELECT run_at, attempts, last_error FROM jobs WHERE queue = 'outbound' AND json_extract(payload, '$.messageId') = ?",
-    )
-    .get(messageId);
+const jobRow = (messageId: string) => {
+  const messageIdOf = h.sqlNow.dialect === "postgres" ? "(payload::jsonb ->> 'messageId')" : "json_extract(payload, '$.messageId')";
+  return h.sqlNow.get<{ run_at: number; attempts: number; last_error: string | null }>(
+    `SELECT run_at, attempts, last_error FROM jobs WHERE queue = 'outbound' AND ${messageIdOf} = ?`,
+    [messageId],
+  );
+};
 
 test("451 at RCPT, then 250: soft_bounced, retried, delivered", async () => {
   h.routeToSink("greylist.test");
@@ -42,7 +43,7 @@ test("451 at RCPT, then 250: soft_bounced, retried, delivered", async () => {
   expect(bounce.data.response).toEqual({ code: 451, enhanced_code: "4.7.1", message: "Greylisted, please come back" });
   expect(bounce.data.next_attempt_at).toBeString();
   expect(h.recipients(id)[0]!.attempts).toBe(2);
-  const events = h.deps.sqlite.query<{ kind: string; body: string }, [string]>("SELECT kind, body FROM events WHERE message_id = ?").all(id);
+  const events = h.sqlNow.all<{ kind: string; body: string }>("SELECT kind, body FROM events WHERE message_id = ?", [id]);
   expect(events.filter((e) => e.kind === "message.sent").length).toBe(1); // the retry is in the history only
   const bounced = events.find((e) => e.kind === "message.bounced")!;
   expect(JSON.parse(bounced.body).data.bounce_type).toBe("soft");
@@ -82,15 +83,17 @@ test("a 250 is on record at once: a job re-run after a crash takes the receipt a
   await h.waitForStatus(id, ["delivered"]);
   const copies = () => h.sink.received.filter((m) => m.raw.includes(id)).length;
   expect(copies()).toBe(1);
-  const receipts = () => h.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM delivery_receipts").get()!.n;
+  const receipts = () => h.sqlNow.get<{ n: number }>("SELECT count(*) AS n FROM delivery_receipts")!.n;
   expect(receipts()).toBe(0); // the outcome's commit removed it
   // What a crash between the 250 and the outcome's commit leaves: the recipient processed, its
   // receipt written, the job still queued.
   const rid = h.recipients(id)[0]!.id;
-  h.deps.sqlite.query("UPDATE recipients SET status = 'processed' WHERE id = ?").run(rid);
-  h.deps.sqlite
-    .query("INSERT INTO delivery_receipts (recipient_id, reply, host, created_at) VALUES (?, ?, 'mx.sink.test', ?)")
-    .run(rid, JSON.stringify({ code: 250, enhanced_code: "2.0.0", message: "Ok: queued as R1" }), Date.now());
+  h.sqlNow.run("UPDATE recipients SET status = 'processed' WHERE id = ?", [rid]);
+  h.sqlNow.run("INSERT INTO delivery_receipts (recipient_id, reply, host, created_at) VALUES (?, ?, 'mx.sink.test', ?)", [
+    rid,
+    JSON.stringify({ code: 250, enhanced_code: "2.0.0", message: "Ok: queued as R1" }),
+    Date.now(),
+  ]);
   await h.deps.queue.enqueue("outbound", { messageId: id }, { maxAttempts: 1000 });
   await waitFor(() => h.recipients(id)[0]!.status === "delivered" && receipts() === 0);
   expect(copies()).toBe(1);
@@ -124,7 +127,7 @@ test("550 at RCPT: hard_bounced with the remote reply, a team suppression, and t
   expect(h.messageStatus(id)).toBe("delivered");
   const bounce = h.history(id).find((e) => e.status === "hard_bounced")!;
   expect(bounce.data.response).toEqual({ code: 550, enhanced_code: "5.1.1", message: "<nobody@strict.test>: Recipient address rejected: User unknown" });
-  const sup = h.deps.sqlite.query<{ scope: string; reason: string }, [string]>("SELECT scope, reason FROM suppressions WHERE email = ?").get("nobody@strict.test");
+  const sup = h.sqlNow.get<{ scope: string; reason: string }>("SELECT scope, reason FROM suppressions WHERE email = ?", ["nobody@strict.test"]);
   expect(sup).toEqual({ scope: "team", reason: "hard_bounce" });
   expect(jobRow(id)).toBeNull();
   h.sink.onRcpt = null;
@@ -133,7 +136,7 @@ test("550 at RCPT: hard_bounced with the remote reply, a team suppression, and t
   expect(again.status).toBe(202);
   expect(again.json.status).toBe("suppressed");
   expect(h.messageStatus(again.json.message_id)).toBe("suppressed");
-  const kinds = h.deps.sqlite.query<{ kind: string }, [string]>("SELECT kind FROM events WHERE message_id = ?").all(again.json.message_id).map((e) => e.kind);
+  const kinds = h.sqlNow.all<{ kind: string }>("SELECT kind FROM events WHERE message_id = ?", [again.json.message_id]).map((e) => e.kind);
   expect(kinds).toEqual(["message.created", "message.suppressed"]);
 });
 
@@ -143,7 +146,7 @@ test("a refused envelope sender (MAIL FROM) bounces without suppressing the reci
   const id = await sendOne("someone@picky.test");
   expect(await h.waitForStatus(id, ["hard_bounced"])).toBe("hard_bounced");
   h.sink.onMailFrom = null;
-  expect(h.deps.sqlite.query("SELECT 1 FROM suppressions WHERE email = 'someone@picky.test'").get()).toBeNull();
+  expect(h.sqlNow.get("SELECT 1 AS one FROM suppressions WHERE email = 'someone@picky.test'")).toBeNull();
   // The connection survives a refused transaction: the next message goes through.
   const next = await sendOne("someone@picky.test");
   expect(await h.waitForStatus(next, ["delivered"])).toBe("delivered");
@@ -218,7 +221,7 @@ test("queue lifetime exceeded: failed, with the last reply kept", async () => {
     const failed = short.history(id).at(-1)!;
     expect(failed.data.reason).toContain("queue lifetime");
     expect(failed.data.response.message).toContain("ECONNREFUSED");
-    const kinds = short.deps.sqlite.query<{ kind: string }, [string]>("SELECT kind FROM events WHERE message_id = ?").all(id).map((e) => e.kind);
+    const kinds = short.sqlNow.all<{ kind: string }>("SELECT kind FROM events WHERE message_id = ?", [id]).map((e) => e.kind);
     expect(kinds).toContain("message.failed");
   } finally {
     await short.close();

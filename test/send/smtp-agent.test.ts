@@ -94,7 +94,7 @@ async function orphanWritesReceipt(database: string, recipientId: string, receip
 
 test("when its server dies mid-transaction, the agent reads the 250 and writes the receipt itself, then exits", async () => {
   const dbPath = join(dir, "posthorn.db");
-  const t = createTestApp({ dbPath });
+  const t = createTestApp({ dbPath, engine: "sqlite" }); // a file the agent opens; PostgreSQL is the next test
   const messageId = insertMessage(t.deps, { teamId: t.team.teamId, to: [{ email: "r@dest.test", name: "" }] });
   const recipientId = insertRecipient(t.deps, messageId, "r@dest.test", "processed");
   await orphanWritesReceipt(dbPath, recipientId, async () =>
