@@ -1,5 +1,5 @@
 import { SQL } from "bun";
-import { ConflictError, DatabaseUnavailableError } from "../errors.ts";
+import { BadRequestError, ConflictError, DatabaseUnavailableError } from "../errors.ts";
 import type { SqlExecutor, SqlValue } from "./sql.ts";
 
 /**
@@ -81,8 +81,10 @@ const UNAVAILABLE_STATES = /^(08|53|57P0[1-3])/;
 
 /**
  * What a PostgreSQL failure means to the layer above: the database being unreachable is a 503
- * (DatabaseUnavailableError), a foreign key that lost its row a 409 (a write that raced a delete,
- * as on SQLite); anything else is passed on as it is.
+ * (DatabaseUnavailableError); a foreign key that lost its row, a unique value taken meanwhile, or
+ * a deadlock with a concurrent transaction a 409 (the write lost a race and changed nothing; the
+ * client may retry); a NUL character a 400 (PostgreSQL's text cannot hold one, and only a client
+ * sends one: SQLite would have stored it). Anything else is passed on as it is.
  */
 export function postgresError(err: unknown): unknown {
   const e = err as { code?: unknown; errno?: unknown; message?: unknown } | null;
@@ -94,5 +96,7 @@ export function postgresError(err: unknown): unknown {
   if (state === "23503") return new ConflictError("Something this request refers to was deleted while it ran; nothing was changed.");
   // Another node's transaction took the same unique value (a slug, a domain, an idempotency key) first.
   if (state === "23505") return new ConflictError("This conflicts with a change made at the same time; nothing was changed.");
+  if (state === "40P01" || state === "40001") return new ConflictError("This request collided with a concurrent one and changed nothing; retry it.");
+  if (state === "22021" && /0x00/.test(String(e?.message))) return new BadRequestError("Text may not contain the NUL character (\\u0000).");
   return err;
 }

@@ -2,6 +2,7 @@ import type { ReservedSQL, SQL } from "bun";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { DatabaseUnavailableError } from "../errors.ts";
 import { JOBS_CHANNEL, JobSignals } from "./job-queue.ts";
+import { LockRepository } from "./locks.ts";
 import { migratePostgres } from "./migrate-pg.ts";
 import { PostgresExecutor, postgresClient, postgresError } from "./postgres.ts";
 import type { SqlExecutor, SqlValue } from "./sql.ts";
@@ -162,12 +163,16 @@ export class PostgresStore implements Store {
   private readonly units = new AsyncLocalStorage<PostgresUnit | null>();
   private readonly gate: Gate;
   private unlisten: (() => Promise<void>) | null = null;
+  private readonly url: string | null;
+  private pingClient: SQL | null = null;
+  private pinger: LockRepository | null = null;
 
   constructor(
     private readonly sql: SQL,
-    opts: { poolSize: number; poolWaitMs: number },
+    opts: { poolSize: number; poolWaitMs: number; url?: string },
   ) {
     this.gate = new Gate(opts.poolSize, opts.poolWaitMs);
+    this.url = opts.url ?? null;
     this.pool = repositories(new GatedExecutor(new PostgresExecutor(sql), this.gate), this.signals);
   }
 
@@ -251,12 +256,20 @@ export class PostgresStore implements Store {
     return this.units.getStore() ?? undefined;
   }
 
+  /**
+   * On a connection of its own, outside the pool's gate: a health check tells whether the
+   * database answers, and must not queue behind requests when every pooled connection is busy.
+   */
   async ping(): Promise<void> {
-    await this.read.locks.ping();
+    if (!this.url) return this.pool.locks.ping();
+    this.pingClient ??= postgresClient(this.url, { max: 1 });
+    this.pinger ??= new LockRepository(new PostgresExecutor(this.pingClient));
+    await this.pinger.ping();
   }
 
   async close(): Promise<void> {
     await this.unlisten?.().catch(() => {});
+    await this.pingClient?.close({ timeout: 1 }).catch(() => {});
     await this.sql.close({ timeout: 5 });
   }
 }
@@ -297,7 +310,7 @@ export async function openPostgresStore(
 ): Promise<PostgresStore> {
   const sql = await connectPostgres(url, opts.poolSize, unreachable);
   await migratePostgres(sql);
-  const store = new PostgresStore(sql, opts);
+  const store = new PostgresStore(sql, { ...opts, url });
   await store.listen();
   return store;
 }

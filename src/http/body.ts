@@ -10,7 +10,8 @@ import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from
 export const MAX_JSON_DEPTH = 32;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** Escapes that can bring text no store keeps: a lone surrogate (\uD800–\uDFFF) or NUL (\u0000). */
+const SUSPECT_ESCAPE = /\\u(?:[dD][89a-fA-F]|0000)/;
 
 /** `application/json` or any `+json` type, parameters (charset) ignored. */
 export function isJsonContentType(contentType: string | null): boolean {
@@ -66,12 +67,15 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   return false;
 }
 
-/** True when every string and key in `value` is well-formed Unicode (no lone surrogate from a `\ud800` escape). */
+/** Text the database can keep: well-formed Unicode (no lone surrogate) without NUL, which PostgreSQL's text refuses. */
+const storable = (s: string): boolean => s.isWellFormed() && !s.includes("\0");
+
+/** True when every string and key in `value` is storable text. */
 function wellFormed(value: unknown): boolean {
-  if (typeof value === "string") return value.isWellFormed();
+  if (typeof value === "string") return storable(value);
   if (Array.isArray(value)) return value.every(wellFormed);
   if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) if (!k.isWellFormed() || !wellFormed(v)) return false;
+    for (const [k, v] of Object.entries(value)) if (!storable(k) || !wellFormed(v)) return false;
   }
   return true;
 }
@@ -101,8 +105,11 @@ export async function parseJsonBody(request: Request, limit: number): Promise<un
   } catch {
     throw new BadRequestError("The request body is not valid JSON.");
   }
-  // Strict UTF-8 cannot decode to a lone surrogate, so only a \uD800–\uDFFF escape can bring one: walk the value only then.
-  if (SURROGATE_ESCAPE.test(text) && !wellFormed(value)) throw new BadRequestError("The request body contains invalid Unicode (a lone surrogate).");
+  // Strict UTF-8 cannot decode to a lone surrogate, and JSON allows no raw NUL: only an escape can
+  // bring either, so the value is walked only when the text has one.
+  if (SUSPECT_ESCAPE.test(text) && !wellFormed(value)) {
+    throw new BadRequestError("The request body contains text that cannot be stored: a lone surrogate or a NUL character (\\u0000).");
+  }
   return value;
 }
 

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { AppError, DatabaseUnavailableError, fieldErrors, PayloadTooLargeError, RateLimitedError, ValidationError } from "../errors.ts";
+import { AppError, BadRequestError, DatabaseUnavailableError, fieldErrors, PayloadTooLargeError, RateLimitedError, ValidationError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { bodyShapeOf, describeShape, parseJsonBody, type BodyShape } from "./body.ts";
 import { learnFilters, routeKey } from "./filters.ts";
@@ -97,6 +97,8 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
   const wrongShape = new WeakMap<Request, ValidationError>();
   const plugin = new Elysia({ name: "error-handler" })
     .onRequest(({ request }) => {
+      // No id, name or filter contains NUL, and PostgreSQL's text cannot hold one: refused before routing, on both engines.
+      if (/%00/.test(request.url)) return errorResponse(400, new BadRequestError("The URL may not contain the NUL character (%00)."), log);
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > maxBodyBytes) return errorResponse(413, new PayloadTooLargeError(maxBodyBytes), log);
     })

@@ -132,6 +132,19 @@ describe("error bodies", () => {
     expect(((await lone.json()) as { message: string }).message).toContain("lone surrogate");
   });
 
+  test("NUL in a body string or key, or in the URL → 400 on either engine (PostgreSQL's text cannot hold it)", async () => {
+    for (const body of [String.raw`[{"subject":"a\u0000b"}]`, String.raw`[{"x\u0000":1}]`]) {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toContain("NUL");
+    }
+    // An escaped backslash before "u0000" is ordinary text.
+    expect((await post(String.raw`[{"subject":"a\\u0000b"}]`)).status).toBe(422);
+    const url = await call("/conflict%00");
+    expect(url.status).toBe(400);
+    expect(((await url.json()) as { message: string }).message).toContain("NUL");
+  });
+
   test("domain errors map to their status", async () => {
     const res = await call("/conflict");
     expect(res.status).toBe(409);
