@@ -108,7 +108,8 @@ class PostgresUnit {
         const { conn, tx } = await this.store.open();
         this.conn = conn;
         this.tx = tx;
-        this.timer = setTimeout(() => void this.finish(true), HOLD_LIMIT_MS);
+        // A failed commit here has nobody to tell: the request's own finish() reports it.
+        this.timer = setTimeout(() => this.finish(true).catch(() => {}), HOLD_LIMIT_MS);
         this.timer.unref?.();
         try {
           return await fn(tx);
@@ -146,7 +147,8 @@ class PostgresUnit {
     if (!conn) return this.closing ?? Promise.resolve();
     this.conn = null;
     this.tx = null;
-    this.closing = this.store.end(conn, ok);
+    // A rollback that fails (the connection is gone) has undone the transaction all the same.
+    this.closing = ok ? this.store.end(conn, true) : this.store.end(conn, false).catch(() => {});
     return this.closing;
   }
 }

@@ -5,21 +5,16 @@
 // another returns the first answer.
 import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { postgresClient } from "../../src/db/postgres.ts";
-import { dkimRecordContent, generateDkimKeyPair } from "../../src/dns/dkim-key.ts";
-import { newId } from "../../src/ids.ts";
-import { openDeps } from "../../src/runtime.ts";
-import { bootstrapIfEmpty } from "../../src/bootstrap.ts";
-import { tempDir, testConfig, waitFor } from "../helpers.ts";
+import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
+import { tempDir, waitFor } from "../helpers.ts";
 import { startSink } from "../send/harness.ts";
 import { sendRaw } from "../smtp/support.ts";
 import { startDnsServer } from "../support/dns-server.ts";
 import { postgresAvailable, testPostgres } from "../support/postgres.ts";
 import { makeTestCert, startReceiver } from "../webhooks/support.ts";
-import { freePort, smtpAgentsOf, spawnServer, type ServerProcess } from "./fixtures/outbound-server.ts";
+import { freePort, preparePostgresDatabase, smtpAgentsOf, spawnServer, type ServerProcess } from "./fixtures/outbound-server.ts";
 
 const TOTAL = 3000;
-const DOMAIN = "sender.test";
 const nodes: ServerProcess[] = [];
 const dirs: string[] = [];
 afterAll(() => {
@@ -27,33 +22,12 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** A team with an active sending domain on a fresh PostgreSQL database. */
-async function preparePostgres(url: string) {
-  const deps = await openDeps(testConfig({ POSTHORN_DATABASE_URL: url, POSTHORN_INBOUND_DOMAIN: "inbound.posthorn.test" }));
-  const boot = (await bootstrapIfEmpty(deps.store, { teamName: "Cluster", inboundDomain: "inbound.posthorn.test" }))!;
-  await deps.store.close();
-  const key = generateDkimKeyPair();
-  const sql = postgresClient(url, { max: 1 });
-  const id = newId();
-  const now = Date.now();
-  await sql.unsafe(
-    `INSERT INTO domains (id, team_id, domain, status, status_changed_at, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, created_at, updated_at)
-     VALUES ($1, $2, $3, 'active', $4, 'ph1', $5, $6, 'ph-bounces', $4, $4)`,
-    [id, boot.team_id, DOMAIN, now, key.privateKeyPem, key.publicKeyBase64],
-  );
-  await sql.unsafe("INSERT INTO project_domains (project_id, domain_id, created_at) VALUES ($1, $2, $3)", [boot.project_id, id, now]);
-  const [route] = (await sql.unsafe("SELECT id, inbound_address FROM routes WHERE project_id = $1 AND route_type = 'inbound'", [boot.project_id])) as {
-    id: string;
-    inbound_address: string;
-  }[];
-  return { boot, publicKeyBase64: key.publicKeyBase64, inbound: route!, sql };
-}
-
 test.skipIf(!postgresAvailable())(
   "three nodes on one PostgreSQL: a SIGKILLed node loses nothing and delivers nothing twice; inbound reaches its webhook once; idempotency holds across nodes",
   async () => {
     const url = await (await testPostgres()).createDatabase();
-    const data = await preparePostgres(url);
+    const data = await preparePostgresDatabase(url);
+    const DOMAIN = data.domain;
     const dns = await startDnsServer();
     const sink = await startSink();
     sink.dataDelayMs = 2;
