@@ -89,9 +89,8 @@ async function composeRequest(deps: Deps, row: OutboundMessageRow, secret: () =>
 }
 
 /**
- * Where an orphaned SMTP agent writes its receipts. On SQLite the file in the data directory:
- * a test's in-memory database has none there, and then the agent writes none (as before a
- * crash, nothing is lost but the guard against sending again).
+ * Where an orphaned SMTP agent writes its receipts: the PostgreSQL database, or the SQLite file
+ * in the data directory. A test's in-memory database has no file there; its agent writes none.
  */
 function receiptDatabase(config: Config): DatabaseLocation | null {
   if (config.databaseUrl) return { postgres: config.databaseUrl };

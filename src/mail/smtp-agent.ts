@@ -6,7 +6,7 @@
  * Were the server to die (SIGKILL, the OOM killer, a crash) between that 250 and the commit that
  * records it, the message would go out again after the restart. The agent outlives its parent:
  * when the channel closes without a "close" from the parent, it writes a delivery receipt
- * (receipts.ts) for every acceptance the parent may not have recorded, starts no further
+ * (db/receipt-writer.ts) for every acceptance the parent may not have recorded, starts no further
  * transaction, waits for the replies still due and records those too, then exits, all well
  * within the job lease after which the restarted server runs the job again and finds the
  * receipts. As in Postfix, where the delivery agent rather than the queue manager marks a
