@@ -7,16 +7,21 @@
 //      (default, plain SMTP like Postfix's smtp-sink) or smtp-server (full receiver, STARTTLS);
 //   4. the full server's peak RSS.
 //
+// POSTHORN_BENCH_DATABASE=postgres runs the same on PostgreSQL: a cluster of its own on loopback
+// with production durability (fsync, synchronous_commit=on), a fresh database per server.
+//
 //   bun scripts/bench/send.ts [singleRequests=20000] [batches=20] [e2eMessages=10000]
 //
 // Bounded: every phase stops at its count or at the overall deadline (5 minutes).
 import { Database } from "bun:sqlite";
+import type { SQL } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { databasePath } from "../../src/db/connection.ts";
 import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
-import { freePort, prepareDataDir, spawnServer, type ServerProcess } from "../../test/e2e/fixtures/outbound-server.ts";
+import { freePort, prepareDataDir, preparePostgresDatabase, spawnServer, type ServerProcess } from "../../test/e2e/fixtures/outbound-server.ts";
+import { durablePostgres } from "../../test/support/postgres.ts";
 import { startSink } from "../../test/send/harness.ts";
 import { startLeanSink } from "./lean-sink.ts";
 import { startDnsServer } from "../../test/support/dns-server.ts";
@@ -31,6 +36,17 @@ const timeLeft = () => DEADLINE - Date.now();
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+
+const ENGINE = process.env.POSTHORN_BENCH_DATABASE ?? "sqlite";
+if (ENGINE !== "sqlite" && ENGINE !== "postgres") throw new Error("POSTHORN_BENCH_DATABASE is sqlite or postgres");
+const cluster = ENGINE === "postgres" ? durablePostgres() : null;
+console.log(`database: ${ENGINE === "postgres" ? "PostgreSQL (fsync=on, synchronous_commit=on), loopback" : "SQLite (WAL, synchronous=FULL)"}`);
+
+/** Counts on the server's database, whichever engine. */
+interface Counter {
+  count(sql: string): Promise<number>;
+  close(): Promise<void>;
+}
 
 const dns = await startDnsServer();
 /**
@@ -86,23 +102,32 @@ async function singleSends(url: string, token: string, domain: string, count: nu
   return { rate: latencies.length / secs, n: latencies.length, p50: pct(latencies, 50), p99: pct(latencies, 99), failures };
 }
 
-async function setup(apiOnly: boolean): Promise<{ dir: string; server: ServerProcess; token: string; domain: string; db: Database }> {
+async function setup(apiOnly: boolean): Promise<{ dir: string; server: ServerProcess; token: string; domain: string; db: Counter }> {
   const dir = mkdtempSync(join(tmpdir(), "posthorn-bench-send-"));
-  const data = prepareDataDir(dir);
+  const env: Record<string, string> = { POSTHORN_DELIVERY: "direct", POSTHORN_MX_PORT: String(sink.port), POSTHORN_DNS_SERVERS: dns.server };
+  let data: { projectToken: string; domain: string; publicKeyBase64: string };
+  let db: Counter;
+  if (cluster) {
+    const url = await cluster.createDatabase();
+    const pg = await preparePostgresDatabase(url);
+    data = { projectToken: pg.boot.project_token, domain: pg.domain, publicKeyBase64: pg.publicKeyBase64 };
+    env.POSTHORN_DATABASE_URL = url;
+    const sql: SQL = pg.sql;
+    db = { count: async (q) => Number(((await sql.unsafe(q)) as { n: bigint }[])[0]!.n), close: () => sql.close() };
+  } else {
+    data = prepareDataDir(dir);
+    const sqlite = new Database(databasePath(dir), { readonly: true });
+    db = { count: async (q) => sqlite.query<{ n: number }, []>(q).get()!.n, close: async () => sqlite.close() };
+  }
   dns.set(`ph1._domainkey.${data.domain}`, "TXT", [dkimRecordContent(data.publicKeyBase64)]);
-  const server = await spawnServer({
-    dataDir: dir,
-    port: await freePort(),
-    apiOnly,
-    env: { POSTHORN_DELIVERY: "direct", POSTHORN_MX_PORT: String(sink.port), POSTHORN_DNS_SERVERS: dns.server },
-  });
-  return { dir, server, token: data.projectToken, domain: data.domain, db: new Database(databasePath(dir), { readonly: true }) };
+  const server = await spawnServer({ dataDir: dir, port: await freePort(), apiOnly, env });
+  return { dir, server, token: data.projectToken, domain: data.domain, db };
 }
 
-async function teardown(s: { dir: string; server: ServerProcess; db: Database }) {
+async function teardown(s: { dir: string; server: ServerProcess; db: Counter }) {
   s.server.proc.kill("SIGTERM");
   await s.server.proc.exited;
-  s.db.close();
+  await s.db.close();
   rmSync(s.dir, { recursive: true, force: true });
 }
 
@@ -118,16 +143,17 @@ async function teardown(s: { dir: string; server: ServerProcess; db: Database })
 
 // ---- 1b, 2, 3. The full server, delivering to the sink.
 const s = await setup(false);
-const delivered = () => s.db.query<{ n: number }, []>("SELECT count(*) AS n FROM messages WHERE status = 'delivered'").get()!.n;
-const total = () => s.db.query<{ n: number }, []>("SELECT count(*) AS n FROM messages").get()!.n;
+const delivered = () => s.db.count("SELECT count(*) AS n FROM messages WHERE status = 'delivered'");
+const total = () => s.db.count("SELECT count(*) AS n FROM messages");
 /**
  * Waits until every accepted message reads delivered. The sink's own count gates the database
  * polls: counting a growing table every few ms would take CPU from the server on this 2-core box.
  */
 async function waitAllDelivered(): Promise<boolean> {
   while (timeLeft() > 0) {
-    if (receivedCount() >= total() && delivered() >= total()) return true;
-    await Bun.sleep(receivedCount() >= total() ? 10 : 100);
+    const all = await total();
+    if (receivedCount() >= all && (await delivered()) >= all) return true;
+    await Bun.sleep(receivedCount() >= all ? 10 : 100);
   }
   return false;
 }
@@ -135,7 +161,7 @@ await singleSends(s.server.url, s.token, s.domain, 500); // warm-up: JIT, pools,
 await waitAllDelivered();
 
 const full = await singleSends(s.server.url, s.token, s.domain, SINGLE);
-const deliveredDuring = delivered();
+const deliveredDuring = await delivered();
 console.log(`POST /v1/send, ${CONCURRENCY} concurrent clients, full server delivering as it accepts, ${full.n} requests:`);
 console.log(`  accepted: ${full.rate.toFixed(0)}/s   p50 ${fmt(full.p50)}   p99 ${fmt(full.p99)}   non-202: ${full.failures}`);
 const drainStart = performance.now();
@@ -160,7 +186,7 @@ console.log(`POST /v1/send/batch, 500 emails (${batchKb.toFixed(0)} KB), ${batch
 console.log(`  p50 ${fmt(pct(batchLat, 50))}   p99 ${fmt(pct(batchLat, 99))}   non-202: ${batchFailures}`);
 await waitAllDelivered();
 
-const before = delivered();
+const before = await delivered();
 const receivedBefore = receivedCount();
 const benchCpuBefore = process.cpuUsage();
 const cpuBefore = s.server.cpuSeconds();
@@ -181,7 +207,7 @@ await Promise.all(
 const acceptedSecs = (performance.now() - t3) / 1000;
 const ok = await waitAllDelivered();
 const e2eSecs = (performance.now() - t3) / 1000;
-const n = delivered() - before;
+const n = (await delivered()) - before;
 const benchCpu = process.cpuUsage(benchCpuBefore);
 const cpuAfter = s.server.cpuSeconds();
 console.log(`End to end, ${E2E} messages to the ${SINK_KIND} sink: accepted in ${acceptedSecs.toFixed(1)} s, all delivered (status) after ${e2eSecs.toFixed(1)} s:`);
@@ -202,3 +228,4 @@ console.log(`Full server peak RSS: ${((s.server.peakRssKb() ?? 0) / 1024).toFixe
 await teardown(s);
 await sink.close();
 await dns.close();
+cluster?.stop();

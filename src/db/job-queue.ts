@@ -22,12 +22,17 @@ type Row = { id: number; queue: string; payload: string; attempts: number; max_a
 /** The channel on which PostgreSQL tells every node's runner that a queue got due work. */
 export const JOBS_CHANNEL = "posthorn_jobs";
 
+/** Told of each due job a queue gets; what it does with that is the engine's business. */
+export interface EnqueueListener {
+  enqueued(queue: string): void;
+}
+
 /**
  * Who hears of enqueued work in this process: the runner sets `onEnqueue`. Told after the current
- * turn, so after a SQLite group commit that carried the enqueue; on PostgreSQL every node (this
- * one included) also hears it through NOTIFY once the enqueuing transaction commits.
+ * turn, so after a SQLite group commit that carried the enqueue; on PostgreSQL once the enqueuing
+ * transaction has committed, when every node (this one included) also hears it through NOTIFY.
  */
-export class JobSignals {
+export class JobSignals implements EnqueueListener {
   onEnqueue: ((queue: string) => void) | null = null;
   private readonly toWake = new Set<string>();
 
@@ -52,7 +57,6 @@ export class JobSignals {
 const FLAVORS = {
   sqlite: {
     insert: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?) RETURNING id",
-    insertNotify: null,
     claim: `UPDATE jobs SET run_at = ?, attempts = attempts + 1
             WHERE id IN (SELECT id FROM jobs WHERE queue = ? AND dead_at IS NULL AND run_at <= ? ORDER BY run_at LIMIT ?)
             RETURNING id, queue, payload, attempts, max_attempts, created_at`,
@@ -61,9 +65,6 @@ const FLAVORS = {
   },
   postgres: {
     insert: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?) RETURNING id",
-    // One round trip: the row and the NOTIFY, which PostgreSQL delivers when the transaction commits.
-    insertNotify: `WITH j AS (INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?) RETURNING id)
-                   SELECT id, pg_notify('${JOBS_CHANNEL}', ?) AS n FROM j`,
     claim: `UPDATE jobs SET run_at = ?, attempts = attempts + 1
             WHERE id IN (SELECT id FROM jobs WHERE queue = ? AND dead_at IS NULL AND run_at <= ? ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED)
             RETURNING id, queue, payload, attempts, max_attempts, created_at`,
@@ -87,7 +88,7 @@ export class JobQueue {
 
   constructor(
     private readonly db: SqlExecutor,
-    private readonly signals: JobSignals = new JobSignals(),
+    private readonly signals: EnqueueListener = new JobSignals(),
     private readonly now: () => number = Date.now,
   ) {
     this.sql = FLAVORS[db.dialect];
@@ -98,10 +99,7 @@ export class JobQueue {
     const runAt = opts.runAt ?? now;
     const due = runAt <= now;
     const params = [queue, JSON.stringify(payload), runAt, opts.maxAttempts ?? 25, now];
-    const row =
-      due && this.sql.insertNotify
-        ? await this.db.get<{ id: number }>(this.sql.insertNotify, [...params, queue])
-        : await this.db.get<{ id: number }>(this.sql.insert, params);
+    const row = await this.db.get<{ id: number }>(this.sql.insert, params);
     if (due) this.signals.enqueued(queue);
     return Number(row!.id);
   }

@@ -8,6 +8,9 @@ import { PostgresExecutor, postgresClient, postgresError } from "./postgres.ts";
 import type { SqlExecutor, SqlValue } from "./sql.ts";
 import { repositories, type Repositories, type Store, type StoreStats } from "./store.ts";
 
+/** An open transaction on a reserved connection. */
+type Transaction = { conn: ReservedSQL; tx: Repositories; enqueued: Set<string> };
+
 /** How long a unit may keep its transaction open before it is committed anyway (as on SQLite). */
 const HOLD_LIMIT_MS = 1000;
 
@@ -83,8 +86,7 @@ class GatedExecutor implements SqlExecutor {
  * gives the connection back. The same contract as the SQLite writer's UnitOfWork.
  */
 class PostgresUnit {
-  private conn: ReservedSQL | null = null;
-  private tx: Repositories | null = null;
+  private t: Transaction | null = null;
   private outcome: boolean | null = null;
   private turns: Promise<unknown> = Promise.resolve();
   private timer: Timer | null = null;
@@ -98,34 +100,33 @@ class PostgresUnit {
 
   /** The open transaction's repositories, once the unit has written (its reads must see its writes). */
   get openTx(): Repositories | null {
-    return this.outcome === null ? this.tx : null;
+    return this.outcome === null ? (this.t?.tx ?? null) : null;
   }
 
   run<T>(fn: (tx: Repositories) => T | Promise<T>): Promise<T> {
     const result = this.turns.then(async () => {
       if (this.outcome !== null) throw new Error("the request's unit of work has finished");
-      if (!this.conn) {
-        const { conn, tx } = await this.store.open();
-        this.conn = conn;
-        this.tx = tx;
+      if (!this.t) {
+        const t = (this.t = await this.store.open());
         // A failed commit here has nobody to tell: the request's own finish() reports it.
         this.timer = setTimeout(() => this.finish(true).catch(() => {}), HOLD_LIMIT_MS);
         this.timer.unref?.();
         try {
-          return await fn(tx);
+          return await fn(t.tx);
         } catch (err) {
           // Nothing of the unit was written yet: roll back and let a later write start afresh.
           await this.close(false);
           throw err;
         }
       }
-      await this.conn.unsafe("SAVEPOINT w");
+      const { conn, tx } = this.t;
+      await conn.unsafe("SAVEPOINT w");
       try {
-        const value = await fn(this.tx!);
-        await this.conn.unsafe("RELEASE w");
+        const value = await fn(tx);
+        await conn.unsafe("RELEASE w");
         return value;
       } catch (err) {
-        await this.conn.unsafe("ROLLBACK TO w").catch(() => {});
+        await conn.unsafe("ROLLBACK TO w").catch(() => {});
         throw err;
       }
     });
@@ -143,20 +144,23 @@ class PostgresUnit {
   private close(ok: boolean): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const conn = this.conn;
-    if (!conn) return this.closing ?? Promise.resolve();
-    this.conn = null;
-    this.tx = null;
+    const t = this.t;
+    if (!t) return this.closing ?? Promise.resolve();
+    this.t = null;
     // A rollback that fails (the connection is gone) has undone the transaction all the same.
-    this.closing = ok ? this.store.end(conn, true) : this.store.end(conn, false).catch(() => {});
+    this.closing = ok ? this.store.end(t, true) : this.store.end(t, false).catch(() => {});
     return this.closing;
   }
 }
 
 /**
  * PostgreSQL: a pool shared by reads and transactions, gated (see Gate). A write outside a
- * request is one transaction; a request's writes form a unit (PostgresUnit). Enqueues NOTIFY
- * every node's runner (JobQueue); this store LISTENs and passes them to this node's runner.
+ * request is one transaction; a request's writes form a unit (PostgresUnit). Once a transaction
+ * that enqueued jobs has committed, every node's runner is told: this node's at once, the others
+ * by a NOTIFY this store sends, and hears, on a control connection of its own. The NOTIFY is not
+ * part of the enqueuing transaction: PostgreSQL serializes the commits of notifying transactions
+ * (one global lock held through the WAL flush), which would undo the group commit of concurrent
+ * sends; NOTIFYs are coalesced per queue instead.
  */
 export class PostgresStore implements Store {
   private readonly pool: Repositories;
@@ -166,8 +170,10 @@ export class PostgresStore implements Store {
   private readonly gate: Gate;
   private unlisten: (() => Promise<void>) | null = null;
   private readonly url: string | null;
-  private pingClient: SQL | null = null;
+  private controlClient: SQL | null = null;
   private pinger: LockRepository | null = null;
+  /** Queues with new due jobs whose NOTIFY is about to go out. */
+  private readonly toNotify = new Set<string>();
 
   constructor(
     private readonly sql: SQL,
@@ -175,7 +181,28 @@ export class PostgresStore implements Store {
   ) {
     this.gate = new Gate(opts.poolSize, opts.poolWaitMs);
     this.url = opts.url ?? null;
-    this.pool = repositories(new GatedExecutor(new PostgresExecutor(sql), this.gate), this.signals);
+    // A statement on the pool commits as it returns: its enqueues are announced at once.
+    this.pool = repositories(new GatedExecutor(new PostgresExecutor(sql), this.gate), { enqueued: (q) => this.announce(q) });
+  }
+
+  /** The connection for health checks and NOTIFY, apart from the pool (see ping). */
+  private control(): SQL {
+    if (!this.url) return this.sql;
+    return (this.controlClient ??= postgresClient(this.url, { max: 1 }));
+  }
+
+  /** A committed enqueue: wakes this node's runner, and (coalesced) every other node's. */
+  private announce(queue: string): void {
+    this.signals.enqueued(queue);
+    if (this.toNotify.size === 0) {
+      setImmediate(() => {
+        const queues = [...this.toNotify];
+        this.toNotify.clear();
+        // Lost NOTIFYs cost latency only: runners also poll (pollMs).
+        for (const q of queues) this.control().unsafe("SELECT pg_notify($1, $2)", [JOBS_CHANNEL, q]).catch(() => {});
+      });
+    }
+    this.toNotify.add(queue);
   }
 
   /**
@@ -195,14 +222,15 @@ export class PostgresStore implements Store {
     this.unlisten = () => listener.unlisten();
   }
 
-  /** @internal A reserved connection with an open transaction, and repositories on it. */
-  async open(): Promise<{ conn: ReservedSQL; tx: Repositories }> {
+  /** @internal A reserved connection with an open transaction, repositories on it, and the queues it enqueues to. */
+  async open(): Promise<Transaction> {
     await this.gate.acquire();
     let conn: ReservedSQL | null = null;
     try {
       conn = await this.sql.reserve();
       await conn.unsafe("BEGIN");
-      return { conn, tx: repositories(new PostgresExecutor(conn), this.signals) };
+      const enqueued = new Set<string>();
+      return { conn, enqueued, tx: repositories(new PostgresExecutor(conn), { enqueued: (q) => enqueued.add(q) }) };
     } catch (err) {
       conn?.release();
       this.gate.release();
@@ -210,13 +238,15 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** @internal Commits (or rolls back) and gives the connection back. */
-  async end(conn: ReservedSQL, ok: boolean): Promise<void> {
+  /** @internal Commits (or rolls back), gives the connection back, and announces what a commit enqueued. */
+  async end(t: Transaction, ok: boolean): Promise<void> {
+    const { conn } = t;
     try {
       await conn.unsafe(ok ? "COMMIT" : "ROLLBACK");
       if (ok) {
         this.stats.commits++;
         this.stats.writes++;
+        for (const q of t.enqueued) this.announce(q);
       }
     } catch (err) {
       throw postgresError(err);
@@ -229,15 +259,15 @@ export class PostgresStore implements Store {
   async write<T>(fn: (tx: Repositories) => T | Promise<T>): Promise<T> {
     const unit = this.units.getStore();
     if (unit && !unit.finished) return unit.run(fn);
-    const { conn, tx } = await this.open();
+    const t = await this.open();
     let value: T;
     try {
-      value = await fn(tx);
+      value = await fn(t.tx);
     } catch (err) {
-      await this.end(conn, false).catch(() => {});
+      await this.end(t, false).catch(() => {});
       throw postgresError(err);
     }
-    await this.end(conn, true);
+    await this.end(t, true);
     return value;
   }
 
@@ -264,14 +294,13 @@ export class PostgresStore implements Store {
    */
   async ping(): Promise<void> {
     if (!this.url) return this.pool.locks.ping();
-    this.pingClient ??= postgresClient(this.url, { max: 1 });
-    this.pinger ??= new LockRepository(new PostgresExecutor(this.pingClient));
+    this.pinger ??= new LockRepository(new PostgresExecutor(this.control()));
     await this.pinger.ping();
   }
 
   async close(): Promise<void> {
     await this.unlisten?.().catch(() => {});
-    await this.pingClient?.close({ timeout: 1 }).catch(() => {});
+    await this.controlClient?.close({ timeout: 1 }).catch(() => {});
     await this.sql.close({ timeout: 5 });
   }
 }

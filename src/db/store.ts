@@ -4,7 +4,7 @@ import { DomainRepository, InboundDomainRepository } from "./domains.ts";
 import { EventRepository } from "./events.ts";
 import { IdempotencyRepository } from "./idempotency.ts";
 import { InboundAddressRepository } from "./inbound-addresses.ts";
-import { JobQueue, JobSignals } from "./job-queue.ts";
+import { JobQueue, JobSignals, type EnqueueListener } from "./job-queue.ts";
 import { LockRepository } from "./locks.ts";
 import { MessageRepository } from "./messages.ts";
 import { ProjectRepository } from "./projects.ts";
@@ -37,7 +37,7 @@ export interface Repositories {
   webhooks: WebhookRepository;
 }
 
-export function repositories(db: SqlExecutor, signals: JobSignals = new JobSignals()): Repositories {
+export function repositories(db: SqlExecutor, signals: EnqueueListener = new JobSignals()): Repositories {
   return {
     deliveries: new DeliveryRepository(db),
     domains: new DomainRepository(db),

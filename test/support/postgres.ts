@@ -51,7 +51,13 @@ export function testPostgresNow(): TestPostgres {
 /** The test process's cluster, for callers that can await. */
 export const testPostgres = async (): Promise<TestPostgres> => testPostgresNow();
 
-function start(): TestPostgres {
+/**
+ * A cluster of its own with production durability (fsync, full-page writes, synchronous_commit
+ * on), for benchmarks: a commit returns only once it is on disk, as SQLite's synchronous=FULL.
+ */
+export const durablePostgres = (): TestPostgres => start({ durable: true });
+
+function start(opts: { durable?: boolean } = {}): TestPostgres {
   const bin = binDir();
   if (!bin) throw new Error("PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql)");
   const dir = mkdtempSync(join(tmpdir(), "posthorn-pg-"));
@@ -71,8 +77,11 @@ function start(): TestPostgres {
   run([join(bin, "initdb"), "-D", data, "-U", "posthorn", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]);
   const port = freePort();
   // Every createTestApp on PostgreSQL keeps a LISTEN connection for the life of the process.
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=1000`;
-  run([join(bin, "pg_ctl"), "-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "start"]);
+  const durability = opts.durable
+    ? "-c fsync=on -c synchronous_commit=on -c full_page_writes=on -c shared_buffers=512MB"
+    : "-c fsync=off -c synchronous_commit=off -c full_page_writes=off";
+  const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 ${durability} -c max_connections=1000`;
+  run([join(bin, "pg_ctl"), "-D", data, "-o", serverOpts, "-l", join(dir, "log"), "-w", "start"]);
   const url = `postgres://posthorn@127.0.0.1:${port}/postgres`;
   let n = 0;
   const stop = () => {
@@ -95,7 +104,7 @@ function start(): TestPostgres {
       return `postgres://posthorn@127.0.0.1:${port}/${name}`;
     },
     halt: () => run([join(bin, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop"]),
-    resume: () => run([join(bin, "pg_ctl"), "-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "start"]),
+    resume: () => run([join(bin, "pg_ctl"), "-D", data, "-o", serverOpts, "-l", join(dir, "log"), "-w", "start"]),
     stop,
   };
 }
