@@ -42,6 +42,8 @@ export class JobRunner {
   private readonly lanes = new Map<string, Lane>();
   private running = false;
   private readonly idle = new Set<() => void>();
+  /** Outcomes being committed: a slot is freed before its outcome commits, and stop() waits for these too. */
+  private readonly settling = new Set<Promise<unknown>>();
 
   private readonly store: Store;
   private readonly log: Logger;
@@ -92,6 +94,8 @@ export class JobRunner {
         setTimeout(r, 50);
       });
     }
+    // The outcomes of the jobs that finished are committed before the store may close.
+    if (this.settling.size > 0) await Promise.race([Promise.allSettled([...this.settling]), Bun.sleep(Math.max(0, deadline - Date.now()))]);
   }
 
   inflight(): number {
@@ -168,7 +172,7 @@ export class JobRunner {
       });
     };
 
-    lane
+    const settled = lane
       .handler(job)
       .then(
         (outcome) => {
@@ -184,6 +188,8 @@ export class JobRunner {
           return done;
         },
       )
-      .catch((err: unknown) => this.log.error("job bookkeeping failed", { queue: lane.name, job: job.id, error: String(err) }));
+      .catch((err: unknown) => this.log.error("job bookkeeping failed", { queue: lane.name, job: job.id, error: String(err) }))
+      .finally(() => this.settling.delete(settled));
+    this.settling.add(settled);
   }
 }
