@@ -40,9 +40,10 @@ type WriteResult = { replay: AcceptedMessage[] } | { accepted: AcceptedMessage[]
  * concurrent requests). Recipients suppressed for the team, project or route are recorded as
  * suppressed and not sent to; a message with no one left is `suppressed`.
  *
- * With an idempotency key, the key is checked and recorded in the same transaction as the
+ * With an idempotency key, the key is taken and answered in the same transaction as the
  * messages: a repeat with the same body gets the first answer (a concurrent repeat waits for the
- * first to commit and gets its answer too), a repeat with another body is a ConflictError.
+ * first to commit and gets its answer too, or a ConflictError saying it is still being
+ * processed), a repeat with another body is a ConflictError.
  */
 export async function acceptMessages(
   deps: Pick<Deps, "store" | "config">,
@@ -57,21 +58,11 @@ export async function acceptMessages(
   const result = await deps.store.write(async (tx): Promise<WriteResult> => {
     const now = Date.now();
     if (key) {
-      const replay = await replayOf(tx, principal.projectId, key, requestHash!, now);
+      const replay = await claimKey(tx, principal.projectId, key, requestHash!, now);
       if (replay) return { replay };
     }
     const accepted = await storeMessages(tx, deps.config, principal, prepared, opts.batch ?? false, now);
-    if (key) {
-      await tx.idempotency.record({
-        project_id: principal.projectId,
-        key,
-        request_hash: requestHash!,
-        response_status: 202,
-        response_body: JSON.stringify(accepted),
-        created_at: now,
-        expires_at: now + LIMITS.idempotencyTtlMs,
-      });
-    }
+    if (key) await tx.idempotency.answer(principal.projectId, key, 202, JSON.stringify(accepted));
     return { accepted };
   });
   return "replay" in result ? result.replay : result.accepted;
@@ -80,24 +71,28 @@ export async function acceptMessages(
 let lastPurge = 0;
 
 /**
- * The first answer given under this key, when the request is the same; a ConflictError when it
- * is another or the first is still being processed; null when the key is new (an expired one is
- * dropped). Expired keys are purged, at most once a minute. Inside the accepting write.
+ * Takes the key for this request (null: go on and accept), or the first answer given under it
+ * when the request is the same; a ConflictError when it is another, or when the first is still
+ * being processed. The key is taken before anything is stored, so on PostgreSQL a concurrent
+ * repeat waits for the first request's transaction and then replays its answer. An expired key
+ * is taken over. Expired keys are purged, at most once a minute. Inside the accepting write.
  */
-async function replayOf(tx: Repositories, projectId: string, key: string, requestHash: string, now: number): Promise<AcceptedMessage[] | null> {
+async function claimKey(tx: Repositories, projectId: string, key: string, requestHash: string, now: number): Promise<AcceptedMessage[] | null> {
   if (now - lastPurge >= 60_000) {
     lastPurge = now;
     await tx.idempotency.purgeExpired(now);
   }
+  const claim = { project_id: projectId, key, request_hash: requestHash, created_at: now, expires_at: now + LIMITS.idempotencyTtlMs };
+  if (await tx.idempotency.claim(claim)) return null;
   const row = await tx.idempotency.find(projectId, key);
-  if (!row) return null;
-  if (row.expires_at > now) {
+  if (row && row.expires_at <= now) {
+    if (await tx.idempotency.claimExpired(claim)) return null;
+  } else if (row) {
     if (row.request_hash !== requestHash) throw new ConflictError("This Idempotency-Key was already used with a different request body.");
-    if (row.response_body === null) throw new ConflictError("A request with this Idempotency-Key is still being processed.");
-    return JSON.parse(row.response_body) as AcceptedMessage[];
+    if (row.response_body !== null) return JSON.parse(row.response_body) as AcceptedMessage[];
   }
-  await tx.idempotency.delete(projectId, key);
-  return null;
+  // Taken over or let go by a concurrent request between our statements.
+  throw new ConflictError("A request with this Idempotency-Key is still being processed.");
 }
 
 /** The database half of acceptance, inside the write: route and domain checks, suppressions, inserts, jobs. */
