@@ -42,6 +42,23 @@ if (ENGINE !== "sqlite" && ENGINE !== "postgres") throw new Error("POSTHORN_BENC
 const cluster = ENGINE === "postgres" ? durablePostgres() : null;
 console.log(`database: ${ENGINE === "postgres" ? "PostgreSQL (fsync=on, synchronous_commit=on), loopback" : "SQLite (WAL, synchronous=FULL)"}`);
 
+/** CPU seconds (user + system) used so far by every PostgreSQL server process on this machine. */
+function postgresCpuSeconds(): number {
+  const fs = require("node:fs") as typeof import("node:fs");
+  let total = 0;
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("postgres")) continue;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(f[11]) + Number(f[12])) / 100;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
 /** Counts on the server's database, whichever engine. */
 interface Counter {
   count(sql: string): Promise<number>;
@@ -190,6 +207,7 @@ const before = await delivered();
 const receivedBefore = receivedCount();
 const benchCpuBefore = process.cpuUsage();
 const cpuBefore = s.server.cpuSeconds();
+const pgCpuBefore = cluster ? postgresCpuSeconds() : 0;
 const t3 = performance.now();
 let sent = 0;
 await Promise.all(
@@ -210,6 +228,7 @@ const e2eSecs = (performance.now() - t3) / 1000;
 const n = (await delivered()) - before;
 const benchCpu = process.cpuUsage(benchCpuBefore);
 const cpuAfter = s.server.cpuSeconds();
+const pgCpu = cluster ? postgresCpuSeconds() - pgCpuBefore : 0;
 console.log(`End to end, ${E2E} messages to the ${SINK_KIND} sink: accepted in ${acceptedSecs.toFixed(1)} s, all delivered (status) after ${e2eSecs.toFixed(1)} s:`);
 console.log(`  ${(n / e2eSecs).toFixed(0)} messages/s accepted → delivered   (sink received ${receivedCount() - receivedBefore}${ok ? "" : "; NOT ALL DELIVERED before the deadline"})`);
 if (cpuBefore && cpuAfter) {
@@ -222,6 +241,7 @@ if (cpuBefore && cpuAfter) {
       ` + ${perMessage(agent)} in its SMTP agent process`,
   );
   console.log(`  this process (sink, DNS, HTTP clients) CPU per message: ${((benchCpu.user + benchCpu.system) / 1000 / n).toFixed(2)} ms`);
+  if (cluster) console.log(`  PostgreSQL server processes CPU per message: ${perMessage(pgCpu)} (server + agent + PostgreSQL: ${perMessage(server + agent + pgCpu)})`);
 }
 console.log(`Full server peak RSS: ${((s.server.peakRssKb() ?? 0) / 1024).toFixed(0)} MB, its SMTP agent ${((s.server.agentPeakRssKb() ?? 0) / 1024).toFixed(0)} MB`);
 

@@ -64,6 +64,18 @@ export class DeliveryRepository {
    * message or its contents are gone.
    */
   async outboundMessage(messageId: string): Promise<OutboundMessageRow | null> {
+    // PostgreSQL: one round trip (a join); SQLite: lookups by primary key, table by table, which
+    // its planner runs faster than the join.
+    if (this.db.dialect === "postgres") {
+      return this.db.get<OutboundMessageRow>(
+        `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
+                c.html, c.text, c.headers, c.raw, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, d.return_path_host
+         FROM messages m JOIN message_contents c ON c.message_id = m.id
+         LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
+         WHERE m.id = ?`,
+        [messageId],
+      );
+    }
     const m = await this.db.get<MessagePart>(
       `SELECT id, from_email, from_name, subject, "to", cc, reply_to, message_id_header, created_at, route_id, domain_id FROM messages WHERE id = ?`,
       [messageId],

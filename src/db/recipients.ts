@@ -44,6 +44,14 @@ export class RecipientRepository {
    * runs for every status change.
    */
   async withMessage(recipientId: string): Promise<RecipientWithMessage | null> {
+    if (this.db.dialect === "postgres") {
+      // One round trip: a join costs PostgreSQL less than a second statement.
+      return this.db.get<RecipientWithMessage>(
+        `SELECT r.id, r.message_id, r.email, r.status, r.attempts, m.team_id, m.route_id, m.project_id, m.tag, m.metadata, m.status AS message_status
+         FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ?`,
+        [recipientId],
+      );
+    }
     const rcpt = await this.db.get<Pick<RecipientWithMessage, "id" | "message_id" | "email" | "status" | "attempts">>(
       "SELECT id, message_id, email, status, attempts FROM recipients WHERE id = ?",
       [recipientId],

@@ -228,7 +228,9 @@ export class PostgresStore implements Store {
     let conn: ReservedSQL | null = null;
     try {
       conn = await this.sql.reserve();
-      await conn.unsafe("BEGIN");
+      // Not awaited: the connection runs its statements in order, so BEGIN goes out with the
+      // transaction's first statement in one round trip. Should it fail, so does everything after.
+      conn.unsafe("BEGIN").catch(() => {});
       const enqueued = new Set<string>();
       return { conn, enqueued, tx: repositories(new PostgresExecutor(conn), { enqueued: (q) => enqueued.add(q) }) };
     } catch (err) {

@@ -63,10 +63,6 @@ export class WebhookRepository {
     return this.db.get<WebhookRow>("SELECT * FROM webhooks WHERE id = ?", [id]);
   }
 
-  /** Enabled webhooks of a route, for fanning an event out. */
-  enabledOfRoute(routeId: string): Promise<Pick<WebhookRow, "id" | "events">[]> {
-    return this.db.all("SELECT id, events FROM webhooks WHERE route_id = ? AND enabled = 1", [routeId]);
-  }
 
   async insert(row: WebhookRow): Promise<void> {
     await this.db.run(

@@ -47,13 +47,11 @@ export interface WebhookJob {
 export async function publishEvent(tx: Repositories, input: EventInput, now = Date.now()): Promise<string> {
   const id = newId();
   const body = JSON.stringify({ id, event: input.kind, timestamp: iso(now), data: input.data });
-  await tx.events.insert({ id, team_id: input.teamId, route_id: input.routeId, message_id: input.messageId ?? null, kind: input.kind, body, created_at: now });
-  if (input.routeId) {
-    for (const hook of await tx.webhooks.enabledOfRoute(input.routeId)) {
-      const kinds = JSON.parse(hook.events) as string[];
-      if (kinds.includes(input.kind)) {
-        await tx.jobs.enqueue(WEBHOOK_QUEUE, { eventId: id, webhookId: hook.id } satisfies WebhookJob, { maxAttempts: 11, runAt: now });
-      }
+  const hooks = await tx.events.record({ id, team_id: input.teamId, route_id: input.routeId, message_id: input.messageId ?? null, kind: input.kind, body, created_at: now });
+  for (const hook of hooks) {
+    const kinds = JSON.parse(hook.events) as string[];
+    if (kinds.includes(input.kind)) {
+      await tx.jobs.enqueue(WEBHOOK_QUEUE, { eventId: id, webhookId: hook.id } satisfies WebhookJob, { maxAttempts: 11, runAt: now });
     }
   }
   return id;
