@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join, dirname } from "node:path";
 import nodemailer from "nodemailer";
-import { insertRoute } from "../../src/modules/projects/service.ts";
+import { newRoute } from "../../src/modules/projects/service.ts";
 import { attachmentDownloadUrl } from "../../src/auth/attachment-links.ts";
 import { serverSecretOf } from "../../src/secrets.ts";
 import { waitFor } from "../helpers.ts";
@@ -11,14 +11,13 @@ import { compose, dkimSigned, eventBodies, RawSmtpClient, sendRaw, startInbound,
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489", "hex");
 
 function messageRow(h: InboundHarness, id: string) {
-  return h.deps.sqlite
-    .query<{ type: string; status: string; route_id: string; from_email: string; subject: string; spam_score: number; spam_symbols: string }, [string]>(
-      "SELECT type, status, route_id, from_email, subject, spam_score, spam_symbols FROM messages WHERE id = ?",
-    )
-    .get(id);
+  return h.app.sql.get<{ type: string; status: string; route_id: string; from_email: string; subject: string; spam_score: number; spam_symbols: string }>(
+    "SELECT type, status, route_id, from_email, subject, spam_score, spam_symbols FROM messages WHERE id = ?",
+    [id],
+  );
 }
 
-const inboundCount = (h: InboundHarness) => h.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM messages WHERE type = 'inbound'").get()!.n;
+const inboundCount = async (h: InboundHarness) => (await h.app.sql.get<{ n: number }>("SELECT count(*) AS n FROM messages WHERE type = 'inbound'"))!.n;
 
 describe("MX listener: mail for inbound routes", () => {
   let h: InboundHarness;
@@ -54,8 +53,8 @@ describe("MX listener: mail for inbound routes", () => {
     expect(info.response).toMatch(/^250 2\.6\.0 Queued as [0-9a-f-]{36}$/);
     const messageId = /Queued as (\S+)/.exec(info.response)![1]!;
 
-    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === messageId));
-    const routeRow = h.deps.sqlite.query<{ project_id: string }, [string]>("SELECT project_id FROM routes WHERE id = ?").get(h.inboundRouteId)!;
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === messageId));
+    const routeRow = (await h.app.sql.get<{ project_id: string }>("SELECT project_id FROM routes WHERE id = ?", [h.inboundRouteId]))!;
     expect(ev.event).toBe("message.inbound");
     const { headers, attachments, spam_symbols, ...rest } = ev.data;
     expect(rest).toEqual({
@@ -103,28 +102,28 @@ describe("MX listener: mail for inbound routes", () => {
     expect(Buffer.from(byName["logo.png"].content, "base64").equals(PNG)).toBe(true);
 
     // Stored as an inbound message with its content, raw MIME and attachments.
-    const row = messageRow(h, messageId)!;
+    const row = (await messageRow(h, messageId))!;
     expect(row).toMatchObject({ type: "inbound", status: "processed", route_id: h.inboundRouteId, from_email: "alice@sender.test", subject: "Help with order 42", spam_score: -0.9 });
     expect(JSON.parse(row.spam_symbols)).toEqual(spam_symbols);
-    const content = h.deps.sqlite.query<{ raw: Uint8Array; text: string; html: string }, [string]>("SELECT raw, text, html FROM message_contents WHERE message_id = ?").get(messageId)!;
+    const content = (await h.app.sql.get<{ raw: Uint8Array; text: string; html: string }>("SELECT raw, text, html FROM message_contents WHERE message_id = ?", [messageId]))!;
     const stored = Buffer.from(content.raw).toString();
     expect(stored.startsWith("Received: from ")).toBe(true);
     expect(stored.endsWith(raw.toString())).toBe(true);
     expect(content.text).toBe("Hello, my order is late.");
-    const files = h.deps.sqlite.query<{ filename: string; size: number }, [string]>("SELECT filename, size FROM attachments WHERE message_id = ? ORDER BY filename").all(messageId);
+    const files = await h.app.sql.all<{ filename: string; size: number }>("SELECT filename, size FROM attachments WHERE message_id = ? ORDER BY filename", [messageId]);
     expect(files).toEqual([{ filename: "invoice.txt", size: 18 }, { filename: "logo.png", size: PNG.length }]);
     // The webhook fan-out would go to the route's webhooks; the history has the step too.
-    const history = h.deps.sqlite.query<{ kind: string; status: string }, [string]>("SELECT kind, status FROM message_events WHERE message_id = ?").all(messageId);
+    const history = await h.app.sql.all<{ kind: string; status: string }>("SELECT kind, status FROM message_events WHERE message_id = ?", [messageId]);
     expect(history).toEqual([{ kind: "message.inbound", status: "processed" }]);
   });
 
   test("attachment_delivery url: the payload carries signed links that download, and forged or expired links are 404", async () => {
-    h.deps.sqlite.query("UPDATE routes SET attachment_delivery = 'url' WHERE id = ?").run(h.inboundRouteId);
+    await h.app.sql.run("UPDATE routes SET attachment_delivery = 'url' WHERE id = ?", [h.inboundRouteId]);
     try {
       const raw = await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "Report", text: "see attached", attachments: [{ filename: "report é.csv", content: "a,b\n1,2\n" }] });
       const info = await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
       const messageId = /Queued as (\S+)/.exec(info.response)![1]!;
-      const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === messageId));
+      const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === messageId));
       const [a] = ev.data.attachments;
       expect(a.content).toBeUndefined();
       expect(a.url).toMatch(new RegExp(`^http://localhost:8080/v1/attachments/${a.id}/download\\?expires=\\d+&signature=[0-9a-f]{32}$`));
@@ -149,7 +148,7 @@ describe("MX listener: mail for inbound routes", () => {
       expect((await get(expired.url)).status).toBe(404);
       expect((await get(`http://localhost:8080/v1/attachments/${a.id}/download`)).status).toBe(404);
     } finally {
-      h.deps.sqlite.query("UPDATE routes SET attachment_delivery = 'inline' WHERE id = ?").run(h.inboundRouteId);
+      await h.app.sql.run("UPDATE routes SET attachment_delivery = 'inline' WHERE id = ?", [h.inboundRouteId]);
     }
   });
 
@@ -158,7 +157,7 @@ describe("MX listener: mail for inbound routes", () => {
     const tampered = Buffer.from(signed.toString().replace("Pay now", "Pay me now"));
     const info = await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, tampered);
     const id = /Queued as (\S+)/.exec(info.response)![1]!;
-    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === id));
     const dkim = ev.data.spam_symbols.find((s: { name: string }) => s.name.startsWith("R_DKIM"));
     expect(dkim).toMatchObject({ name: "R_DKIM_REJECT", score: 1, options: ["sender.test:s1"] });
 
@@ -174,7 +173,7 @@ describe("MX listener: mail for inbound routes", () => {
     // Accepted at SMTP (the verdict comes after the durable commit) …
     expect(rejectedInfo.response).toStartWith("250 ");
     const rid = /Queued as (\S+)/.exec(rejectedInfo.response)![1]!;
-    const rev = await waitFor(() => eventBodies(h.deps, "message.policy_rejected").find((e) => e.data.message_id === rid));
+    const rev = await waitFor(async () => (await eventBodies(h.deps, "message.policy_rejected")).find((e) => e.data.message_id === rid));
     // … scored SPF fail 1 + DKIM reject 1 + DMARC reject 3 = 5 ≥ the default threshold 5.
     expect(rev.data.spam_score).toBe(5);
     expect(rev.data.spam_threshold).toBe(5);
@@ -186,12 +185,12 @@ describe("MX listener: mail for inbound routes", () => {
       "ARC_NA=0",
     ]);
     expect(rev.data.body).toBeUndefined();
-    expect(messageRow(h, rid)!.status).toBe("policy_rejected");
-    expect(eventBodies(h.deps, "message.inbound").some((e) => e.data.message_id === rid)).toBe(false);
+    expect((await messageRow(h, rid))!.status).toBe("policy_rejected");
+    expect((await eventBodies(h.deps, "message.inbound")).some((e) => e.data.message_id === rid)).toBe(false);
   });
 
   test("open relay attempts and unknown mailboxes are refused at RCPT; nothing is stored", async () => {
-    const before = inboundCount(h);
+    const before = await inboundCount(h);
     const { client, greeting } = await RawSmtpClient.connect(h.port);
     expect(greeting.text).toBe("220 mx.posthorn.test ESMTP Posthorn");
     await client.send("EHLO relay.test");
@@ -203,11 +202,11 @@ describe("MX listener: mail for inbound routes", () => {
     expect((await client.send(`RCPT TO:<${h.inboundAddress.split("@")[0]}@gmail.com>`)).code).toBe(550);
     expect((await client.send("DATA")).code).toBe(503);
     client.close();
-    expect(inboundCount(h)).toBe(before);
+    expect(await inboundCount(h)).toBe(before);
   });
 
   test("mail for a deleted route is refused at RCPT, not accepted and dropped", async () => {
-    const routeId = insertRoute(h.deps.sqlite, {
+    const route = newRoute({
       teamId: h.app.team.teamId,
       projectId: h.app.team.projectId,
       name: "Temp",
@@ -216,20 +215,22 @@ describe("MX listener: mail for inbound routes", () => {
       isDefault: false,
       inboundDomain: h.deps.config.inboundDomain,
     });
-    const address = h.deps.sqlite.query<{ a: string }, [string]>("SELECT inbound_address AS a FROM routes WHERE id = ?").get(routeId)!.a;
+    await h.deps.store.write((tx) => tx.routes.insert(route));
+    const routeId = route.id;
+    const address = (await h.app.sql.get<{ a: string }>("SELECT inbound_address AS a FROM routes WHERE id = ?", [routeId]))!.a;
     const { client } = await RawSmtpClient.connect(h.port);
     await client.send("EHLO a.test");
     await client.send("MAIL FROM:<a@sender.test>");
     expect((await client.send(`RCPT TO:<${address}>`)).code).toBe(250);
     await client.send("RSET");
-    h.deps.sqlite.query("DELETE FROM routes WHERE id = ?").run(routeId);
+    await h.app.sql.run("DELETE FROM routes WHERE id = ?", [routeId]);
     await client.send("MAIL FROM:<a@sender.test>");
     expect((await client.send(`RCPT TO:<${address}>`)).text).toBe("550 5.1.1 No such mailbox here");
     client.close();
   });
 
   test("any address at a verified inbound domain is accepted; an unverified domain is not", async () => {
-    h.deps.sqlite.query("UPDATE routes SET inbound_domain = 'support.acme.test', inbound_domain_verified_at = NULL WHERE id = ?").run(h.inboundRouteId);
+    await h.app.sql.run("UPDATE routes SET inbound_domain = 'support.acme.test', inbound_domain_verified_at = NULL WHERE id = ?", [h.inboundRouteId]);
     try {
       const { client } = await RawSmtpClient.connect(h.port);
       await client.send("EHLO a.test");
@@ -237,16 +238,16 @@ describe("MX listener: mail for inbound routes", () => {
       expect((await client.send("RCPT TO:<help@support.acme.test>")).text).toStartWith("550 5.7.1 ");
       client.close();
 
-      h.deps.sqlite.query("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), h.inboundRouteId);
+      await h.app.sql.run("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), h.inboundRouteId]);
       const raw = await compose({ from: "alice@sender.test", to: "Help <Help+Billing@Support.ACME.test>", subject: "Billing", text: "question" });
       const info = await sendRaw(h.port, { from: "alice@sender.test", to: ["Help+Billing@Support.ACME.test"] }, raw);
       const id = /Queued as (\S+)/.exec(info.response)![1]!;
-      const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
+      const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === id));
       expect(ev.data.recipient).toBe("Help+Billing@support.acme.test");
       expect(ev.data.subaddress).toBe("Billing");
       expect(ev.data.route.id).toBe(h.inboundRouteId);
     } finally {
-      h.deps.sqlite.query("UPDATE routes SET inbound_domain = NULL, inbound_domain_verified_at = NULL WHERE id = ?").run(h.inboundRouteId);
+      await h.app.sql.run("UPDATE routes SET inbound_domain = NULL, inbound_domain_verified_at = NULL WHERE id = ?", [h.inboundRouteId]);
     }
   });
 
@@ -272,11 +273,11 @@ describe("MX listener: mail for inbound routes", () => {
     client.close();
     expect(res.final!.code).toBe(250);
     const id = /Queued as (\S+)/.exec(res.final!.text)![1]!;
-    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === id));
     expect(ev.data.subject).toBe("Überweisung für Jürgen – 8-bit ✓");
     expect(ev.data.spam_symbols.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(["MISSING_DATE", "MISSING_MID", "R_DKIM_NA"]));
     // The raw bytes are kept exactly.
-    const raw = h.deps.sqlite.query<{ raw: Uint8Array }, [string]>("SELECT raw FROM message_contents WHERE message_id = ?").get(id)!.raw;
+    const raw = (await h.app.sql.get<{ raw: Uint8Array }>("SELECT raw FROM message_contents WHERE message_id = ?", [id]))!.raw;
     expect(Buffer.from(raw).toString("utf8")).toContain("Subject: Überweisung für Jürgen – 8-bit ✓\r\n");
   });
 });
@@ -288,8 +289,8 @@ describe("MX listener: names claimed by another team's sending domain never reac
   });
   afterAll(() => h.stop());
 
-  const inboundRouteOf = (projectId: string) =>
-    h.deps.sqlite.query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound' AND is_default = 1").get(projectId)!.id;
+  const inboundRouteOf = async (projectId: string) =>
+    (await h.app.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound' AND is_default = 1", [projectId]))!.id;
   const rcpt = async (address: string) => {
     const { client } = await RawSmtpClient.connect(h.port);
     try {
@@ -305,11 +306,11 @@ describe("MX listener: names claimed by another team's sending domain never reac
   test("the attack: team B's route on ph-bounces.<team A's domain> gets neither postmaster@, abuse@ nor forged VERP mail", async () => {
     expect((await h.app.request("POST", "/v1/domains", { body: { domain: "a-corp.test" } })).status).toBe(201);
     const b = h.app.addTeam();
-    const theirs = inboundRouteOf(b.projectId);
+    const theirs = await inboundRouteOf(b.projectId);
     const put = await h.app.request("PUT", `/v1/routes/${theirs}`, { token: b.teamToken, body: { inbound_settings: { inbound_domain: "ph-bounces.a-corp.test" } } });
     expect(put.status).toBe(409);
     // The state an older version could leave behind (MX-only verification): verified all the same.
-    h.deps.sqlite.query("UPDATE routes SET inbound_domain = 'ph-bounces.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), theirs);
+    await h.app.sql.run("UPDATE routes SET inbound_domain = 'ph-bounces.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), theirs]);
     const { client } = await RawSmtpClient.connect(h.port);
     const raw = await compose({ from: "mallory@sender.test", to: "postmaster@ph-bounces.a-corp.test", subject: "Delivery report", text: "bounce" });
     const targets = ["postmaster@ph-bounces.a-corp.test", "abuse@PH-BOUNCES.a-corp.test", "b.forged0000000000000000000000000000@ph-bounces.a-corp.test"];
@@ -318,32 +319,32 @@ describe("MX listener: names claimed by another team's sending domain never reac
     for (const r of result.rcpt) expect(r.text).toBe("550 5.1.1 No such mailbox here");
     expect(result.final).toBeNull();
     expect(await messagesOf(b.teamToken)).toEqual([]);
-    expect(inboundCount(h)).toBe(0);
+    expect(await inboundCount(h)).toBe(0);
   });
 
   test("any name under team A's domain is refused for team B's route at RCPT, even if marked verified; team A's own route gets its own names", async () => {
     const b = h.app.addTeam();
-    const theirs = inboundRouteOf(b.projectId);
-    h.deps.sqlite.query("UPDATE routes SET inbound_domain = 'track.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), theirs);
+    const theirs = await inboundRouteOf(b.projectId);
+    await h.app.sql.run("UPDATE routes SET inbound_domain = 'track.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), theirs]);
     expect(await rcpt("x@track.a-corp.test")).toStartWith("550 ");
     expect(await rcpt("x@TRACK.A-CORP.TEST")).toStartWith("550 ");
     // Team A, which registered a-corp.test, may receive there.
-    h.deps.sqlite.query("UPDATE routes SET inbound_domain = NULL, inbound_domain_verified_at = NULL WHERE id = ?").run(theirs);
-    h.deps.sqlite.query("UPDATE routes SET inbound_domain = 'track.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), h.inboundRouteId);
+    await h.app.sql.run("UPDATE routes SET inbound_domain = NULL, inbound_domain_verified_at = NULL WHERE id = ?", [theirs]);
+    await h.app.sql.run("UPDATE routes SET inbound_domain = 'track.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), h.inboundRouteId]);
     try {
       expect(await rcpt("x@track.a-corp.test")).toStartWith("250 ");
       // But never at its own return-path name: those addresses are bounces.
-      h.deps.sqlite.query("UPDATE routes SET inbound_domain = 'ph-bounces.a-corp.test' WHERE id = ?").run(h.inboundRouteId);
+      await h.app.sql.run("UPDATE routes SET inbound_domain = 'ph-bounces.a-corp.test' WHERE id = ?", [h.inboundRouteId]);
       expect(await rcpt("postmaster@ph-bounces.a-corp.test")).toBe("550 5.1.1 No such mailbox here");
     } finally {
-      h.deps.sqlite.query("UPDATE routes SET inbound_domain = NULL, inbound_domain_verified_at = NULL WHERE id = ?").run(h.inboundRouteId);
+      await h.app.sql.run("UPDATE routes SET inbound_domain = NULL, inbound_domain_verified_at = NULL WHERE id = ?", [h.inboundRouteId]);
     }
     expect(await messagesOf(b.teamToken)).toEqual([]);
   });
 
   test("reverse order: team B verifies in.b-later.test (MX and TXT), then team A registers b-later.test → B's route loses it", async () => {
     const b = h.app.addTeam();
-    const theirs = inboundRouteOf(b.projectId);
+    const theirs = await inboundRouteOf(b.projectId);
     const put = await h.app.request("PUT", `/v1/routes/${theirs}`, { token: b.teamToken, body: { inbound_settings: { inbound_domain: "in.b-later.test" } } });
     expect(put.status).toBe(200);
     for (const r of put.json.data.inbound_domain_records) {
@@ -358,7 +359,7 @@ describe("MX listener: names claimed by another team's sending domain never reac
     expect((await h.app.request("GET", `/v1/routes/${theirs}`, { token: b.teamToken })).json.inbound_domain_verified_at).toBeNull();
     expect(await rcpt("x@in.b-later.test")).toStartWith("550 ");
     // The listener's own check holds even if the verification were still recorded.
-    h.deps.sqlite.query("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?").run(Date.now(), theirs);
+    await h.app.sql.run("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), theirs]);
     expect(await rcpt("x@in.b-later.test")).toStartWith("550 ");
     expect(await messagesOf(b.teamToken)).toEqual([]);
   });
@@ -384,11 +385,11 @@ describe("MX listener: limits", () => {
     const big = `Subject: big\r\n\r\n${"x".repeat(998)}\r\n`.repeat(25);
     const res = await client.transaction("a@sender.test", [h.inboundAddress], big);
     expect(res.final!.code).toBe(552);
-    expect(inboundCount(h)).toBe(0);
+    expect(await inboundCount(h)).toBe(0);
     const small = await client.transaction("a@sender.test", [h.inboundAddress], "Subject: small\r\n\r\nok\r\n");
     expect(small.final!.code).toBe(250);
     client.close();
-    expect(inboundCount(h)).toBe(1);
+    expect(await inboundCount(h)).toBe(1);
   });
 
   test("a 1,000-recipient RCPT flood: 100 accepted, the rest 452 4.5.3; others are served meanwhile", async () => {
@@ -411,7 +412,7 @@ describe("MX listener: limits", () => {
     expect(final.code).toBe(250);
     client.close();
     const id = /Queued as (\S+)/.exec(final.text)![1]!;
-    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === id));
     // One message for the route, naming every accepted recipient.
     expect(ev.data.recipients).toHaveLength(100);
     expect(ev.data.recipient).toBe(`${local}+0@${domain}`);
@@ -419,7 +420,7 @@ describe("MX listener: limits", () => {
   });
 
   test("a client that stalls mid-DATA is dropped after the timeout; others are served and nothing accepted is lost", async () => {
-    const before = inboundCount(h);
+    const before = await inboundCount(h);
     const { client: staller } = await RawSmtpClient.connect(h.port);
     await staller.send("EHLO slow.test");
     await staller.send("MAIL FROM:<slow@sender.test>");
@@ -433,9 +434,9 @@ describe("MX listener: limits", () => {
       sent.push(/Queued as (\S+)/.exec((await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw)).response)![1]!);
     }
     await staller.closedPromise;
-    for (const id of sent) await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
-    expect(inboundCount(h)).toBe(before + 3);
-    expect(h.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM messages WHERE subject = 'never finished'").get()!.n).toBe(0);
+    for (const id of sent) await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === id));
+    expect(await inboundCount(h)).toBe(before + 3);
+    expect((await h.app.sql.get<{ n: number }>("SELECT count(*) AS n FROM messages WHERE subject = 'never finished'"))!.n).toBe(0);
   });
 
   test("when the sessions together hold too much message data, the next message gets 452 4.3.1 and can retry", async () => {
@@ -485,7 +486,7 @@ test("STARTTLS is offered with POSTHORN_TLS_CERT/KEY and mail arrives over TLS",
     const info = await transport.sendMail({ from: "alice@sender.test", to: h.inboundAddress, subject: "over tls", text: "secret" });
     transport.close();
     const id = /Queued as (\S+)/.exec(info.response)![1]!;
-    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound").find((e) => e.data.message_id === id));
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === id));
     expect(ev.data.headers[0].value).toContain("with ESMTPS id");
   } finally {
     await h.stop();

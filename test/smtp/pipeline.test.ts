@@ -25,12 +25,11 @@ test("inbound mail reaches the route's webhook as a signed HTTPS POST whose byte
   });
   try {
     const now = Date.now();
-    h.deps.sqlite
-      .query(
-        `INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, secret, created_at, updated_at)
-         VALUES (?, ?, ?, 'app', ?, '["message.inbound"]', 1, ?, ?, ?)`,
-      )
-      .run(newId(), h.app.team.teamId, h.inboundRouteId, receiver.url(), secret, now, now);
+    await h.app.sql.run(
+      `INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, secret, created_at, updated_at)
+       VALUES (?, ?, ?, 'app', ?, '["message.inbound"]', 1, ?, ?, ?)`,
+      [newId(), h.app.team.teamId, h.inboundRouteId, receiver.url(), secret, now, now],
+    );
     const raw = await dkimSigned(await compose({ from: "Alice <alice@sender.test>", to: h.inboundAddress, subject: "Ticket: printer on fire", text: "Please help ✓" }), h.sender);
     await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
 
@@ -40,7 +39,7 @@ test("inbound mail reaches the route's webhook as a signed HTTPS POST whose byte
     expect(delivery.json!.event).toBe("message.inbound");
     expect(delivery.json!.data).toMatchObject({ subject: "Ticket: printer on fire", from: { email: "alice@sender.test", name: "Alice" } });
     expect((delivery.json!.data as { body: { text: string } }).body.text.trim()).toBe("Please help ✓");
-    const [stored] = eventBodies(h.deps, "message.inbound");
+    const [stored] = await eventBodies(h.deps, "message.inbound");
     expect(delivery.body).toBe(JSON.stringify(stored));
   } finally {
     await h.stop();
@@ -74,7 +73,7 @@ test("rspamd's symbols and score replace the built-in ones when POSTHORN_RSPAMD_
     const raw = await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "Re: your invoice", text: "cheap pills" });
     await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
     // 7.5 ≥ the route's threshold 5.
-    const ev = await waitFor(() => eventBodies(h.deps, "message.policy_rejected")[0]);
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.policy_rejected"))[0]);
     expect(ev.data.spam_score).toBe(7.5);
     expect(ev.data.spam_symbols).toEqual([
       { name: "BAYES_SPAM", score: 5.1, options: ["97.00%"], description: "Message probably spam, probability: 97%" },
@@ -99,7 +98,7 @@ test("when rspamd stays unreachable the message is retried, then scored by the b
   try {
     const raw = await dkimSigned(await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "Hello", text: "hi" }), h.sender);
     await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
-    const ev = await waitFor(() => eventBodies(h.deps, "message.inbound")[0]);
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound"))[0]);
     expect(calls).toBe(3);
     expect(ev.data.spam_symbols.map((s: { name: string }) => s.name)).toEqual(["R_SPF_ALLOW", "R_DKIM_ALLOW", "DMARC_POLICY_ALLOW", "ARC_NA", "RSPAMD_UNAVAILABLE"]);
   } finally {
@@ -129,7 +128,7 @@ test("a 250 means the message is on disk: accepted with no worker running, it is
   registerInboundJobs(runner, deps);
   runner.start();
   try {
-    const ev = await waitFor(() => eventBodies(deps, "message.inbound")[0]);
+    const ev = await waitFor(async () => (await eventBodies(deps, "message.inbound"))[0]);
     expect(ev.data).toMatchObject({ message_id: id, subject: "survives" });
     expect(deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM messages WHERE id = ?").get(id)!.status).toBe("processed");
   } finally {

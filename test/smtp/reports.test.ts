@@ -89,18 +89,16 @@ function arf(opts: { to: string; recipient: string; originalMailFrom: string }):
   ].join("\r\n");
 }
 
-const recipient = (h: InboundHarness, id: string) =>
-  h.deps.sqlite
-    .query<{ status: string; last_response: string | null }, [string]>("SELECT status, last_response FROM recipients WHERE id = ?")
-    .get(id)!;
-const messageStatus = (h: InboundHarness, id: string) => h.deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM messages WHERE id = ?").get(id)!.status;
+const recipient = async (h: InboundHarness, id: string) =>
+  (await h.app.sql.get<{ status: string; last_response: string | null }>("SELECT status, last_response FROM recipients WHERE id = ?", [id]))!;
+const messageStatus = async (h: InboundHarness, id: string) => (await h.app.sql.get<{ status: string }>("SELECT status FROM messages WHERE id = ?", [id]))!.status;
 const suppressions = (h: InboundHarness, email: string) =>
-  h.deps.sqlite.query<{ scope: string; reason: string }, [string]>("SELECT scope, reason FROM suppressions WHERE email = ?").all(email);
+  h.app.sql.all<{ scope: string; reason: string }>("SELECT scope, reason FROM suppressions WHERE email = ?", [email]);
 const eventsOf = (h: InboundHarness, messageId: string) =>
-  h.deps.sqlite.query<{ kind: string; body: string }, [string]>("SELECT kind, body FROM events WHERE message_id = ? ORDER BY created_at, id").all(messageId);
+  h.app.sql.all<{ kind: string; body: string }>("SELECT kind, body FROM events WHERE message_id = ? ORDER BY created_at, id", [messageId]);
 const historyOf = (h: InboundHarness, messageId: string) =>
-  h.deps.sqlite.query<{ kind: string; status: string | null }, [string]>("SELECT kind, status FROM message_events WHERE message_id = ? ORDER BY created_at, id").all(messageId);
-const inboundCount = (h: InboundHarness) => h.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM messages WHERE type = 'inbound'").get()!.n;
+  h.app.sql.all<{ kind: string; status: string | null }>("SELECT kind, status FROM message_events WHERE message_id = ? ORDER BY created_at, id", [messageId]);
+const inboundCount = async (h: InboundHarness) => (await h.app.sql.get<{ n: number }>("SELECT count(*) AS n FROM messages WHERE type = 'inbound'"))!.n;
 
 describe("bounces, complaints and automatic replies to VERP addresses", () => {
   let h: InboundHarness;
@@ -125,16 +123,16 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
     expect(info.response).toStartWith("250 2.6.0 ");
 
     // Applied in the same commit as the 250: no waiting needed.
-    const r = recipient(h, o.recipientId);
+    const r = await recipient(h, o.recipientId);
     expect(r.status).toBe("hard_bounced");
     expect(JSON.parse(r.last_response!)).toEqual({
       code: 550,
       enhanced_code: "5.1.1",
       message: `550 5.1.1 <${o.email}>: Recipient address rejected: User unknown in virtual mailbox table`,
     });
-    expect(messageStatus(h, o.messageId)).toBe("hard_bounced");
-    expect(suppressions(h, o.email)).toEqual([{ scope: "team", reason: "hard_bounce" }]);
-    const events = eventsOf(h, o.messageId);
+    expect(await messageStatus(h, o.messageId)).toBe("hard_bounced");
+    expect(await suppressions(h, o.email)).toEqual([{ scope: "team", reason: "hard_bounce" }]);
+    const events = await eventsOf(h, o.messageId);
     expect(events.map((e) => e.kind)).toEqual(["message.hard_bounced", "message.bounced"]);
     const bounced = JSON.parse(events[1]!.body);
     expect(bounced.data).toMatchObject({
@@ -157,24 +155,24 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
       },
     });
     // Not an inbound message: nothing reaches the routes.
-    expect(inboundCount(h)).toBe(0);
+    expect(await inboundCount(h)).toBe(0);
 
     // The remote retried after losing our 250: same report, no second bounce.
     await sendRaw(h.port, { from: "", to: [o.verp] }, report);
-    expect(eventsOf(h, o.messageId)).toHaveLength(2);
-    expect(historyOf(h, o.messageId)).toEqual([{ kind: "message.hard_bounced", status: "hard_bounced" }]);
+    expect(await eventsOf(h, o.messageId)).toHaveLength(2);
+    expect(await historyOf(h, o.messageId)).toEqual([{ kind: "message.hard_bounced", status: "hard_bounced" }]);
     // A different DSN about the same failure does not count twice either.
     await sendRaw(h.port, { from: "", to: [o.verp] }, dsn({ to: o.verp, recipient: o.email, action: "failed", status: "5.1.1", messageId: "dsn-hard-2" }));
-    expect(eventsOf(h, o.messageId)).toHaveLength(2);
-    expect(recipient(h, o.recipientId).status).toBe("hard_bounced");
+    expect(await eventsOf(h, o.messageId)).toHaveLength(2);
+    expect((await recipient(h, o.recipientId)).status).toBe("hard_bounced");
   });
 
   test("a delayed DSN (4.4.1) soft-bounces without suppressing", async () => {
     const o = await insertDeliveredOutbound(h.deps, team());
     await sendRaw(h.port, { from: "", to: [o.verp] }, dsn({ to: o.verp, recipient: o.email, action: "delayed", status: "4.4.1", diagnostic: "421 4.4.1 Connection timed out while talking to mail.example.net" }));
-    expect(recipient(h, o.recipientId).status).toBe("soft_bounced");
-    expect(suppressions(h, o.email)).toEqual([]);
-    const bounced = eventsOf(h, o.messageId).find((e) => e.kind === "message.bounced")!;
+    expect((await recipient(h, o.recipientId)).status).toBe("soft_bounced");
+    expect(await suppressions(h, o.email)).toEqual([]);
+    const bounced = (await eventsOf(h, o.messageId)).find((e) => e.kind === "message.bounced")!;
     expect(JSON.parse(bounced.body).data).toMatchObject({ bounce_type: "soft", response: { code: 421, enhanced_code: "4.4.1" } });
   });
 
@@ -182,20 +180,20 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
     const o = await insertDeliveredOutbound(h.deps, team());
     const other = "Final-Recipient: rfc822; other@example.net\r\nAction: delayed\r\nStatus: 4.2.2";
     await sendRaw(h.port, { from: "", to: [o.verp] }, dsn({ to: o.verp, recipient: o.email, action: "failed", status: "5.2.1", diagnostic: "550 5.2.1 Mailbox disabled for this recipient", extraBlock: other }));
-    expect(recipient(h, o.recipientId).status).toBe("hard_bounced");
+    expect((await recipient(h, o.recipientId)).status).toBe("hard_bounced");
   });
 
   test("an ARF abuse report marks spam_complaint and adds a team suppression", async () => {
     const o = await insertDeliveredOutbound(h.deps, team());
     const info = await sendRaw(h.port, { from: "fbl@isp.example", to: [o.verp] }, arf({ to: o.verp, recipient: o.email, originalMailFrom: o.verp }));
     expect(info.response).toStartWith("250 ");
-    expect(recipient(h, o.recipientId).status).toBe("spam_complaint");
-    expect(messageStatus(h, o.messageId)).toBe("spam_complaint");
-    expect(suppressions(h, o.email)).toEqual([{ scope: "team", reason: "spam_complaint" }]);
-    const ev = eventsOf(h, o.messageId);
+    expect((await recipient(h, o.recipientId)).status).toBe("spam_complaint");
+    expect(await messageStatus(h, o.messageId)).toBe("spam_complaint");
+    expect(await suppressions(h, o.email)).toEqual([{ scope: "team", reason: "spam_complaint" }]);
+    const ev = await eventsOf(h, o.messageId);
     expect(ev.map((e) => e.kind)).toEqual(["message.spam_complaint"]);
     expect(JSON.parse(ev[0]!.body).data.report).toMatchObject({ type: "arf", feedback_type: "abuse", user_agent: "ExampleFBL/1.0", source_ip: "192.0.2.1" });
-    expect(inboundCount(h)).toBe(0);
+    expect(await inboundCount(h)).toBe(0);
   });
 
   test("an automatic reply publishes message.auto_replied and leaves the recipient as it was", async () => {
@@ -212,8 +210,8 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
       "",
     ].join("\r\n");
     await sendRaw(h.port, { from: "", to: [o.verp] }, reply);
-    expect(recipient(h, o.recipientId).status).toBe("delivered");
-    const [ev] = eventBodies(h.deps, "message.auto_replied").filter((e) => e.data.message_id === o.messageId);
+    expect((await recipient(h, o.recipientId)).status).toBe("delivered");
+    const [ev] = (await eventBodies(h.deps, "message.auto_replied")).filter((e) => e.data.message_id === o.messageId);
     expect(ev!.data).toEqual({
       message_id: o.messageId,
       recipient: o.email,
@@ -232,8 +230,8 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
     // A vacation notice marked only by its subject counts too.
     const o2 = await insertDeliveredOutbound(h.deps, team());
     await sendRaw(h.port, { from: o2.email, to: [o2.verp] }, `From: ${o2.email}\r\nTo: ${o2.verp}\r\nSubject: Automatic reply: Welcome\r\n\r\nback soon\r\n`);
-    expect(eventBodies(h.deps, "message.auto_replied").filter((e) => e.data.message_id === o2.messageId)[0]!.data.report.reason).toBe("subject");
-    expect(inboundCount(h)).toBe(0);
+    expect((await eventBodies(h.deps, "message.auto_replied")).filter((e) => e.data.message_id === o2.messageId)[0]!.data.report.reason).toBe("subject");
+    expect(await inboundCount(h)).toBe(0);
   });
 
   test("a plain-text bounce (no RFC 3464 report) is classified by its status code", async () => {
@@ -252,7 +250,7 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
       "",
     ].join("\r\n");
     await sendRaw(h.port, { from: "", to: [o.verp] }, qmail);
-    const r = recipient(h, o.recipientId);
+    const r = await recipient(h, o.recipientId);
     expect(r.status).toBe("hard_bounced");
     expect(JSON.parse(r.last_response!)).toMatchObject({ code: 550, enhanced_code: "5.1.1" });
   });
@@ -260,9 +258,9 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
   test("a message to a bounce address that is none of these is recorded in the history, nothing else", async () => {
     const o = await insertDeliveredOutbound(h.deps, team());
     await sendRaw(h.port, { from: "person@example.net", to: [o.verp] }, `From: person@example.net\r\nTo: ${o.verp}\r\nSubject: hello?\r\n\r\nwho is this\r\n`);
-    expect(recipient(h, o.recipientId).status).toBe("delivered");
-    expect(historyOf(h, o.messageId)).toEqual([{ kind: "message.report_received", status: null }]);
-    expect(eventsOf(h, o.messageId)).toEqual([]);
+    expect((await recipient(h, o.recipientId)).status).toBe("delivered");
+    expect(await historyOf(h, o.messageId)).toEqual([{ kind: "message.report_received", status: null }]);
+    expect(await eventsOf(h, o.messageId)).toEqual([]);
   });
 
   test("forged, foreign and unknown VERP addresses are refused at RCPT", async () => {

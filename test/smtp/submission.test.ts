@@ -25,8 +25,8 @@ function submitter(port: number, auth: { user: string; pass: string }, extra: ob
 describe("SMTP submission", () => {
   let app: TestApp;
   let listener: RunningListener;
-  const messages = () => app.deps.sqlite.query<Row, []>(`SELECT id, type, status, route_id, from_email, from_name, subject, "to", cc, bcc, tag FROM messages ORDER BY created_at, id`).all();
-  const routeId = (slug: string) => app.deps.sqlite.query<{ id: string }, [string, string]>("SELECT id FROM routes WHERE project_id = ? AND slug = ?").get(app.team.projectId, slug)!.id;
+  const messages = () => app.sql.all<Row>(`SELECT id, type, status, route_id, from_email, from_name, subject, "to", cc, bcc, tag FROM messages ORDER BY created_at, id`);
+  const routeId = async (slug: string) => (await app.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND slug = ?", [app.team.projectId, slug]))!.id;
   const send = (mail: Mail.Options, auth = { user: app.team.projectId, pass: app.team.projectToken }) => {
     const t = submitter(listener.port, auth);
     return t.sendMail(mail).finally(() => t.close());
@@ -35,7 +35,7 @@ describe("SMTP submission", () => {
   beforeAll(async () => {
     app = createTestApp();
     insertTestDomain(app.deps, { teamId: app.team.teamId, projectId: app.team.projectId, domain: "brand.test" });
-    app.deps.sqlite.query("UPDATE projects SET smtp_enabled = 1 WHERE id = ?").run(app.team.projectId);
+    await app.sql.run("UPDATE projects SET smtp_enabled = 1 WHERE id = ?", [app.team.projectId]);
     listener = await startSubmissionListener(app.deps, { host: "127.0.0.1", port: 0, closeTimeoutMs: 100 });
   });
   afterAll(() => listener.stop());
@@ -54,26 +54,26 @@ describe("SMTP submission", () => {
     });
     expect(info.response).toMatch(/^250 2\.6\.0 Queued as [0-9a-f-]{36}$/);
     const id = /Queued as (\S+)/.exec(info.response)![1]!;
-    const row = messages().find((m) => m.id === id)!;
-    expect(row).toMatchObject({ type: "outbound", status: "pending", route_id: routeId("broadcast"), from_email: "hello@brand.test", from_name: "Brand Team", subject: "Your receipt", tag: "receipts" });
+    const row = (await messages()).find((m) => m.id === id)!;
+    expect(row).toMatchObject({ type: "outbound", status: "pending", route_id: await routeId("broadcast"), from_email: "hello@brand.test", from_name: "Brand Team", subject: "Your receipt", tag: "receipts" });
     expect(JSON.parse(row.to)).toEqual([{ email: "ann@example.net", name: "Ann" }]);
     expect(JSON.parse(row.cc)).toEqual([{ email: "carl@example.net", name: "" }]);
     expect(JSON.parse(row.bcc)).toEqual([{ email: "hidden@example.net", name: "" }]);
-    const contents = app.deps.sqlite.query<{ text: string; html: string; headers: string }, [string]>("SELECT text, html, headers FROM message_contents WHERE message_id = ?").get(id)!;
+    const contents = (await app.sql.get<{ text: string; html: string; headers: string }>("SELECT text, html, headers FROM message_contents WHERE message_id = ?", [id]))!;
     expect(contents.html).toBe("<p>Thanks for your order.</p>");
     const headers = JSON.parse(contents.headers) as Record<string, string>;
     expect(headers["X-Customer"]).toBe("42");
     expect(Object.keys(headers).map((k) => k.toLowerCase())).not.toContain("x-posthorn-route");
     expect(Object.keys(headers).map((k) => k.toLowerCase())).not.toContain("idempotency-key");
-    expect(app.deps.sqlite.query<{ filename: string }, [string]>("SELECT filename FROM attachments WHERE message_id = ?").all(id)).toEqual([{ filename: "receipt.txt" }]);
-    const recipients = app.deps.sqlite.query<{ email: string; kind: string }, [string]>("SELECT email, kind FROM recipients WHERE message_id = ? ORDER BY kind, email").all(id);
+    expect(await app.sql.all<{ filename: string }>("SELECT filename FROM attachments WHERE message_id = ?", [id])).toEqual([{ filename: "receipt.txt" }]);
+    const recipients = await app.sql.all<{ email: string; kind: string }>("SELECT email, kind FROM recipients WHERE message_id = ? ORDER BY kind, email", [id]);
     expect(recipients).toEqual([
       { email: "hidden@example.net", kind: "bcc" },
       { email: "carl@example.net", kind: "cc" },
       { email: "ann@example.net", kind: "to" },
     ]);
-    expect(eventBodies(app.deps, "message.created").some((e) => e.data.message_id === id)).toBe(true);
-    expect(app.deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'outbound'").get()!.n).toBeGreaterThan(0);
+    expect((await eventBodies(app.deps, "message.created")).some((e) => e.data.message_id === id)).toBe(true);
+    expect((await app.sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE queue = 'outbound'"))!.n).toBeGreaterThan(0);
 
     // The client lost our 250 and sends the same message again with the same key: accepted once.
     const again = await send({
@@ -88,7 +88,7 @@ describe("SMTP submission", () => {
       attachments: [{ filename: "receipt.txt", content: "total: 10 EUR" }],
     });
     expect(again.response).toBe(info.response);
-    expect(messages().filter((m) => m.subject === "Your receipt")).toHaveLength(1);
+    expect((await messages()).filter((m) => m.subject === "Your receipt")).toHaveLength(1);
     // The same key on a different message is refused.
     const conflict = await send({ from: "hello@brand.test", to: "ann@example.net", subject: "Other", text: "other", headers: { "Idempotency-Key": "order-42" } }).catch((e) => e);
     expect(conflict.responseCode).toBe(554);
@@ -102,18 +102,18 @@ describe("SMTP submission", () => {
     const teamToken = await send({ from: "hello@brand.test", to: "ann@example.net", subject: "x", text: "xyz" }, { user: "x", pass: app.team.teamToken }).catch((e) => e);
     expect(teamToken.responseCode).toBe(535);
 
-    app.deps.sqlite.query("UPDATE projects SET smtp_enabled = 0 WHERE id = ?").run(app.team.projectId);
+    await app.sql.run("UPDATE projects SET smtp_enabled = 0 WHERE id = ?", [app.team.projectId]);
     try {
       const off = await send({ from: "hello@brand.test", to: "ann@example.net", subject: "x", text: "xyz" }).catch((e) => e);
       expect(off.responseCode).toBe(535);
       expect(off.response).toBe("535 5.7.8 SMTP submission is disabled for this project");
     } finally {
-      app.deps.sqlite.query("UPDATE projects SET smtp_enabled = 1 WHERE id = ?").run(app.team.projectId);
+      await app.sql.run("UPDATE projects SET smtp_enabled = 1 WHERE id = ?", [app.team.projectId]);
     }
   });
 
   test("without AUTH nothing is accepted; sender domains follow the /v1/send rules", async () => {
-    const before = messages().length;
+    const before = (await messages()).length;
     const { client } = await RawSmtpClient.connect(listener.port);
     const ehlo = await client.send("EHLO app.test");
     expect(ehlo.lines).toContain("AUTH PLAIN LOGIN");
@@ -133,7 +133,7 @@ describe("SMTP submission", () => {
     expect(final.code).toBe(550);
     expect(final.text).toStartWith("550 5.7.1 The domain elsewhere.test is not a sending domain of this project");
     client.close();
-    expect(messages().length).toBe(before);
+    expect((await messages()).length).toBe(before);
   });
 
   test("suppressed recipients are not sent to, as with /v1/send", async () => {
@@ -141,13 +141,13 @@ describe("SMTP submission", () => {
     const info = await send({ from: "hello@brand.test", to: "gone@example.net", subject: "Suppressed", text: "hello" });
     expect(info.response).toEndWith("(all recipients suppressed)");
     const id = /Queued as (\S+)/.exec(info.response)![1]!;
-    expect(messages().find((m) => m.id === id)!.status).toBe("suppressed");
+    expect((await messages()).find((m) => m.id === id)!.status).toBe("suppressed");
   });
 
   test("when every recipient is Bcc, each gets its own copy with only itself in To", async () => {
     const info = await send({ from: "hello@brand.test", to: "Undisclosed recipients:;", bcc: ["a@example.net", "b@example.net"], subject: "Newsletter", text: "news" });
     expect(info.response).toMatch(/Queued as \S+ and 1 more$/);
-    const rows = messages().filter((m) => m.subject === "Newsletter");
+    const rows = (await messages()).filter((m) => m.subject === "Newsletter");
     expect(rows.map((r) => JSON.parse(r.to)[0].email).sort()).toEqual(["a@example.net", "b@example.net"]);
     expect(rows.every((r) => JSON.parse(r.bcc).length === 0)).toBe(true);
   });
@@ -162,7 +162,7 @@ test("AUTH needs STARTTLS when the client is not on loopback", async () => {
   const dir = dirname(cert.caPath);
   const app = createTestApp({ env: { POSTHORN_TLS_CERT: join(dir, "leaf.pem"), POSTHORN_TLS_KEY: join(dir, "leaf.key") } });
   insertTestDomain(app.deps, { teamId: app.team.teamId, projectId: app.team.projectId, domain: "brand.test" });
-  app.deps.sqlite.query("UPDATE projects SET smtp_enabled = 1 WHERE id = ?").run(app.team.projectId);
+  await app.sql.run("UPDATE projects SET smtp_enabled = 1 WHERE id = ?", [app.team.projectId]);
   // Treat this loopback client as if it came from elsewhere.
   const listener = await startSubmissionListener(app.deps, { host: "127.0.0.1", port: 0, closeTimeoutMs: 100, plainAuthFromLoopback: false });
   try {
@@ -198,13 +198,13 @@ test("round trip: submitted mail is signed and delivered by the sending pipeline
   const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server, POSTHORN_DELIVERY: "direct", POSTHORN_MX_PORT: String(mxPort) } });
   const deps = app.deps;
   const domain = insertTestDomain(deps, { teamId: app.team.teamId, projectId: app.team.projectId, domain: "brand.test" });
-  deps.sqlite.query("UPDATE projects SET smtp_enabled = 1 WHERE id = ?").run(app.team.projectId);
+  await app.sql.run("UPDATE projects SET smtp_enabled = 1 WHERE id = ?", [app.team.projectId]);
   dns.set(deps.config.inboundDomain, "MX", [{ exchange: "mx.posthorn.test", priority: 10 }]);
   dns.set("mx.posthorn.test", "A", ["127.0.0.1"]);
   dns.set(`${domain.selector}._domainkey.brand.test`, "TXT", [dkimRecordContent(domain.publicKeyBase64)]);
   dns.set("ph-bounces.brand.test", "TXT", ["v=spf1 ip4:127.0.0.0/8 -all"]);
   dns.set("brand.test", "TXT", ["v=spf1 ip4:127.0.0.0/8 -all"]);
-  const inboundAddress = deps.sqlite.query<{ a: string }, []>("SELECT inbound_address AS a FROM routes WHERE route_type = 'inbound'").get()!.a;
+  const inboundAddress = (await app.sql.get<{ a: string }>("SELECT inbound_address AS a FROM routes WHERE route_type = 'inbound'"))!.a;
 
   const runner = new JobRunner(deps);
   registerOutboundJobs(runner, deps, { retryScheduleMs: [200] });
@@ -217,12 +217,12 @@ test("round trip: submitted mail is signed and delivered by the sending pipeline
     const info = await t.sendMail({ from: "Brand <hello@brand.test>", to: inboundAddress, subject: "Round trip", text: "there and back" });
     t.close();
     const outboundId = /Queued as (\S+)/.exec(info.response)![1]!;
-    const ev = await waitFor(() => eventBodies(deps, "message.inbound")[0], 10_000);
+    const ev = await waitFor(async () => (await eventBodies(deps, "message.inbound"))[0], 10_000);
     expect(ev.data).toMatchObject({ subject: "Round trip", from: { email: "hello@brand.test", name: "Brand" } });
     // Signed by the sending pipeline with the domain's key, sent from its VERP return path.
     expect(ev.data.spam_symbols.find((s: { name: string }) => s.name === "R_DKIM_ALLOW").options).toEqual([`brand.test:${domain.selector}`]);
     expect(ev.data.envelope_from).toMatch(/^b\.[0-9a-f]{32}\.[0-9a-f]{20}@ph-bounces\.brand\.test$/);
-    await waitFor(() => deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM messages WHERE id = ?").get(outboundId)!.status === "delivered");
+    await waitFor(async () => (await app.sql.get<{ status: string }>("SELECT status FROM messages WHERE id = ?", [outboundId]))!.status === "delivered");
   } finally {
     await submission.stop();
     await mx.stop();

@@ -17,7 +17,7 @@ import { createAuthResolver } from "../../src/smtp/auth-resolver.ts";
 import { registerInboundJobs, stopInboundAnalysis, type InboundJobOptions } from "../../src/smtp/inbound-job.ts";
 import { startInboundListener, type InboundListenerOptions } from "../../src/smtp/inbound.ts";
 import type { RunningListener } from "../../src/smtp/listener.ts";
-import { createTestApp, insertTestDomain, type Deps, type TestApp } from "../helpers.ts";
+import { createTestApp, insertTestDomainWith, sqlOf, type Deps, type TestApp } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
 
 export interface SenderDomain {
@@ -52,9 +52,9 @@ export async function startInbound(
   runner.start();
   const listener = await startInboundListener(deps, { host: "127.0.0.1", port: 0, closeTimeoutMs: 200, ...opts.listener });
 
-  const route = deps.sqlite
-    .query<{ id: string; inbound_address: string }, [string]>("SELECT id, inbound_address FROM routes WHERE project_id = ? AND route_type = 'inbound'")
-    .get(app.team.projectId)!;
+  const route = (await app.sql.get<{ id: string; inbound_address: string }>("SELECT id, inbound_address FROM routes WHERE project_id = ? AND route_type = 'inbound'", [
+    app.team.projectId,
+  ]))!;
 
   const key = generateDkimKeyPair();
   const sender: SenderDomain = { domain: "sender.test", selector: "s1", privateKeyPem: key.privateKeyPem };
@@ -198,11 +198,9 @@ export class RawSmtpClient {
 }
 
 /** Bodies of the events of `kind`, parsed. */
-export function eventBodies(deps: Deps, kind: string): { id: string; event: string; timestamp: string; data: any }[] {
-  return deps.sqlite
-    .query<{ body: string }, [string]>("SELECT body FROM events WHERE kind = ? ORDER BY created_at, id")
-    .all(kind)
-    .map((r) => JSON.parse(r.body));
+export async function eventBodies(deps: Deps, kind: string): Promise<{ id: string; event: string; timestamp: string; data: any }[]> {
+  const rows = await sqlOf(deps).all<{ body: string }>("SELECT body FROM events WHERE kind = ? ORDER BY created_at, id", [kind]);
+  return rows.map((r) => JSON.parse(r.body));
 }
 
 export interface OutboundFixture {
@@ -223,25 +221,28 @@ export async function insertDeliveredOutbound(
   opts: { teamId: string; projectId: string; domain?: string; email?: string; status?: string; recipientId?: string },
 ): Promise<OutboundFixture> {
   const domain = opts.domain ?? "brand.test";
-  let domainRow = deps.sqlite.query<{ id: string }, [string, string]>("SELECT id FROM domains WHERE team_id = ? AND domain = ?").get(opts.teamId, domain);
-  if (!domainRow) domainRow = { id: insertTestDomain(deps, { teamId: opts.teamId, projectId: opts.projectId, domain }).domainId };
-  const routeId = deps.sqlite
-    .query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'transactional'")
-    .get(opts.projectId)!.id;
+  const sql = sqlOf(deps);
+  let domainRow = await sql.get<{ id: string }>("SELECT id FROM domains WHERE team_id = ? AND domain = ?", [opts.teamId, domain]);
+  if (!domainRow) domainRow = { id: (await insertTestDomainWith(sql, { teamId: opts.teamId, projectId: opts.projectId, domain })).domainId };
+  const routeId = (await sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'transactional'", [opts.projectId]))!.id;
   const messageId = newId();
   const recipientId = opts.recipientId ?? newId();
   const email = opts.email ?? `someone-${recipientId.slice(-6)}@example.net`;
   const now = Date.now();
   const status = opts.status ?? "delivered";
-  deps.sqlite
-    .query(
-      `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, tag, from_email, from_name, subject, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'outbound', ?, ?, 'welcome', ?, 'Brand', 'Welcome', ?, '[]', '[]', '[]', '{"user":"42"}', ?, ?)`,
-    )
-    .run(messageId, opts.teamId, opts.projectId, routeId, domainRow.id, status, now, `hello@${domain}`, JSON.stringify([{ email, name: "" }]), now, now);
-  deps.sqlite
-    .query("INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, attempts, created_at) VALUES (?, ?, ?, 'to', ?, ?, 1, ?)")
-    .run(recipientId, messageId, email, status, now, now);
+  await sql.run(
+    `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, tag, from_email, from_name, subject, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'outbound', ?, ?, 'welcome', ?, 'Brand', 'Welcome', ?, '[]', '[]', '[]', '{"user":"42"}', ?, ?)`,
+    [messageId, opts.teamId, opts.projectId, routeId, domainRow.id, status, now, `hello@${domain}`, JSON.stringify([{ email, name: "" }]), now, now],
+  );
+  await sql.run("INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, attempts, created_at) VALUES (?, ?, ?, 'to', ?, ?, 1, ?)", [
+    recipientId,
+    messageId,
+    email,
+    status,
+    now,
+    now,
+  ]);
   const verp = verpAddress(await serverSecretOf(deps.store), recipientId, bounceDomainOf({ domain, returnPathHost: "ph-bounces" }));
   return { messageId, recipientId, email, verp, routeId, domain };
 }
