@@ -1,5 +1,3 @@
-import type { Deps } from "./context.ts";
-import { seedNow } from "./db/seed.ts";
 import type { Store } from "./db/store.ts";
 import { insertProject, newProject } from "./modules/projects/service.ts";
 import { newTeam } from "./modules/team/service.ts";
@@ -12,21 +10,11 @@ export interface BootstrapResult {
 }
 
 /** The rows of a team, its owner, and a default project with one route of each type. */
-function bootstrapRows(opts: { teamName: string; inboundDomain: string }, now = Date.now()) {
+export function bootstrapRows(opts: { teamName: string; inboundDomain: string }, now = Date.now()) {
   const team = newTeam({ name: opts.teamName }, now);
   const project = newProject({ teamId: team.created.teamId, name: "Default project", inboundDomain: opts.inboundDomain }, now);
   const result: BootstrapResult = { team_id: team.created.teamId, team_token: team.created.teamToken, project_id: project.projectId, project_token: project.projectToken };
   return { team: team.rows, project, result };
-}
-
-/**
- * A team, its owner, and a default project with one route of each type, synchronously on SQLite:
- * for `posthorn init` (which opens the database file itself) and fixtures that cannot await.
- */
-export function bootstrapTeam(sqlite: Deps["sqlite"], opts: { teamName: string; inboundDomain: string }): BootstrapResult {
-  const { team, project, result } = bootstrapRows(opts);
-  seedNow(sqlite, { team, project: project.project, routes: project.routes });
-  return result;
 }
 
 /** A team, its owner, and a default project with one route of each type (`posthorn init`). */

@@ -1,7 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { Config } from "./config.ts";
 import type { Store } from "./db/store.ts";
-import type { Writer } from "./db/writer.ts";
 import type { DnsResolver } from "./dns/resolver.ts";
 import type { JobQueue } from "./db/job-queue.ts";
 import type { Logger } from "./log.ts";
@@ -12,10 +10,7 @@ import type { Logger } from "./log.ts";
  */
 export interface Deps {
   config: Config;
-  sqlite: Database;
-  /** Group-commit writer: every write on a request or job path goes through it. */
-  writer: Writer;
-  /** The persistence layer's repositories (services move onto it from sqlite/writer). */
+  /** The persistence layer: every read and write of the database goes through it. */
   store: Store;
   queue: JobQueue;
   log: Logger;

@@ -21,25 +21,12 @@ export function createDeps(config: Config, opts: DepsOptions = {}): Deps {
   const store = new SqliteStore(storage.sqlite, writer);
   return {
     config,
-    sqlite: storage.sqlite,
-    writer,
     store,
     queue: store.read.jobs,
     log,
     dns: new DnsResolver(config.dnsServers),
   };
 }
-
-/**
- * Where code still reaches for the SQLite handle or writer directly on PostgreSQL: a loud error
- * instead of a silent wrong database. Goes away with the last such caller.
- */
-const sqliteOnly = (what: string) =>
-  new Proxy({}, {
-    get: () => {
-      throw new Error(`${what} is SQLite-only and is not available with POSTHORN_DATABASE_URL`);
-    },
-  }) as never;
 
 /** Applies pending migrations to the configured database; the tags applied. */
 export async function migrateDatabase(config: Config): Promise<string[]> {
@@ -70,8 +57,6 @@ export async function openDeps(config: Config, opts: DepsOptions = {}): Promise<
   );
   return {
     config,
-    sqlite: sqliteOnly("deps.sqlite"),
-    writer: sqliteOnly("deps.writer"),
     store,
     queue: store.read.jobs,
     log,

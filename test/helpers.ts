@@ -9,9 +9,9 @@ import { generateDkimKeyPair } from "../src/dns/dkim-key.ts";
 import { newId } from "../src/ids.ts";
 import { newProject } from "../src/modules/projects/service.ts";
 import { newTeam } from "../src/modules/team/service.ts";
-import { databaseEnv, engine, openTestDatabase, sqlNowOf, sqlOf, type TestEngine } from "./support/test-database.ts";
+import { databaseEnv, engine, openTestDatabase, sqliteOf, sqlNowOf, sqlOf, type TestEngine } from "./support/test-database.ts";
 
-export { databaseEnv, engine, sqlNowOf, sqlOf };
+export { databaseEnv, engine, sqliteOf, sqlNowOf, sqlOf };
 export type { TestEngine };
 export type { SyncSql } from "./support/test-database.ts";
 

@@ -13,7 +13,7 @@
  * and a 120 s deadline.
  */
 import { join } from "node:path";
-import { bootstrapTeam } from "../../src/bootstrap.ts";
+import { addBootstrapTeam } from "../../src/bootstrap.ts";
 import { loadConfig } from "../../src/config.ts";
 import { generateDkimKeyPair } from "../../src/dns/dkim-key.ts";
 import { buildRecordSpecs } from "../../src/dns/records.ts";
@@ -91,19 +91,21 @@ async function main() {
   const dataDir = (await import("node:fs")).mkdtempSync(join((await import("node:os")).tmpdir(), "posthorn-bench-dns-"));
   const config = loadConfig({ POSTHORN_DATA_DIR: dataDir, POSTHORN_LOG_LEVEL: process.env.LOG ?? "silent", POSTHORN_HOSTNAME: HOST, POSTHORN_DNS_SERVERS: ready.server });
   const deps = createDeps(config);
-  const team = bootstrapTeam(deps.sqlite, { teamName: "Bench", inboundDomain: config.inboundDomain });
+  const { sqliteOf } = await import("../../test/support/test-database.ts");
+  const sqlite = sqliteOf(deps);
+  const team = await addBootstrapTeam(deps.store, { teamName: "Bench", inboundDomain: config.inboundDomain });
 
   // RSA generation is not what is measured: a few keys shared by all domains.
   const keys = Array.from({ length: 4 }, () => generateDkimKeyPair());
   const ids: string[] = [];
   const zone: ZoneEntry[] = [{ name: HOST, type: "A", values: ["127.0.0.1"] }];
-  deps.sqlite.transaction(() => {
+  sqlite.transaction(() => {
     const now = Date.now();
-    const insertDomain = deps.sqlite.query(
+    const insertDomain = sqlite.query(
       `INSERT INTO domains (id, team_id, domain, status, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, created_at, updated_at)
        VALUES (?, ?, ?, 'pending', 'ph1', ?, ?, 'ph-bounces', ?, ?)`,
     );
-    const insertRecord = deps.sqlite.query(
+    const insertRecord = sqlite.query(
       "INSERT INTO dns_records (id, domain_id, purpose, type, hostname, fqdn, content, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
     );
     for (let i = 0; i < domainCount; i++) {
@@ -130,20 +132,20 @@ async function main() {
     await ask({ type: "clear" });
     await ask({ type: "zone", entries: scenario.publish ? zone : [zone[0]!] });
     for (const bound of bounds) {
-      deps.sqlite.exec("UPDATE dns_records SET status = 'pending', verified_at = NULL; UPDATE domains SET status = 'pending'");
+      sqlite.exec("UPDATE dns_records SET status = 'pending', verified_at = NULL; UPDATE domains SET status = 'pending'");
       await ask({ type: "reset", delayMs: scenario.delayMs });
-      const commitsBefore = deps.writer.stats.commits;
+      const commitsBefore = deps.store.stats.commits;
       const started = performance.now();
       const r = await recheckDomains(deps, ids, bound, new DnsResolver([ready.server], { timeoutMs: 2000, tries: 1 }));
       const seconds = (performance.now() - started) / 1000;
       const server = (await ask({ type: "stats" })) as Extract<FromChild, { type: "stats" }>;
-      const statuses = deps.sqlite.query<{ status: string; n: number }, []>("SELECT status, count(*) AS n FROM dns_records GROUP BY status").all();
+      const statuses = sqlite.query<{ status: string; n: number }, []>("SELECT status, count(*) AS n FROM dns_records GROUP BY status").all();
       const ok = statuses.length === 1 && statuses[0]!.status === scenario.expect && statuses[0]!.n === records;
       console.log(
         [
           `  ${scenario.name.padEnd(26)} bound ${String(bound).padStart(3)}:`,
           `${(records / seconds).toFixed(0).padStart(6)} records/s`,
-          `(${seconds.toFixed(2)} s, ${r.checked} domains, ${r.dns.queries} queries, ${deps.writer.stats.commits - commitsBefore} commits)`,
+          `(${seconds.toFixed(2)} s, ${r.checked} domains, ${r.dns.queries} queries, ${deps.store.stats.commits - commitsBefore} commits)`,
           `max in flight: limiter ${r.dns.inflightMax}, DNS server ${server.inflightMax}`,
           ok ? `all ${records} records ${scenario.expect}` : `UNEXPECTED statuses ${JSON.stringify(statuses)}`,
         ].join("  "),

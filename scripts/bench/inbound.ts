@@ -80,12 +80,13 @@ const SESSIONS = Number(process.argv[4] ?? 20);
 const { loadConfig } = await import("../../src/config.ts");
 const { createDeps } = await import("../../src/runtime.ts");
 const { createLogger } = await import("../../src/log.ts");
-const { bootstrapTeam } = await import("../../src/bootstrap.ts");
+const { addBootstrapTeam } = await import("../../src/bootstrap.ts");
 const { JobRunner } = await import("../../src/jobs/runner.ts");
 const { registerInboundJobs } = await import("../../src/smtp/inbound-job.ts");
 const { startInboundListener } = await import("../../src/smtp/inbound.ts");
 const { generateDkimKeyPair, dkimRecordContent } = await import("../../src/dns/dkim-key.ts");
 const { startDnsServer } = await import("../../test/support/dns-server.ts");
+const { sqliteOf } = await import("../../test/support/test-database.ts");
 const { dkimSign } = await import("mailauth");
 const MailComposer = (await import("nodemailer/lib/mail-composer")).default;
 
@@ -101,8 +102,9 @@ const config = loadConfig({
   POSTHORN_SUBMISSION_PORT: "0",
 });
 const deps = createDeps(config, { log: createLogger("error") });
-bootstrapTeam(deps.sqlite, { teamName: "Bench", inboundDomain: config.inboundDomain });
-const inboundAddress = deps.sqlite.query<{ a: string }, []>("SELECT inbound_address AS a FROM routes WHERE route_type = 'inbound'").get()!.a;
+const sqlite = sqliteOf(deps);
+await addBootstrapTeam(deps.store, { teamName: "Bench", inboundDomain: config.inboundDomain });
+const inboundAddress = sqlite.query<{ a: string }, []>("SELECT inbound_address AS a FROM routes WHERE route_type = 'inbound'").get()!.a;
 
 // A sender with SPF, DKIM and DMARC published, so every check does real work.
 const key = generateDkimKeyPair();
@@ -139,14 +141,14 @@ registerInboundJobs(runner, deps);
 runner.start();
 const listener = await startInboundListener(deps, { host: "127.0.0.1", port: 0, maxClients: 1000 });
 
-const inboundEvents = deps.sqlite.prepare<{ n: number }, []>("SELECT count(*) AS n FROM events WHERE kind = 'message.inbound'");
-const pending = deps.sqlite.prepare<{ n: number }, []>("SELECT count(*) AS n FROM messages WHERE status = 'pending'");
+const inboundEvents = sqlite.prepare<{ n: number }, []>("SELECT count(*) AS n FROM events WHERE kind = 'message.inbound'");
+const pending = sqlite.prepare<{ n: number }, []>("SELECT count(*) AS n FROM messages WHERE status = 'pending'");
 
 async function phase(label: string, bytes: number, count: number, perConnection = false, sessions = SESSIONS) {
   const file = await message(bytes);
   const size = Bun.file(file).size;
   const before = inboundEvents.get()!.n;
-  const commitsBefore = deps.writer.stats.commits;
+  const commitsBefore = deps.store.stats.commits;
   const t0 = performance.now();
   const client = Bun.spawn([process.execPath, import.meta.path, "--client", String(listener.port), String(sessions), String(count), file, perConnection ? "1" : "0", inboundAddress], {
     stdout: "pipe",
@@ -161,7 +163,7 @@ async function phase(label: string, bytes: number, count: number, perConnection 
   console.log(
     `  ${label.padEnd(34)} ${String(count).padStart(5)} msgs of ${(size / 1024).toFixed(0).padStart(3)} KB: ` +
       `accepted ${(count / (clientMs / 1000)).toFixed(0).padStart(5)}/s, processed ${(processed / (e2eMs / 1000)).toFixed(0).padStart(5)}/s` +
-      ` (${processed}/${count} events, ${refused} refused, ${deps.writer.stats.commits - commitsBefore} group commits)`,
+      ` (${processed}/${count} events, ${refused} refused, ${deps.store.stats.commits - commitsBefore} group commits)`,
   );
 }
 

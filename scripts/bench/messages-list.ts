@@ -9,11 +9,12 @@ import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { MESSAGE_STATUSES } from "../../src/events/message-status.ts";
 import { newId } from "../../src/ids.ts";
-import { insertRoute, createProject } from "../../src/modules/projects/service.ts";
+import { insertProject, newProject, newRoute } from "../../src/modules/projects/service.ts";
 import type { MessageListQuery } from "../../src/modules/messages/model.ts";
 import { messageListQuery } from "../../src/modules/messages/service.ts";
-import { createTeam } from "../../src/modules/team/service.ts";
+import { newTeam } from "../../src/modules/team/service.ts";
 import { createDeps } from "../../src/runtime.ts";
+import { sqliteOf } from "../../test/support/test-database.ts";
 
 const TOTAL = Number(process.argv[2] ?? 1_000_000);
 const WALKS = Number(process.argv[3] ?? 5);
@@ -30,35 +31,43 @@ const config = loadConfig({
 });
 const deps = createDeps(config);
 const app = createApp(deps);
-const { sqlite } = deps;
+const sqlite = sqliteOf(deps);
 
 // --- seed -------------------------------------------------------------------------------------
 type TeamSeed = { teamId: string; token: string; routes: { id: string; projectId: string; type: string }[]; domains: string[] };
 const teams: TeamSeed[] = [];
-sqlite.transaction(() => {
-  for (const name of ["Bench A", "Bench B"]) {
-    const team = createTeam(sqlite, { name });
-    const seed: TeamSeed = { teamId: team.teamId, token: team.teamToken, routes: [], domains: [] };
+for (const name of ["Bench A", "Bench B"]) {
+  const team = newTeam({ name });
+  const teamId = team.created.teamId;
+  const seed: TeamSeed = { teamId, token: team.created.teamToken, routes: [], domains: [] };
+  const projects = [0, 1].map((p) => newProject({ teamId, name: `Project ${p}`, inboundDomain: config.inboundDomain }));
+  const extras = projects.map((project) =>
+    (["transactional", "broadcast"] as const).map((type, r) =>
+      newRoute({ teamId, projectId: project.projectId, name: `Extra ${r}`, slug: `extra-${r}`, routeType: type, isDefault: false, inboundDomain: config.inboundDomain }),
+    ),
+  );
+  await deps.store.write(async (tx) => {
+    await tx.teams.insert(team.rows);
+    for (const project of projects) await insertProject(tx, project);
+    for (const route of extras.flat()) await tx.routes.insert(route);
+  });
+  for (const [p, project] of projects.entries()) {
+    for (const route of [...project.routes, ...extras[p]!]) seed.routes.push({ id: route.id, projectId: route.project_id, type: route.route_type });
+  }
+  sqlite.transaction(() => {
     for (let p = 0; p < 2; p++) {
-      const project = createProject(sqlite, { teamId: team.teamId, name: `Project ${p}`, inboundDomain: config.inboundDomain });
-      for (const [type, id] of Object.entries(project.routeIds)) seed.routes.push({ id, projectId: project.projectId, type });
-      for (let r = 0; r < 2; r++) {
-        const type = r === 0 ? "transactional" : "broadcast";
-        const id = insertRoute(sqlite, { teamId: team.teamId, projectId: project.projectId, name: `Extra ${r}`, slug: `extra-${r}`, routeType: type, isDefault: false, inboundDomain: config.inboundDomain });
-        seed.routes.push({ id, projectId: project.projectId, type });
-      }
       const domainId = newId();
       sqlite
         .query(
           `INSERT INTO domains (id, team_id, domain, status, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, created_at, updated_at)
            VALUES (?, ?, ?, 'active', 'ph1', 'x', 'x', 'ph-bounces', ?, ?)`,
         )
-        .run(domainId, team.teamId, `p${p}.${name.replace(" ", "").toLowerCase()}.example.com`, Date.now(), Date.now());
+        .run(domainId, teamId, `p${p}.${name.replace(" ", "").toLowerCase()}.example.com`, Date.now(), Date.now());
       seed.domains.push(domainId);
     }
-    teams.push(seed);
-  }
-})();
+  })();
+  teams.push(seed);
+}
 
 // Deterministic pseudo-random numbers so runs are comparable.
 let state = 0x9e3779b9;

@@ -54,7 +54,7 @@ async function main() {
   const { registerWebhookJobs } = await import("../../src/events/webhook-job.ts");
   const { JobRunner } = await import("../../src/jobs/runner.ts");
   const { newId } = await import("../../src/ids.ts");
-  const { createTestApp, tempDir } = await import("../../test/helpers.ts");
+  const { createTestApp, sqliteOf, tempDir } = await import("../../test/helpers.ts");
   const { startDnsServer } = await import("../../test/support/dns-server.ts");
   const { makeTestCert } = await import("../../test/webhooks/support.ts");
 
@@ -77,7 +77,8 @@ async function main() {
   const env = { POSTHORN_DATA_DIR: dir, POSTHORN_DNS_SERVERS: dns.server, POSTHORN_WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8" };
   const t = createTestApp({ env, dbPath: join(dir, "posthorn.db") });
   const { deps } = t;
-  const routeId = deps.sqlite
+  const sqlite = sqliteOf(deps);
+  const routeId = sqlite
     .query<{ id: string }, [string]>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'transactional'")
     .get(t.team.projectId)!.id;
 
@@ -107,13 +108,13 @@ async function main() {
     }
   })();
   await portReady.promise;
-  deps.sqlite.query("UPDATE webhooks SET url = ? WHERE id = ?").run(`https://hooks.example.test:${port}/hook`, webhook.id);
+  sqlite.query("UPDATE webhooks SET url = ? WHERE id = ?").run(`https://hooks.example.test:${port}/hook`, webhook.id);
 
   const sender = new WebhookSender({ dns: deps.dns, allowedNetworks: ["127.0.0.0/8"], ca: cert.caPem });
   useWebhookSender(deps, sender);
   const runner = new JobRunner(deps);
   registerWebhookJobs(runner, deps, { sender });
-  const pendingJobs = () => deps.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND dead_at IS NULL").get()!.n;
+  const pendingJobs = () => sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND dead_at IS NULL").get()!.n;
 
   // ---- 1. throughput ----
   for (let i = 0; i < deliveries; i += 1000) {
@@ -133,7 +134,7 @@ async function main() {
   const stats = (await (
     await fetch(`https://127.0.0.1:${port}/stats`, { tls: { ca: cert.caPem, serverName: "hooks.example.test" } })
   ).json()) as { verified: number; rejected: number; connections: number };
-  const recorded = deps.sqlite
+  const recorded = sqlite
     .query<{ ok: number; failed: number }, [string]>(
       "SELECT sum(outcome = 'succeeded') AS ok, sum(outcome = 'failed') AS failed FROM webhook_deliveries WHERE webhook_id = ?",
     )
@@ -145,18 +146,18 @@ async function main() {
 
   // ---- 2. latency: delivered status committed → webhook received ----
   const recipients: { recipientId: string; messageId: string }[] = [];
-  await deps.writer.write(() => {
+  await deps.store.write(() => {
     const ts = Date.now();
     for (let i = 0; i < samples; i++) {
       const messageId = newId();
       const recipientId = newId();
-      deps.sqlite
+      sqlite
         .query(
           `INSERT INTO messages (id, team_id, project_id, route_id, type, status, status_changed_at, from_email, "to", cc, bcc, reply_to, metadata, created_at, updated_at)
            VALUES (?, ?, ?, ?, 'outbound', 'processed', ?, 'bench@shop.example', '[]', '[]', '[]', '[]', '{}', ?, ?)`,
         )
         .run(messageId, t.team.teamId, t.team.projectId, routeId, ts, ts, ts);
-      deps.sqlite
+      sqlite
         .query("INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, created_at) VALUES (?, ?, 'rcpt@example.org', 'to', 'processed', ?, ?)")
         .run(recipientId, messageId, ts, ts);
       recipients.push({ recipientId, messageId });

@@ -1,7 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
 import type { SqlExecutor } from "./sql.ts";
-import { stmt } from "./statements.ts";
 import type { MemberRow } from "./teams.ts";
 
 /** A project as services see it (its token is stored only as a digest and never read back). */
@@ -37,7 +35,11 @@ const INSERT_PROJECT =
   "INSERT INTO projects (id, team_id, name, smtp_enabled, token_hash, token_generated_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 const PROJECT_BY_TOKEN = "SELECT id, team_id, token_hash, smtp_enabled FROM projects WHERE token_hash = ?";
 
-const insertValues = (p: NewProjectRow) => [p.id, p.team_id, p.name, p.smtp_enabled, p.token_hash, p.created_at, p.created_at, p.created_at];
+/** The insert of a new project with its values (also run by fixtures that cannot await). */
+export const newProjectStatement = (p: NewProjectRow): [string, (string | number)[]] => [
+  INSERT_PROJECT,
+  [p.id, p.team_id, p.name, p.smtp_enabled, p.token_hash, p.created_at, p.created_at, p.created_at],
+];
 
 interface Page {
   sort: SortKey[];
@@ -51,7 +53,7 @@ export class ProjectRepository {
 
   /** The project alone; its routes go in through RouteRepository.insert. */
   async insert(p: NewProjectRow): Promise<void> {
-    await this.db.run(INSERT_PROJECT, insertValues(p));
+    await this.db.run(...newProjectStatement(p));
   }
 
   findOfTeam(id: string, teamId: string): Promise<ProjectRow | null> {
@@ -158,12 +160,4 @@ export class ProjectRepository {
   async touchToken(id: string, now: number, ip: string | null): Promise<void> {
     await this.db.run("UPDATE projects SET token_last_used_at = ?, token_last_used_ip = ? WHERE id = ?", [now, ip, id]);
   }
-}
-
-/**
- * ProjectRepository.insert, synchronously on SQLite, for start-up and fixtures that cannot await
- * (the CLI's init, test helpers, benchmarks). Runs in the caller's transaction, if any.
- */
-export function insertProjectNow(sqlite: Database, p: NewProjectRow): void {
-  stmt(sqlite, INSERT_PROJECT).run(...insertValues(p));
 }

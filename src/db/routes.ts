@@ -1,7 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
 import type { SqlExecutor } from "./sql.ts";
-import { stmt } from "./statements.ts";
 
 export type RouteRow = {
   id: string;
@@ -46,18 +44,10 @@ const ROUTE_COLUMNS =
 const INSERT_ROUTE = `INSERT INTO routes (id, team_id, project_id, slug, name, route_type, is_default, inbound_address, inbound_spam_threshold, attachment_delivery, created_at, updated_at)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'inline', ?, ?)`;
 
-const insertValues = (r: NewRouteRow) => [
-  r.id,
-  r.team_id,
-  r.project_id,
-  r.slug,
-  r.name,
-  r.route_type,
-  r.is_default,
-  r.inbound_address,
-  r.inbound_spam_threshold,
-  r.created_at,
-  r.created_at,
+/** The insert of a new route with its values (also run by fixtures that cannot await). */
+export const newRouteStatement = (r: NewRouteRow): [string, (string | number | null)[]] => [
+  INSERT_ROUTE,
+  [r.id, r.team_id, r.project_id, r.slug, r.name, r.route_type, r.is_default, r.inbound_address, r.inbound_spam_threshold, r.created_at, r.created_at],
 ];
 
 interface Page {
@@ -131,7 +121,7 @@ export class RouteRepository {
   }
 
   async insert(r: NewRouteRow): Promise<void> {
-    await this.db.run(INSERT_ROUTE, insertValues(r));
+    await this.db.run(...newRouteStatement(r));
   }
 
   async update(routeId: string, c: RouteChanges): Promise<void> {
@@ -180,12 +170,4 @@ export class RouteRepository {
       since,
     ]);
   }
-}
-
-/**
- * RouteRepository.insert, synchronously on SQLite, for start-up and fixtures that cannot await
- * (the CLI's init, test helpers, benchmarks). Runs in the caller's transaction, if any.
- */
-export function insertRouteNow(sqlite: Database, r: NewRouteRow): void {
-  stmt(sqlite, INSERT_ROUTE).run(...insertValues(r));
 }

@@ -99,7 +99,8 @@ export class SqliteStore implements Store {
   readonly read: Repositories;
   readonly signals = new JobSignals();
   constructor(
-    private readonly sqlite: Database,
+    /** The connection, for what only SQLite has (tests of its storage, benchmarks); services use read and write. */
+    readonly sqlite: Database,
     private readonly writer: Writer,
   ) {
     this.read = repositories(new SqliteExecutor(sqlite), this.signals);

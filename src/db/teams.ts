@@ -1,7 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
 import type { SqlExecutor } from "./sql.ts";
-import { stmt } from "./statements.ts";
 
 /** What creating a team stores: the team, its owner's user, and the owner's membership. */
 export interface NewTeam {
@@ -57,8 +55,8 @@ const INSERT_USER = "INSERT INTO users (id, name, email, avatar, created_at) VAL
 const INSERT_MEMBER = "INSERT INTO team_members (id, team_id, user_id, role, joined_at, created_at) VALUES (?, ?, ?, ?, ?, ?)";
 const TEAM_BY_TOKEN = "SELECT id, token_hash FROM teams WHERE token_hash = ?";
 
-/** The three inserts of a new team, in order, with their values. */
-function newTeamStatements(t: NewTeam): [string, (string | number)[]][] {
+/** The three inserts of a new team, in order, with their values (also run by fixtures that cannot await). */
+export function newTeamStatements(t: NewTeam): [string, (string | number)[]][] {
   return [
     [INSERT_TEAM, [t.team.id, t.team.name, t.team.token_hash, t.team.created_at, t.team.created_at, t.team.created_at, t.team.created_at]],
     [INSERT_USER, [t.owner.id, t.owner.name, t.owner.email, t.owner.created_at]],
@@ -117,12 +115,4 @@ export class TeamRepository {
   async touchToken(teamId: string, now: number, ip: string | null): Promise<void> {
     await this.db.run("UPDATE teams SET token_last_used_at = ?, token_last_used_ip = ? WHERE id = ?", [now, ip, teamId]);
   }
-}
-
-/**
- * TeamRepository.insert, synchronously on SQLite, for start-up and fixtures that cannot await
- * (the CLI's init, test helpers, benchmarks). Runs in the caller's transaction, if any.
- */
-export function insertTeamNow(sqlite: Database, t: NewTeam): void {
-  for (const [sql, params] of newTeamStatements(t)) stmt(sqlite, sql).run(...params);
 }

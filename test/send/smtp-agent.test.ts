@@ -11,7 +11,7 @@ import { createLogger } from "../../src/log.ts";
 import { SmtpAgent } from "../../src/mail/smtp-agent.ts";
 import type { SendOutcome } from "../../src/mail/smtp-pool.ts";
 import { smtpAgentsOf } from "../e2e/fixtures/outbound-server.ts";
-import { createTestApp, tempDir, waitFor } from "../helpers.ts";
+import { createTestApp, sqliteOf, tempDir, waitFor } from "../helpers.ts";
 import { insertMessage, insertRecipient } from "../modules/messages/fixtures.ts";
 import { postgresAvailable, testPostgres } from "../support/postgres.ts";
 import { startSink, type Sink } from "./harness.ts";
@@ -98,9 +98,9 @@ test("when its server dies mid-transaction, the agent reads the 250 and writes t
   const messageId = insertMessage(t.deps, { teamId: t.team.teamId, to: [{ email: "r@dest.test", name: "" }] });
   const recipientId = insertRecipient(t.deps, messageId, "r@dest.test", "processed");
   await orphanWritesReceipt(dbPath, recipientId, async () =>
-    t.deps.sqlite.query<{ reply: string; host: string }, [string]>("SELECT reply, host FROM delivery_receipts WHERE recipient_id = ?").get(recipientId),
+    t.sql.get<{ reply: string; host: string }>("SELECT reply, host FROM delivery_receipts WHERE recipient_id = ?", [recipientId]),
   );
-  t.deps.sqlite.close();
+  sqliteOf(t.deps).close();
 });
 
 test.skipIf(!postgresAvailable())("on PostgreSQL, the orphaned agent writes the receipt to the shared database", async () => {

@@ -6,8 +6,8 @@ import { JobRunner } from "../../src/jobs/runner.ts";
 import { createDeps } from "../../src/runtime.ts";
 import { registerInboundJobs, stopInboundAnalysis } from "../../src/smtp/inbound-job.ts";
 import { startInboundListener } from "../../src/smtp/inbound.ts";
-import { bootstrapTeam } from "../../src/bootstrap.ts";
-import { tempDir, testConfig, waitFor } from "../helpers.ts";
+import { addBootstrapTeam } from "../../src/bootstrap.ts";
+import { sqliteOf, sqlOf, tempDir, testConfig, waitFor } from "../helpers.ts";
 import { startDnsServer } from "../support/dns-server.ts";
 import { makeTestCert, startReceiver } from "../webhooks/support.ts";
 import { compose, dkimSigned, eventBodies, sendRaw, startInbound } from "./support.ts";
@@ -107,30 +107,32 @@ test("when rspamd stays unreachable the message is retried, then scored by the b
   }
 });
 
+// SQLite's file and its synchronous commit, whatever the run's engine.
 test("a 250 means the message is on disk: accepted with no worker running, it is processed after a restart", async () => {
   const dns = await startDnsServer();
   const dbPath = join(tempDir(), "posthorn.db");
   const config = testConfig({ POSTHORN_DNS_SERVERS: dns.server });
   let deps = createDeps(config, { dbPath });
-  bootstrapTeam(deps.sqlite, { teamName: "T", inboundDomain: config.inboundDomain });
-  const address = deps.sqlite.query<{ a: string }, []>("SELECT inbound_address AS a FROM routes WHERE route_type = 'inbound'").get()!.a;
+  await addBootstrapTeam(deps.store, { teamName: "T", inboundDomain: config.inboundDomain });
+  const address = (await sqlOf(deps).get<{ a: string }>("SELECT inbound_address AS a FROM routes WHERE route_type = 'inbound'"))!.a;
   // First life: the listener only; no job runner.
   const listener = await startInboundListener(deps, { host: "127.0.0.1", port: 0, closeTimeoutMs: 100 });
   const info = await sendRaw(listener.port, { from: "alice@sender.test", to: [address] }, await compose({ from: "alice@sender.test", to: address, subject: "survives", text: "x" }));
   const id = /Queued as (\S+)/.exec(info.response)![1]!;
   await listener.stop();
   // Simulated crash: the connection is dropped without any further flush.
-  deps.sqlite.close();
+  sqliteOf(deps).close();
 
   deps = createDeps(config, { dbPath });
-  expect(deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM messages WHERE id = ?").get(id)!.status).toBe("pending");
+  const status = async () => (await sqlOf(deps).get<{ status: string }>("SELECT status FROM messages WHERE id = ?", [id]))!.status;
+  expect(await status()).toBe("pending");
   const runner = new JobRunner(deps);
   registerInboundJobs(runner, deps);
   runner.start();
   try {
     const ev = await waitFor(async () => (await eventBodies(deps, "message.inbound"))[0]);
     expect(ev.data).toMatchObject({ message_id: id, subject: "survives" });
-    expect(deps.sqlite.query<{ status: string }, [string]>("SELECT status FROM messages WHERE id = ?").get(id)!.status).toBe("processed");
+    expect(await status()).toBe("processed");
   } finally {
     await runner.stop();
     stopInboundAnalysis(deps);

@@ -23,7 +23,7 @@ import { newTeam } from "../../src/modules/team/service.ts";
 import { openDeps } from "../../src/runtime.ts";
 import { serverSecretOf, signValue } from "../../src/secrets.ts";
 import { startServer } from "../../src/server.ts";
-import { insertTestDomainWith, testConfig } from "../helpers.ts";
+import { insertTestDomainWith, sqliteOf, testConfig } from "../helpers.ts";
 import { startDnsServer } from "./dns-server.ts";
 import { installPostgresWriteLog, installWriteLog, type PostgresWriteLog, type WriteLog } from "./write-log.ts";
 
@@ -68,7 +68,7 @@ if (mode === "server") {
 await serverSecretOf(deps.store);
 
 /** The test's own statements, on the server's database (on SQLite its connection, where the write log's TEMP triggers live). */
-const sql: SqlExecutor = config.databaseUrl ? new PostgresExecutor(postgresClient(config.databaseUrl, { max: 2 })) : new SqliteExecutor(deps.sqlite);
+const sql: SqlExecutor = config.databaseUrl ? new PostgresExecutor(postgresClient(config.databaseUrl, { max: 2 })) : new SqliteExecutor(sqliteOf(deps));
 let writeLog: WriteLog | PostgresWriteLog | null = null;
 
 async function handle(cmd: string, args: any): Promise<unknown> {
@@ -89,14 +89,14 @@ async function handle(cmd: string, args: any): Promise<unknown> {
     case "sign":
       return signValue(await serverSecretOf(deps.store), args.purpose, args.value, args.length);
     case "installWriteLog":
-      writeLog ??= config.databaseUrl ? await installPostgresWriteLog(sql) : installWriteLog(deps.sqlite);
+      writeLog ??= config.databaseUrl ? await installPostgresWriteLog(sql) : installWriteLog(sqliteOf(deps));
       return null;
     case "mark":
       return writeLog!.mark();
     case "since":
       // Everything queued on SQLite's group-commit writer before this point is committed first
       // (a PostgreSQL request has committed before its answer).
-      if (!config.databaseUrl) await deps.writer.write(() => 0);
+      if (!config.databaseUrl) await deps.store.write(() => 0);
       return writeLog!.since(args.mark);
     case "escaped":
       return escaped.splice(0);

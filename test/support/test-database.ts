@@ -6,14 +6,16 @@
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import { SQL } from "bun";
-import { bootstrapTeam, type BootstrapResult } from "../../src/bootstrap.ts";
+import { bootstrapRows, type BootstrapResult } from "../../src/bootstrap.ts";
 import type { Config } from "../../src/config.ts";
 import type { Deps } from "../../src/context.ts";
 import { PostgresExecutor } from "../../src/db/postgres.ts";
-import { seedNow as seedSqliteNow } from "../../src/db/seed.ts";
 import { SqliteExecutor, type SqlExecutor } from "../../src/db/sql.ts";
 import { PostgresStore } from "../../src/db/store-postgres.ts";
-import type { NewTeam } from "../../src/db/teams.ts";
+import { SqliteStore } from "../../src/db/store.ts";
+import { newProjectStatement } from "../../src/db/projects.ts";
+import { newRouteStatement } from "../../src/db/routes.ts";
+import { newTeamStatements, type NewTeam } from "../../src/db/teams.ts";
 import { DnsResolver } from "../../src/dns/resolver.ts";
 import { createLogger } from "../../src/log.ts";
 import type { NewProject } from "../../src/modules/projects/service.ts";
@@ -71,12 +73,41 @@ export function openTestDatabase(configFor: (env: Record<string, string>) => Con
 
 /** Synchronous statements on the database under `deps` (one made by openTestDatabase, or else a SQLite one). */
 export function sqlNowOf(deps: Deps): SyncSql {
-  return byDeps.get(deps)?.sqlNow ?? sqliteSqlNow(deps.sqlite);
+  return byDeps.get(deps)?.sqlNow ?? sqliteSqlNow(sqliteOf(deps));
 }
 
 /** Asynchronous statements on the database under `deps`, as sqlNowOf. */
 export function sqlOf(deps: Deps): SqlExecutor {
-  return byDeps.get(deps)?.sql ?? new SqliteExecutor(deps.sqlite);
+  return byDeps.get(deps)?.sql ?? new SqliteExecutor(sqliteOf(deps));
+}
+
+/** The SQLite connection under `deps`, for what only SQLite has (its file, its writer, closing it as a crash would); throws on PostgreSQL. */
+export function sqliteOf(deps: Pick<Deps, "store">): Database {
+  if (deps.store instanceof SqliteStore) return deps.store.sqlite;
+  throw new Error("this needs SQLite; the store is PostgreSQL (skip the test there, or pin it with createTestApp({ engine: \"sqlite\" }))");
+}
+
+/**
+ * Inserts a team (with its owner), a project and routes in one transaction (a savepoint inside
+ * an open one), before returning: the repositories' own statements, run synchronously, for
+ * fixtures that cannot await. On PostgreSQL the bridge's seed does this (pg-bridge.ts).
+ */
+export function seedSqliteNow(sqlite: Database, seed: { team?: NewTeam; project?: NewProject["project"]; routes?: NewProject["routes"] }): void {
+  const statements = [
+    ...(seed.team ? newTeamStatements(seed.team) : []),
+    ...(seed.project ? [newProjectStatement(seed.project)] : []),
+    ...(seed.routes ?? []).map(newRouteStatement),
+  ];
+  sqlite.transaction(() => {
+    for (const [text, params] of statements) sqlite.query(text).run(...(params as SQLQueryBindings[]));
+  })();
+}
+
+/** The first team with its default project (as bootstrapIfEmpty makes it), on SQLite, before returning. */
+export function bootstrapSqliteNow(sqlite: Database, opts: { teamName: string; inboundDomain: string }): BootstrapResult {
+  const { team, project, result } = bootstrapRows(opts);
+  seedSqliteNow(sqlite, { team, project: project.project, routes: project.routes });
+  return result;
 }
 
 function sqliteSqlNow(sqlite: Database): SyncSql {
@@ -91,23 +122,15 @@ function sqliteSqlNow(sqlite: Database): SyncSql {
 
 function openSqlite(config: Config, dbPath: string): TestDatabase {
   const deps = createDeps(config, { dbPath });
-  const sqlite = deps.sqlite;
+  const sqlite = sqliteOf(deps);
   return {
     deps,
     sql: new SqliteExecutor(sqlite),
     sqlNow: sqliteSqlNow(sqlite),
-    bootstrap: (opts) => bootstrapTeam(sqlite, opts),
+    bootstrap: (opts) => bootstrapSqliteNow(sqlite, opts),
     seed: ({ team, project }) => seedSqliteNow(sqlite, { team, project: project?.project, routes: project?.routes }),
   };
 }
-
-/** What is left of SQLite in Deps on PostgreSQL: a loud error for code that still reaches for it (as in src/runtime.ts). */
-const sqliteOnly = (what: string) =>
-  new Proxy({}, {
-    get: () => {
-      throw new Error(`${what} is SQLite-only and is not available with POSTHORN_DATABASE_URL`);
-    },
-  }) as never;
 
 /**
  * A database cloned from the migrated template, and Deps built as openDeps builds them, without
@@ -124,8 +147,6 @@ function openPostgres(configFor: (env: Record<string, string>) => Config, dbPath
   store.listen().catch(() => {});
   const deps: Deps = {
     config,
-    sqlite: sqliteOnly("deps.sqlite"),
-    writer: sqliteOnly("deps.writer"),
     store,
     queue: store.read.jobs,
     log: createLogger(config.logLevel),

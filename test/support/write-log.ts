@@ -3,7 +3,7 @@
  * behind.
  *
  * Why triggers and not `total_changes()` or a fingerprint of every table: the server writes on
- * the same connection the test reads (deps.sqlite), and an authenticated request may stamp the
+ * the same connection the test reads (sqliteOf(deps)), and an authenticated request may stamp the
  * token's `token_last_used_at`/`_ip` (asynchronously, through the group-commit writer), which is
  * legitimate bookkeeping, not a write left behind. `total_changes()` counts that stamp too, and
  * hashing every table after every request grows with the database (message bodies of up to a

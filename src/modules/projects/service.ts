@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import type { Deps } from "../../context.ts";
 import { PROJECT_SORT, type NewProjectRow, type ProjectRow } from "../../db/projects.ts";
 import type { NewRouteRow } from "../../db/routes.ts";
-import { seedNow } from "../../db/seed.ts";
 import type { Repositories } from "../../db/store.ts";
 import { NotFoundError, ValidationError, fieldErrors } from "../../errors.ts";
 import { WEBHOOK_QUEUE } from "../../events/publish.ts";
@@ -34,13 +33,6 @@ export function newRoute(
     inbound_spam_threshold: r.routeType === "inbound" ? 5 : null,
     created_at: now,
   };
-}
-
-/** Inserts a route synchronously on SQLite, for fixtures that cannot await (tests, benchmarks). */
-export function insertRoute(sqlite: Deps["sqlite"], r: Parameters<typeof newRoute>[0], now = Date.now()): string {
-  const row = newRoute(r, now);
-  seedNow(sqlite, { routes: [row] });
-  return row.id;
 }
 
 export const DEFAULT_ROUTES: { slug: string; name: string; routeType: RouteType }[] = [
@@ -76,20 +68,6 @@ export function newProject(input: { teamId: string; name: string; smtpEnabled?: 
 export async function insertProject(tx: Pick<Repositories, "projects" | "routes">, p: NewProject): Promise<void> {
   await tx.projects.insert(p.project);
   for (const r of p.routes) await tx.routes.insert(r);
-}
-
-/**
- * Creates a project with its sending token and one default route of each type, synchronously on
- * SQLite: for fixtures that cannot await (test helpers, benchmarks). The API uses createTeamProject.
- */
-export function createProject(
-  sqlite: Deps["sqlite"],
-  input: { teamId: string; name: string; smtpEnabled?: boolean; inboundDomain: string },
-  now = Date.now(),
-): { projectId: string; projectToken: string; routeIds: Record<RouteType, string> } {
-  const p = newProject(input, now);
-  seedNow(sqlite, { project: p.project, routes: p.routes });
-  return { projectId: p.projectId, projectToken: p.projectToken, routeIds: p.routeIds };
 }
 
 /** Replaces the project's sending token; the old one stops working at once. Returns the new one. Inside a store.write. */

@@ -1,5 +1,4 @@
 import type { Deps } from "../../context.ts";
-import { seedNow } from "../../db/seed.ts";
 import { MEMBER_SORT, MEMBER_SORT_ID, type NewTeam } from "../../db/teams.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
@@ -28,16 +27,6 @@ export function newTeam(input: { name: string; ownerName?: string; ownerEmail?: 
     },
     created: { teamId, teamToken, ownerUserId, ownerMemberId },
   };
-}
-
-/**
- * Creates a team with its owner, synchronously on SQLite: for fixtures and start-up that cannot
- * await (test helpers, benchmarks). Requests never create teams.
- */
-export function createTeam(sqlite: Deps["sqlite"], input: { name: string; ownerName?: string; ownerEmail?: string }, now = Date.now()): CreatedTeam {
-  const { rows, created } = newTeam(input, now);
-  seedNow(sqlite, { team: rows });
-  return created;
 }
 
 /** TeamData of the spec, with its counts. */
