@@ -158,15 +158,16 @@ export class JobRunner {
       });
     // The slot is freed as soon as the handler settles: the job stays leased until its outcome
     // commits, so it cannot be claimed twice, and the next claim shares that commit.
-    // Refilled on the next turn, once every handler that settled in this one has freed its slot:
-    // one claim for all of them, in the same commit as their outcomes.
+    // Refilled once every handler that settled together has freed its slot (a microtask runs
+    // after the settlements already queued): one claim for all of them, queued before the writer's
+    // flush (a later task), so it shares the commit of their outcomes instead of waiting for the next.
     const release = () => {
       lane.inflight--;
       for (const r of this.idle) r();
       this.idle.clear();
       if (lane.refill) return;
       lane.refill = true;
-      setImmediate(() => {
+      queueMicrotask(() => {
         lane.refill = false;
         void this.pump(lane);
       });
