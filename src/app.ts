@@ -11,7 +11,7 @@ export const VERSION: string = "0.1.0";
 export function createApp(deps: Deps) {
   const errors = errorHandler(deps.log, deps.config.maxBodyBytes);
   const app = new Elysia()
-    .use(unitOfWork(deps.store))
+    .use(unitOfWork(deps.store, deps.log))
     .use(errors)
     .use(
       openapi({

@@ -1,5 +1,7 @@
 import { Elysia } from "elysia";
 import type { Store } from "../db/store.ts";
+import type { Logger } from "../log.ts";
+import { errorResponse } from "./errors.ts";
 
 /** The status an answer goes out with: a returned Response's own, else what the handler set. */
 function statusOf(response: unknown, set: { status?: number | string }): number {
@@ -13,7 +15,7 @@ function statusOf(response: unknown, set: { status?: number | string }): number 
  * service, a response that breaks its schema, a crash — rolls the request's writes back.
  * Registered before the root error handler, so its onError runs first and answers nothing.
  */
-export const unitOfWork = (store: Store) =>
+export const unitOfWork = (store: Store, log: Logger) =>
   new Elysia({ name: "unit-of-work" })
     .wrap(((handle: (...args: unknown[]) => unknown) =>
       (...args: unknown[]) =>
@@ -22,5 +24,11 @@ export const unitOfWork = (store: Store) =>
       void store.currentUnit()?.finish(false);
     })
     .mapResponse({ as: "global" }, async ({ response, set }) => {
-      await store.currentUnit()?.finish(statusOf(response, set) < 400);
+      try {
+        await store.currentUnit()?.finish(statusOf(response, set) < 400);
+      } catch (err) {
+        // The commit failed after the handler answered: that answer must not go out. The error
+        // is mapped here, as the root handler would (a database gone meanwhile is a 503).
+        return errorResponse("COMMIT", err, log);
+      }
     });

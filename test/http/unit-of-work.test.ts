@@ -41,7 +41,7 @@ function fixture() {
   const { store, insert, ids, writer } = engineStore();
   const errors = errorHandler(createLogger("silent"), 1024 * 1024);
   const app = new Elysia()
-    .use(unitOfWork(store))
+    .use(unitOfWork(store, createLogger("silent")))
     .use(errors)
     .post("/ok/:id", async ({ params }) => {
       await insert(params.id);
