@@ -3,7 +3,7 @@ import type { Deps } from "./context.ts";
 import { databasePath, migrate, openDatabase, openStorage } from "./db/connection.ts";
 import { migratePostgres } from "./db/migrate-pg.ts";
 import { connectPostgres, openPostgresStore } from "./db/store-postgres.ts";
-import { SqliteStore } from "./db/store.ts";
+import { SqliteStore, type Store } from "./db/store.ts";
 import { Writer } from "./db/writer.ts";
 import { DnsResolver } from "./dns/resolver.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -18,15 +18,10 @@ export function createDeps(config: Config, opts: DepsOptions = {}): Deps {
   const log = opts.log ?? createLogger(config.logLevel);
   const writer = new Writer(storage.sqlite);
   writer.onHoldTimeout = () => log.warn("a request kept its writes open past the hold limit; they were committed without waiting for its answer");
-  const store = new SqliteStore(storage.sqlite, writer);
-  return {
-    config,
-    store,
-    queue: store.read.jobs,
-    log,
-    dns: new DnsResolver(config.dnsServers),
-  };
+  return depsOf(config, new SqliteStore(storage.sqlite, writer), log);
 }
+
+const depsOf = (config: Config, store: Store, log: Logger): Deps => ({ config, store, queue: store.read.jobs, log, dns: new DnsResolver(config.dnsServers) });
 
 /** Applies pending migrations to the configured database; the tags applied. */
 export async function migrateDatabase(config: Config): Promise<string[]> {
@@ -50,16 +45,6 @@ export async function migrateDatabase(config: Config): Promise<string[]> {
 export async function openDeps(config: Config, opts: DepsOptions = {}): Promise<Deps> {
   if (!config.databaseUrl) return createDeps(config, opts);
   const log = opts.log ?? createLogger(config.logLevel);
-  const store = await openPostgresStore(
-    config.databaseUrl,
-    { poolSize: config.databasePool, poolWaitMs: config.databasePoolWaitMs },
-    databaseUrlError,
-  );
-  return {
-    config,
-    store,
-    queue: store.read.jobs,
-    log,
-    dns: new DnsResolver(config.dnsServers),
-  };
+  const store = await openPostgresStore(config.databaseUrl, { poolSize: config.databasePool, poolWaitMs: config.databasePoolWaitMs }, databaseUrlError);
+  return depsOf(config, store, log);
 }
