@@ -151,10 +151,9 @@ export class JobRunner {
       return tx.jobs.fail(job, outcome.error, { permanent: true });
     };
     const finish = (outcome: JobOutcome): Promise<unknown> =>
-      this.store.write((tx): Promise<unknown> => {
-        const written = outcome.write?.(tx);
-        // Most outcome writes are synchronous; only an asynchronous one makes the whole write wait.
-        return written instanceof Promise ? written.then(() => settle(tx, outcome)) : settle(tx, outcome);
+      this.store.write(async (tx) => {
+        await outcome.write?.(tx);
+        return settle(tx, outcome);
       });
     // The slot is freed as soon as the handler settles: the job stays leased until its outcome
     // commits, so it cannot be claimed twice, and the next claim shares that commit.

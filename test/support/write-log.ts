@@ -45,12 +45,7 @@ export function installWriteLog(sqlite: Database): WriteLog {
     const columns = sqlite.query<{ name: string }, []>(`PRAGMA main.table_info(${q(name)})`).all().map((c) => c.name);
     const watched = columns.filter((c) => !IGNORED_COLUMNS.test(c));
     const lit = `'${name.replace(/'/g, "''")}'`;
-    const events: [string, string][] = [
-      ["i", "INSERT"],
-      ["d", "DELETE"],
-    ];
-    if (watched.length > 0) events.push(["u", `UPDATE OF ${watched.map(q).join(", ")}`]);
-    for (const [suffix, event] of events) {
+    for (const [suffix, event] of triggerEvents(watched)) {
       const trigger = q(`fuzz_wl_${name}_${suffix}`);
       triggers.push(trigger);
       sqlite.run(
@@ -71,6 +66,16 @@ export function installWriteLog(sqlite: Database): WriteLog {
   };
 }
 
+/** The events a table's write-log triggers fire on: every insert and delete, and updates of the watched columns. */
+function triggerEvents(watched: string[]): [string, string][] {
+  const events: [string, string][] = [
+    ["i", "INSERT"],
+    ["d", "DELETE"],
+  ];
+  if (watched.length > 0) events.push(["u", `UPDATE OF ${watched.map(q).join(", ")}`]);
+  return events;
+}
+
 export async function installPostgresWriteLog(db: SqlExecutor): Promise<PostgresWriteLog> {
   await db.run("CREATE TABLE IF NOT EXISTS fuzz_write_log (seq BIGSERIAL PRIMARY KEY, tbl TEXT NOT NULL, op TEXT NOT NULL)");
   await db.run(
@@ -88,12 +93,7 @@ export async function installPostgresWriteLog(db: SqlExecutor): Promise<Postgres
   const triggers: [string, string][] = [];
   for (const [name, cols] of tables) {
     const watched = cols.filter((c) => !IGNORED_COLUMNS.test(c));
-    const events: [string, string][] = [
-      ["i", "INSERT"],
-      ["d", "DELETE"],
-    ];
-    if (watched.length > 0) events.push(["u", `UPDATE OF ${watched.map(q).join(", ")}`]);
-    for (const [suffix, event] of events) {
+    for (const [suffix, event] of triggerEvents(watched)) {
       const trigger = q(`fuzz_wl_${name}_${suffix}`);
       triggers.push([trigger, q(name)]);
       await db.run(`CREATE OR REPLACE TRIGGER ${trigger} AFTER ${event} ON ${q(name)} FOR EACH ROW EXECUTE FUNCTION fuzz_write_log()`);
