@@ -67,8 +67,16 @@ export class DomainRepository {
     return this.db.get<DomainRow>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = ?`, [id]);
   }
 
-  async exists(id: string): Promise<boolean> {
-    return (await this.db.get("SELECT 1 AS found FROM domains WHERE id = ?", [id])) !== null;
+  /**
+   * Locks the domain's row for a change of it or its children (records, project links), and
+   * reads it; null when it is gone. Every write that changes a domain's children takes this
+   * first, as DELETE does by its cascade: parent before children, one order for all, so that on
+   * PostgreSQL a delete, a check and a PUT of its projects queue up rather than deadlock.
+   * SQLite serialises writers; there it is a plain read.
+   */
+  lockForChange(id: string): Promise<DomainRow | null> {
+    const lock = this.db.dialect === "postgres" ? " FOR NO KEY UPDATE" : "";
+    return this.db.get<DomainRow>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = ?${lock}`, [id]);
   }
 
   /**
@@ -206,8 +214,16 @@ export class DomainRepository {
     return new Map(rows.map((r) => [r.id.toLowerCase(), r.id]));
   }
 
-  /** The domain is attached to exactly these projects from now on. */
+  /**
+   * The domain is attached to exactly these projects from now on. Take lockForChange first. On
+   * PostgreSQL the projects are key-share locked, in id order, before any link is touched: a
+   * concurrent DELETE of one of them then waits for this write instead of deadlocking with it
+   * over a link row; a project deleted before fails the insert (foreign key, a 409).
+   */
   async replaceProjects(domainId: string, projectIds: readonly string[], now: number): Promise<void> {
+    if (this.db.dialect === "postgres" && projectIds.length > 0) {
+      await this.db.all(`SELECT id FROM projects WHERE id IN (${placeholders(projectIds.length)}) ORDER BY id FOR KEY SHARE`, [...projectIds], { dynamic: true });
+    }
     await this.db.run("DELETE FROM project_domains WHERE domain_id = ?", [domainId]);
     for (const p of projectIds) {
       await this.db.run("INSERT INTO project_domains (project_id, domain_id, created_at) VALUES (?, ?, ?)", [p, domainId, now]);

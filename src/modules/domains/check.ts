@@ -60,7 +60,7 @@ export async function applyDomainCheck(
   checks: Map<string, RecordCheck>,
   now: number,
 ): Promise<DomainCheckSummary | null> {
-  const domain = await tx.domains.find(domainId);
+  const domain = await tx.domains.lockForChange(domainId);
   if (!domain) return null;
   const summary: DomainCheckSummary = { domainId, status: domain.status, statusChanged: false, records: [], broken: [] };
   const brokenRecords: { row: DnsRecordRow; reason: string }[] = [];

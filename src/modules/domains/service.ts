@@ -113,7 +113,7 @@ export async function setDomainProjects(deps: Pick<Deps, "store">, teamId: strin
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   await deps.store.write(async (tx) => {
     // Again inside the transaction: the domain may have been deleted since.
-    if (!(await tx.domains.exists(row.id))) throw new NotFoundError("Domain");
+    if (!(await tx.domains.lockForChange(row.id))) throw new NotFoundError("Domain");
     await tx.domains.replaceProjects(row.id, resolved, Date.now());
   });
   return getDomain(deps, teamId, id);
