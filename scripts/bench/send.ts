@@ -152,9 +152,18 @@ async function teardown(s: { dir: string; server: ServerProcess; db: Counter }) 
 {
   const s = await setup(true);
   await singleSends(s.server.url, s.token, s.domain, 500); // warm-up
+  const cpuBefore = s.server.cpuSeconds();
+  const pgCpuBefore = cluster ? postgresCpuSeconds() : 0;
   const r = await singleSends(s.server.url, s.token, s.domain, SINGLE);
+  const cpuAfter = s.server.cpuSeconds();
+  const pgCpu = cluster ? postgresCpuSeconds() - pgCpuBefore : 0;
   console.log(`POST /v1/send, ${CONCURRENCY} concurrent clients, HTTP API alone (no job runner), ${r.n} requests:`);
   console.log(`  accepted: ${r.rate.toFixed(0)}/s   p50 ${fmt(r.p50)}   p99 ${fmt(r.p99)}   non-202: ${r.failures}`);
+  if (cpuBefore && cpuAfter) {
+    const perRequest = (secs: number) => `${((secs * 1000) / r.n).toFixed(2)} ms`;
+    const server = cpuAfter.process - cpuBefore.process;
+    console.log(`  CPU per request: ${perRequest(server)} in the server process${cluster ? `, ${perRequest(pgCpu)} in PostgreSQL (together ${perRequest(server + pgCpu)})` : ""}`);
+  }
   await teardown(s);
 }
 

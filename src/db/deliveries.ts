@@ -106,7 +106,7 @@ export class DeliveryRepository {
 
   /** Stores the composed, signed message, which later attempts send as is. */
   async storeComposed(messageId: string, raw: Uint8Array): Promise<void> {
-    await this.db.run("UPDATE message_contents SET raw = ? WHERE message_id = ?", [raw, messageId]);
+    await this.db.runDeferred("UPDATE message_contents SET raw = ? WHERE message_id = ?", [raw, messageId]);
   }
 
   /**
@@ -129,6 +129,6 @@ export class DeliveryRepository {
 
   /** A recipient's delivery is on record: its receipt, if one was written, has served its purpose. */
   async removeReceipt(recipientId: string): Promise<void> {
-    await this.db.run("DELETE FROM delivery_receipts WHERE recipient_id = ?", [recipientId]);
+    await this.db.runDeferred("DELETE FROM delivery_receipts WHERE recipient_id = ?", [recipientId]);
   }
 }

@@ -85,6 +85,14 @@ export class DomainRepository {
    * times slower (see RecipientRepository.withMessage); this runs for every send.
    */
   async sendingDomainOf(teamId: string, projectId: string, domain: string): Promise<Pick<DomainRow, "id" | "status"> | null> {
+    if (this.db.dialect === "postgres") {
+      // One round trip: PostgreSQL plans the semi-join as cheaply as the two lookups.
+      return this.db.get<Pick<DomainRow, "id" | "status">>(
+        `SELECT d.id, d.status FROM domains d WHERE d.team_id = ? AND d.domain = ?
+           AND EXISTS (SELECT 1 FROM project_domains pd WHERE pd.project_id = ? AND pd.domain_id = d.id)`,
+        [teamId, domain, projectId],
+      );
+    }
     const row = await this.db.get<Pick<DomainRow, "id" | "status">>("SELECT id, status FROM domains WHERE team_id = ? AND domain = ?", [teamId, domain]);
     if (!row) return null;
     const attached = await this.db.get("SELECT 1 AS x FROM project_domains WHERE project_id = ? AND domain_id = ?", [projectId, row.id]);

@@ -1,3 +1,4 @@
+import type { EnqueueListener } from "./job-queue.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 export type EventRow = {
@@ -11,33 +12,53 @@ export type EventRow = {
   created_at: number;
 };
 
+/** What each subscribed webhook's delivery job is. */
+export type DeliveryJobSpec = { queue: string; maxAttempts: number };
+
+/**
+ * The statements that differ between the engines, side by side: one job per enabled webhook of
+ * the route subscribed to the kind (`events` holds a JSON array of kinds), its payload
+ * `{"eventId", "webhookId"}`. PostgreSQL records the event in the same statement.
+ */
+const FLAVORS = {
+  sqlite: {
+    deliveries: `INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at)
+      SELECT ?, json_object('eventId', ?, 'webhookId', w.id), ?, 0, ?, ?
+      FROM webhooks w WHERE w.route_id = ? AND w.enabled = 1 AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?)`,
+  },
+  postgres: {
+    recordWithDeliveries: `WITH e AS (INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?))
+      INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at)
+      SELECT ?, json_build_object('eventId', ?::text, 'webhookId', w.id)::text, ?, 0, ?, ?
+      FROM webhooks w WHERE w.route_id = ? AND w.enabled = 1 AND w.events::jsonb @> jsonb_build_array(?::text)`,
+  },
+};
+
 /** Recorded events (what webhooks are sent). */
 export class EventRepository {
-  constructor(private readonly db: SqlExecutor) {}
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly signals: EnqueueListener,
+  ) {}
 
   /**
-   * Records an event and returns the enabled webhooks of its route (id, subscribed kinds as JSON),
-   * which get a delivery job each. On PostgreSQL one round trip (the INSERT in a WITH).
+   * Records an event and queues a delivery job for each enabled webhook of its route subscribed
+   * to its kind. Nothing is read back: on PostgreSQL it is one pipelined statement.
    */
-  async record(e: EventRow): Promise<{ id: string; events: string }[]> {
-    const values = [e.id, e.team_id, e.route_id, e.message_id, e.kind, e.body, e.created_at];
-    if (e.route_id === null) {
-      await this.insert(e);
-      return [];
-    }
+  async record(e: EventRow, job: DeliveryJobSpec): Promise<void> {
+    if (e.route_id === null) return this.insert(e);
+    const deliveries = [job.queue, e.id, e.created_at, job.maxAttempts, e.created_at, e.route_id, e.kind];
+    const onDone = (jobs: number) => jobs > 0 && this.signals.enqueued(job.queue);
     if (this.db.dialect === "postgres") {
-      return this.db.all(
-        `WITH e AS (INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?))
-         SELECT id, events FROM webhooks WHERE route_id = ? AND enabled = 1`,
-        [...values, e.route_id],
-      );
+      const event = [e.id, e.team_id, e.route_id, e.message_id, e.kind, e.body, e.created_at];
+      return this.db.runDeferred(FLAVORS.postgres.recordWithDeliveries, [...event, ...deliveries], { onDone });
     }
     await this.insert(e);
-    return this.db.all("SELECT id, events FROM webhooks WHERE route_id = ? AND enabled = 1", [e.route_id]);
+    await this.db.runDeferred(FLAVORS.sqlite.deliveries, deliveries, { onDone });
   }
 
   async insert(e: EventRow): Promise<void> {
-    await this.db.run("INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+    await this.db.runDeferred("INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [
       e.id,
       e.team_id,
       e.route_id,

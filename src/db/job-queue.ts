@@ -56,7 +56,7 @@ export class JobSignals implements EnqueueListener {
  */
 const FLAVORS = {
   sqlite: {
-    insert: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?) RETURNING id",
+    insert: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?)",
     claim: `UPDATE jobs SET run_at = ?, attempts = attempts + 1
             WHERE id IN (SELECT id FROM jobs WHERE queue = ? AND dead_at IS NULL AND run_at <= ? ORDER BY run_at LIMIT ?)
             RETURNING id, queue, payload, attempts, max_attempts, created_at`,
@@ -64,7 +64,7 @@ const FLAVORS = {
     pendingDead: "sum(dead_at IS NULL) AS pending, sum(dead_at IS NOT NULL) AS dead",
   },
   postgres: {
-    insert: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?) RETURNING id",
+    insert: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?)",
     claim: `UPDATE jobs SET run_at = ?, attempts = attempts + 1
             WHERE id IN (SELECT id FROM jobs WHERE queue = ? AND dead_at IS NULL AND run_at <= ? ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED)
             RETURNING id, queue, payload, attempts, max_attempts, created_at`,
@@ -94,14 +94,13 @@ export class JobQueue {
     this.sql = FLAVORS[db.dialect];
   }
 
-  async enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}): Promise<number> {
+  /** Queues a job. Inside a transaction the signal waits for its commit (see JobSignals). */
+  async enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}): Promise<void> {
     const now = this.now();
     const runAt = opts.runAt ?? now;
-    const due = runAt <= now;
     const params = [queue, JSON.stringify(payload), runAt, opts.maxAttempts ?? 25, now];
-    const row = await this.db.get<{ id: number }>(this.sql.insert, params);
-    if (due) this.signals.enqueued(queue);
-    return Number(row!.id);
+    await this.db.runDeferred(this.sql.insert, params);
+    if (runAt <= now) this.signals.enqueued(queue);
   }
 
   /**

@@ -184,7 +184,7 @@ export class MessageRepository {
 
   /** Stores an accepted outbound message and its contents (status pending; the raw MIME comes with composing). */
   async insertOutbound(m: NewOutboundMessage): Promise<void> {
-    await this.db.run(
+    await this.db.runDeferred(
       `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, tag, from_email, from_name, subject,
        "to", cc, bcc, reply_to, metadata, message_id_header, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 'outbound', 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -209,12 +209,12 @@ export class MessageRepository {
         m.created_at,
       ],
     );
-    await this.db.run("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, ?, ?, ?, NULL)", [m.id, m.html, m.text, m.headers]);
+    await this.db.runDeferred("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, ?, ?, ?, NULL)", [m.id, m.html, m.text, m.headers]);
   }
 
   /** Stores the message's files in the given order. */
   async insertAttachments(messageId: string, files: readonly NewAttachment[]): Promise<void> {
-    for (const a of files) await this.db.run(INSERT_ATTACHMENT, [a.id, messageId, a.filename, a.content_type, a.content_id, a.content.length, a.content]);
+    for (const a of files) await this.db.runDeferred(INSERT_ATTACHMENT, [a.id, messageId, a.filename, a.content_type, a.content_id, a.content.length, a.content]);
   }
 
   /** The new message's recipients, all pending. */
@@ -223,10 +223,10 @@ export class MessageRepository {
     if (this.db.dialect === "sqlite") {
       // dialect: SQLite runs a statement without a round trip, and one cached single-row INSERT a
       // time is cheaper than compiling a multi-row one of each length; PostgreSQL takes them in one.
-      for (const r of recipients) await this.db.run(INSERT_RECIPIENT, [r.id, messageId, r.email, r.kind, now, now]);
+      for (const r of recipients) await this.db.runDeferred(INSERT_RECIPIENT, [r.id, messageId, r.email, r.kind, now, now]);
       return;
     }
-    await this.db.run(
+    await this.db.runDeferred(
       INSERT_RECIPIENTS + recipients.map(() => RECIPIENT_VALUES).join(", "),
       recipients.flatMap((r) => [r.id, messageId, r.email, r.kind, now, now]),
       { dynamic: recipients.length > 1 },

@@ -14,11 +14,20 @@ export interface SqlExecutor {
   all<R>(sql: string, params?: readonly SqlValue[], opts?: SqlOptions): Promise<R[]>;
   get<R>(sql: string, params?: readonly SqlValue[], opts?: SqlOptions): Promise<R | null>;
   run(sql: string, params?: readonly SqlValue[], opts?: SqlOptions): Promise<{ changes: number }>;
+  /**
+   * A change whose outcome the caller does not read, and whose failure fails the whole write. In
+   * a PostgreSQL transaction it is sent without waiting for the answer (pipelined behind the
+   * statements before it); a failure surfaces at the transaction's next awaited statement, at
+   * its savepoint's release or at its commit. Elsewhere it is `run`.
+   */
+  runDeferred(sql: string, params?: readonly SqlValue[], opts?: SqlOptions): Promise<void>;
 }
 
 export interface SqlOptions {
   /** The SQL is built at run time: do not keep its prepared statement forever. */
   dynamic?: boolean;
+  /** runDeferred: told how many rows the change touched, once it ran (before its transaction commits). */
+  onDone?: (changes: number) => void;
 }
 
 /** The SQLite executor: bun:sqlite underneath, so every call completes before it returns. */
@@ -40,6 +49,13 @@ export class SqliteExecutor implements SqlExecutor {
 
   run(sql: string, params: readonly SqlValue[] = [], opts?: SqlOptions): Promise<{ changes: number }> {
     return settled(() => ({ changes: this.prepare(sql, opts).run(...(params as SQLQueryBindings[])).changes }));
+  }
+
+  runDeferred(sql: string, params: readonly SqlValue[] = [], opts?: SqlOptions): Promise<void> {
+    return settled(() => {
+      const { changes } = this.prepare(sql, opts).run(...(params as SQLQueryBindings[]));
+      opts?.onDone?.(changes);
+    });
   }
 }
 

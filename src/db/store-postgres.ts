@@ -4,12 +4,12 @@ import { DatabaseUnavailableError } from "../errors.ts";
 import { JOBS_CHANNEL, JobSignals } from "./job-queue.ts";
 import { LockRepository } from "./locks.ts";
 import { migratePostgres } from "./migrate-pg.ts";
-import { PostgresExecutor, postgresClient, postgresError } from "./postgres.ts";
-import type { SqlExecutor, SqlValue } from "./sql.ts";
+import { PipelinedExecutor, PostgresExecutor, postgresClient, postgresError } from "./postgres.ts";
+import type { SqlExecutor, SqlOptions, SqlValue } from "./sql.ts";
 import { repositories, type Repositories, type Store, type StoreStats } from "./store.ts";
 
-/** An open transaction on a reserved connection. */
-type Transaction = { conn: ReservedSQL; tx: Repositories; enqueued: Set<string> };
+/** An open transaction on a reserved connection, its statements pipelined where they can be. */
+type Transaction = { conn: ReservedSQL; exec: PipelinedExecutor; tx: Repositories; enqueued: Set<string> };
 
 /** How long a unit may keep its transaction open before it is committed anyway (as on SQLite). */
 const HOLD_LIMIT_MS = 1000;
@@ -78,6 +78,9 @@ class GatedExecutor implements SqlExecutor {
   run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> {
     return this.gate.with(() => this.inner.run(sql, params));
   }
+  runDeferred(sql: string, params?: readonly SqlValue[], opts?: SqlOptions): Promise<void> {
+    return this.gate.with(() => this.inner.runDeferred(sql, params, opts));
+  }
 }
 
 /**
@@ -112,21 +115,25 @@ class PostgresUnit {
         this.timer = setTimeout(() => this.finish(true).catch(() => {}), HOLD_LIMIT_MS);
         this.timer.unref?.();
         try {
-          return await fn(t.tx);
+          const value = await fn(t.tx);
+          // Its failures are this write's, not the next one's: wait for what it pipelined.
+          await t.exec.settle();
+          return value;
         } catch (err) {
           // Nothing of the unit was written yet: roll back and let a later write start afresh.
           await this.close(false);
           throw err;
         }
       }
-      const { conn, tx } = this.t;
-      await conn.unsafe("SAVEPOINT w");
+      const { exec, tx } = this.t;
+      exec.controlLater("SAVEPOINT w");
       try {
         const value = await fn(tx);
-        await conn.unsafe("RELEASE w");
+        await exec.control("RELEASE w");
         return value;
       } catch (err) {
-        await conn.unsafe("ROLLBACK TO w").catch(() => {});
+        await exec.control("ROLLBACK TO w").catch(() => {});
+        exec.rolledBack();
         throw err;
       }
     });
@@ -228,11 +235,11 @@ export class PostgresStore implements Store {
     let conn: ReservedSQL | null = null;
     try {
       conn = await this.sql.reserve();
-      // Not awaited: the connection runs its statements in order, so BEGIN goes out with the
-      // transaction's first statement in one round trip. Should it fail, so does everything after.
-      conn.unsafe("BEGIN").catch(() => {});
+      const exec = new PipelinedExecutor(conn);
+      // The connection runs its statements in order: BEGIN goes out with the first one.
+      exec.controlLater("BEGIN");
       const enqueued = new Set<string>();
-      return { conn, enqueued, tx: repositories(new PostgresExecutor(conn), { enqueued: (q) => enqueued.add(q) }) };
+      return { conn, exec, enqueued, tx: repositories(exec, { enqueued: (q) => enqueued.add(q) }) };
     } catch (err) {
       conn?.release();
       this.gate.release();
@@ -242,9 +249,9 @@ export class PostgresStore implements Store {
 
   /** @internal Commits (or rolls back), gives the connection back, and announces what a commit enqueued. */
   async end(t: Transaction, ok: boolean): Promise<void> {
-    const { conn } = t;
+    const { conn, exec } = t;
     try {
-      await conn.unsafe(ok ? "COMMIT" : "ROLLBACK");
+      await exec.control(ok ? "COMMIT" : "ROLLBACK");
       if (ok) {
         this.stats.commits++;
         this.stats.writes++;

@@ -42,7 +42,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     deliveries: new DeliveryRepository(db),
     domains: new DomainRepository(db),
     inboundDomains: new InboundDomainRepository(db),
-    events: new EventRepository(db),
+    events: new EventRepository(db, signals),
     idempotency: new IdempotencyRepository(db),
     inboundAddresses: new InboundAddressRepository(db),
     jobs: new JobQueue(db, signals),

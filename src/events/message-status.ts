@@ -132,7 +132,9 @@ export async function changeRecipientStatus(tx: Repositories, change: RecipientC
     created_at: now,
   });
 
-  const aggregate = aggregateStatus(await tx.recipients.statusesOf(r.message_id));
+  // A message's recipients are fixed when it is accepted: a lone recipient's status is the message's.
+  const statuses = r.recipient_count === 1 ? [change.status] : await tx.recipients.statusesOf(r.message_id);
+  const aggregate = aggregateStatus(statuses);
   if (aggregate !== r.message_status) await tx.recipients.setMessageStatus(r.message_id, aggregate, now);
 
   // message.sent goes out once per recipient, at its first attempt; a retry's "processed" is in

@@ -2,6 +2,8 @@ import type { Repositories } from "../db/store.ts";
 import { iso, newId } from "../ids.ts";
 
 export const WEBHOOK_QUEUE = "webhook";
+/** Attempts of a webhook delivery (DESIGN.md §7: the first and ten retries). */
+export const WEBHOOK_MAX_ATTEMPTS = 11;
 
 /** Every event kind a webhook may subscribe to (DESIGN.md §7). */
 export const EVENT_KINDS = [
@@ -47,12 +49,7 @@ export interface WebhookJob {
 export async function publishEvent(tx: Repositories, input: EventInput, now = Date.now()): Promise<string> {
   const id = newId();
   const body = JSON.stringify({ id, event: input.kind, timestamp: iso(now), data: input.data });
-  const hooks = await tx.events.record({ id, team_id: input.teamId, route_id: input.routeId, message_id: input.messageId ?? null, kind: input.kind, body, created_at: now });
-  for (const hook of hooks) {
-    const kinds = JSON.parse(hook.events) as string[];
-    if (kinds.includes(input.kind)) {
-      await tx.jobs.enqueue(WEBHOOK_QUEUE, { eventId: id, webhookId: hook.id } satisfies WebhookJob, { maxAttempts: 11, runAt: now });
-    }
-  }
+  const event = { id, team_id: input.teamId, route_id: input.routeId, message_id: input.messageId ?? null, kind: input.kind, body, created_at: now };
+  await tx.events.record(event, { queue: WEBHOOK_QUEUE, maxAttempts: WEBHOOK_MAX_ATTEMPTS });
   return id;
 }

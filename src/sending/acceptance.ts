@@ -107,9 +107,11 @@ async function storeMessages(
   const lookup = new ProjectLookup(tx, principal);
   const errors: Errors = fieldErrors();
   const resolved: { routeId: string; domainId: string }[] = [];
-  for (const e of emails) {
+  // Every lookup asked at once: on PostgreSQL they travel together (pipelined), on SQLite they are done already.
+  const looked = await Promise.all(emails.map((e) => Promise.all([lookup.route(e.route), lookup.domain(e.from.domain)])));
+  for (const [i, e] of emails.entries()) {
     const p = batch ? `${e.index}.` : "";
-    const route = await lookup.route(e.route);
+    const [route, domain] = looked[i]!;
     if (!route) {
       addError(errors, `${p}route`, e.route === null ? "The project has no transactional route." : `The route ${e.route} does not exist in this project.`);
     } else if (route.route_type === "inbound") {
@@ -119,7 +121,6 @@ async function storeMessages(
         if (LIST_UNSUBSCRIBE_HEADERS.has(name.toLowerCase())) addError(errors, `${p}headers.${name}`, `The ${name} header is set by broadcast routes.`);
       }
     }
-    const domain = await lookup.domain(e.from.domain);
     if (!domain) {
       addError(errors, `${p}from`, `The domain ${e.from.domain} is not a sending domain of this project. Add it to the team and attach it to the project.`);
     } else if (config.requireVerifiedDomain && domain.status !== "active") {
@@ -133,6 +134,10 @@ async function storeMessages(
   for (const [i, e] of emails.entries()) {
     const { routeId, domainId } = resolved[i]!;
     const id = newId();
+    // Asked before the inserts and read after them: on PostgreSQL one wait for all of them.
+    const scope = { teamId: principal.teamId, projectId: principal.projectId, routeId };
+    const suppressedLookup = suppressedAmong(tx, scope, e.recipients.map((r) => r.email));
+    suppressedLookup.catch(() => {}); // awaited below; an insert failing first must not leave it unhandled
     await tx.messages.insertOutbound({
       id,
       team_id: principal.teamId,
@@ -161,8 +166,6 @@ async function storeMessages(
       );
     }
 
-    const scope = { teamId: principal.teamId, projectId: principal.projectId, routeId };
-    const suppressed = await suppressedAmong(tx, scope, e.recipients.map((r) => r.email));
     const recipients = e.recipients.map((r) => ({ id: newId(), email: r.email, kind: r.kind }));
     await tx.messages.insertRecipients(id, recipients, now);
     const data = {
@@ -187,6 +190,7 @@ async function storeMessages(
     });
     await publishEvent(tx, { teamId: principal.teamId, routeId, messageId: id, kind: "message.created", data }, now);
 
+    const suppressed = await suppressedLookup;
     let status: string = "pending";
     let sendable = 0;
     for (const r of recipients) {

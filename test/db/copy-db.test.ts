@@ -63,8 +63,9 @@ describe.skipIf(!postgresAvailable())("posthorn copy-db --to postgres://…", ()
       expect(await deps.store.read.jobs.depth("outbound")).toBe(1);
       // The copied job ids are behind the sequence: a new job gets a fresh id.
       const copied = (await deps.store.write((tx) => tx.jobs.claim("outbound", 1, 1000)))[0]!;
-      const fresh = await deps.store.write((tx) => tx.jobs.enqueue("outbound", { messageId: "x" }));
-      expect(fresh).toBeGreaterThan(copied.id);
+      await deps.store.write((tx) => tx.jobs.enqueue("outbound", { messageId: "x" }));
+      const fresh = (await deps.store.write((tx) => tx.jobs.claim("outbound", 1, 1000)))[0]!;
+      expect(fresh.id).toBeGreaterThan(copied.id);
       expect(project.name).toBe("Shop");
     } finally {
       await deps.store.close();

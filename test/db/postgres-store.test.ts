@@ -3,7 +3,8 @@ import { createApp } from "../../src/app.ts";
 import { ConfigError } from "../../src/config.ts";
 import type { Deps } from "../../src/context.ts";
 import { openPostgresStore, type PostgresStore } from "../../src/db/store-postgres.ts";
-import { DatabaseUnavailableError } from "../../src/errors.ts";
+import { ConflictError, DatabaseUnavailableError } from "../../src/errors.ts";
+import { newId } from "../../src/ids.ts";
 import { openDeps } from "../../src/runtime.ts";
 import { testConfig } from "../helpers.ts";
 import { postgresAvailable, testPostgres } from "../support/postgres.ts";
@@ -83,6 +84,43 @@ describe.skipIf(!postgresAvailable())("PostgreSQL store", () => {
       expect(await store.read.settings.get(`first-${ok}`)).toBe(ok ? "1" : null);
       expect(await store.read.settings.get(`second-${ok}`)).toBe(ok ? "2" : null);
     }
+  });
+
+  test("a pipelined change that fails fails its own write with its own error, commits nothing of that write, and leaves the unit's other writes alone", async () => {
+    const { store } = await fresh();
+    // Not awaited on the wire: the failure (a foreign key to no message) surfaces later.
+    const orphan = () => ({ id: newId(), message_id: newId(), recipient_id: null, kind: "message.created", status: "pending", data: "{}", created_at: Date.now() });
+    const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
+
+    // Its last statement: COMMIT of an aborted transaction answers ROLLBACK without an error.
+    let err = await failure(store.write(async (tx) => {
+      await tx.settings.addIfAbsent("plain", "1", Date.now());
+      await tx.recipients.appendHistory(orphan());
+    }));
+    expect(err).toBeInstanceOf(ConflictError);
+    expect(await store.read.settings.get("plain")).toBeNull();
+
+    // Followed by a read: the read reports the change's failure, not "transaction is aborted".
+    err = await failure(store.write(async (tx) => {
+      await tx.recipients.appendHistory(orphan());
+      return tx.settings.get("anything");
+    }));
+    expect(err).toBeInstanceOf(ConflictError);
+
+    // In a unit: as its first write and as a later one (a savepoint); the others commit.
+    await store.withUnit(async () => {
+      const first = await failure(store.write((tx) => tx.recipients.appendHistory(orphan())));
+      await store.write((tx) => tx.settings.addIfAbsent("unit-a", "1", Date.now()));
+      const later = await failure(store.write(async (tx) => {
+        await tx.settings.addIfAbsent("unit-b", "1", Date.now());
+        await tx.recipients.appendHistory(orphan());
+      }));
+      await store.write((tx) => tx.settings.addIfAbsent("unit-c", "1", Date.now()));
+      expect(first).toBeInstanceOf(ConflictError);
+      expect(later).toBeInstanceOf(ConflictError);
+      await store.currentUnit()!.finish(true);
+    });
+    expect([await store.read.settings.get("unit-a"), await store.read.settings.get("unit-b"), await store.read.settings.get("unit-c")]).toEqual(["1", null, "1"]);
   });
 
   test("an exhausted pool makes callers wait, then answers DatabaseUnavailableError (503) having started nothing", async () => {

@@ -130,7 +130,8 @@ export async function insertWebhook(deps: Deps, teamId: string, routeId: string)
      VALUES (?, ?, ?, 'message.delivered', 1, 'failed', 500, 10, ?)`,
     [newId(), id, newId(), now],
   );
-  const jobId = await deps.queue.enqueue("webhook", { eventId: newId(), webhookId: id }, { runAt: now + 60_000 });
+  await deps.queue.enqueue("webhook", { eventId: newId(), webhookId: id }, { runAt: now + 60_000 });
+  const jobId = (await sql.get<{ id: number }>("SELECT max(id) AS id FROM jobs"))!.id;
   return { webhookId: id, jobId };
 }
 

@@ -245,7 +245,8 @@ describe("DELETE /v1/projects/{id}", () => {
     const otherRoute = other.routes[0].id;
     const hook = await insertWebhook(t.deps, teamId, tx);
     const otherHook = await insertWebhook(t.deps, teamId, otherRoute);
-    const deliveryJob = await t.deps.queue.enqueue("outbound", { messageId: "m" }, { runAt: Date.now() + 60_000 });
+    await t.deps.queue.enqueue("outbound", { messageId: "m" }, { runAt: Date.now() + 60_000 });
+    const deliveryJob = (await t.sql.get<{ id: number }>("SELECT max(id) AS id FROM jobs"))!.id;
     const domain = insertTestDomain(t.deps, { teamId, projectId, domain: "keep.example.com" });
     await addSuppression(t.deps.store.read, { teamId, scope: "team", email: "team@example.net", reason: "manual" });
     await addSuppression(t.deps.store.read, { teamId, scope: "project", projectId, email: "p@example.net", reason: "manual" });
