@@ -52,12 +52,18 @@ export class SqliteExecutor implements SqlExecutor {
   }
 
   runDeferred(sql: string, params: readonly SqlValue[] = [], opts?: SqlOptions): Promise<void> {
-    return settled(() => {
+    try {
       const { changes } = this.prepare(sql, opts).run(...(params as SQLQueryBindings[]));
       opts?.onDone?.(changes);
-    });
+      // Nothing to carry: one settled promise serves every call (the hot path allocates none).
+      return DONE;
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 }
+
+const DONE: Promise<void> = Promise.resolve();
 
 /** Runs `fn` now; its result or its error as a settled promise (an error rejects, as on PostgreSQL, never throws). */
 function settled<T>(fn: () => T): Promise<T> {

@@ -99,14 +99,21 @@ export interface RecipientChange {
 export type { RecipientWithMessage };
 
 /**
- * Applies one recipient's status change: updates the recipient, appends to the message's history,
+ * Applies a recipient's status change: updates the recipient, appends to the message's history,
  * re-derives the message status, publishes the webhook event(s), and adds a suppression when
- * asked. Call it with the transaction of the change's cause. Returns the message's status afterwards.
+ * asked. Call it with the transaction of the change's cause. Several changes of one recipient
+ * (queued, then processed) are applied in order from one read. Returns the message's status afterwards.
  */
-export async function changeRecipientStatus(tx: Repositories, change: RecipientChange, now = Date.now()): Promise<string> {
-  const r = await tx.recipients.withMessage(change.recipientId);
-  if (!r) throw new Error(`recipient ${change.recipientId} not found`);
+export async function changeRecipientStatus(tx: Repositories, change: RecipientChange | readonly RecipientChange[], now = Date.now()): Promise<string> {
+  const changes: readonly RecipientChange[] = Array.isArray(change) ? change : [change as RecipientChange];
+  const r = await tx.recipients.withMessage(changes[0]!.recipientId);
+  if (!r) throw new Error(`recipient ${changes[0]!.recipientId} not found`);
+  for (const c of changes) await applyChange(tx, r, c, now);
+  return r.message_status;
+}
 
+/** One change of `r`, which is brought up to date with it. */
+async function applyChange(tx: Repositories, r: RecipientWithMessage, change: RecipientChange, now: number): Promise<void> {
   await tx.recipients.setStatus(r.id, change.status, now, {
     attempted: change.attempted ?? false,
     response: change.response ? JSON.stringify(change.response) : null,
@@ -157,7 +164,9 @@ export async function changeRecipientStatus(tx: Repositories, change: RecipientC
     );
   }
   if (change.suppress) await addSuppression(tx, { teamId: r.team_id, scope: "team", email: r.email, reason: change.suppress }, now);
-  return aggregate;
+  r.status = change.status;
+  if (change.attempted) r.attempts++;
+  r.message_status = aggregate;
 }
 
 export interface SuppressionInput {

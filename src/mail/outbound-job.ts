@@ -242,8 +242,8 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       const now = Date.now();
       if (composed) await tx.deliveries.storeComposed(messageId, raw);
       for (const r of due) {
-        if (r.status === "pending") await changeRecipientStatus(tx, { recipientId: r.id, status: "queued" }, now);
-        await changeRecipientStatus(tx, { recipientId: r.id, status: "processed", attempted: true }, now);
+        const processed = { recipientId: r.id, status: "processed", attempted: true } as const;
+        await changeRecipientStatus(tx, r.status === "pending" ? [{ recipientId: r.id, status: "queued" }, processed] : processed, now);
       }
     });
     return attempt(due.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, raw, domain: row.domain, return_path_host: row.return_path_host });
