@@ -107,7 +107,12 @@ export function findDeliveryStatus(parsed: ParsedMail): DeliveryStatusReport | n
   return parseDeliveryStatus(part.content.toString("utf8"));
 }
 
-export type BounceType = "hard" | "soft";
+/**
+ * hard: a permanent failure (5.x.x) — the address is bad; soft: a delay, still being retried;
+ * expired: the reporting server gave up after temporary failures only (Action failed with a
+ * 4.x.x status: mailbox full, over quota, …) — not delivered, but the address is not bad.
+ */
+export type BounceType = "hard" | "soft" | "expired";
 
 export interface BounceVerdict {
   type: BounceType;
@@ -118,13 +123,16 @@ export interface BounceVerdict {
 }
 
 /**
- * Hard or soft from a recipient block: Action "failed" or a 5.x.x status is hard; Action
- * "delayed" or a 4.x.x status is soft. delivered/relayed/expanded (success reports) → null.
+ * The verdict of a recipient block: Action "failed" with a 5.x.x status (or none) is hard, with
+ * a 4.x.x status expired (Postfix, for one, reports the last temporary status when a message
+ * leaves its queue undelivered); Action "delayed" is soft; without an Action the status class
+ * decides (5 hard, 4 soft). delivered/relayed/expanded (success reports) → null.
  */
 export function classifyDsnRecipient(r: DsnRecipient, reportingMta: string | null = null): BounceVerdict | null {
   const cls = r.status?.[0] ?? null;
   let type: BounceType | null = null;
-  if (r.action === "failed") type = "hard";
+  const diagClass = /\b([245])\.\d{1,3}\.\d{1,3}\b/.exec(r.diagnosticCode ?? "")?.[1] ?? null;
+  if (r.action === "failed") type = (cls ?? diagClass) === "4" ? "expired" : "hard";
   else if (r.action === "delayed") type = "soft";
   else if (r.action === null) type = cls === "5" ? "hard" : cls === "4" ? "soft" : null;
   if (!type) return null;

@@ -67,7 +67,7 @@ const SOFT_FROM = new Set(["pending", "queued", "processed", "delivered", "soft_
 /** Statuses a permanent failure may overwrite (asynchronous bounces come after "delivered"). */
 const HARD_FROM = new Set(["pending", "queued", "processed", "delivered", "soft_bounced", "opened", "clicked", "failed"]);
 
-export type ReportOutcome = "hard_bounced" | "soft_bounced" | "spam_complaint" | "auto_replied" | "recorded" | "duplicate" | "unchanged" | "recipient_gone";
+export type ReportOutcome = "hard_bounced" | "soft_bounced" | "failed" | "spam_complaint" | "auto_replied" | "recorded" | "duplicate" | "unchanged" | "recipient_gone";
 
 /**
  * Applies a classified report to the outbound recipient it is about, in the transaction that
@@ -92,13 +92,14 @@ export async function applyReport(tx: Repositories, recipientId: string, a: Repo
     });
 
   const bounce = async (verdict: BounceVerdict, report: Record<string, unknown>): Promise<ReportOutcome> => {
+    // An expiry is final but says nothing bad of the address: failed, like our own queue's, never a suppression.
     const allowed = verdict.type === "hard" ? HARD_FROM : SOFT_FROM;
     if (!allowed.has(r.status)) {
       // Already bounced, complained, unsubscribed…: keep a trace, count nothing.
       await history("message.report_received", { ...report, applied: false });
       return r.status === "hard_bounced" ? "duplicate" : "unchanged";
     }
-    const status = verdict.type === "hard" ? "hard_bounced" : "soft_bounced";
+    const status = verdict.type === "hard" ? "hard_bounced" : verdict.type === "expired" ? "failed" : "soft_bounced";
     await changeRecipientStatus(
       tx,
       {

@@ -23,9 +23,12 @@ describe("delivery status parsing (RFC 3464)", () => {
 
   const rcpt = (over: Partial<DsnRecipient>): DsnRecipient => ({ finalRecipient: "a@b.c", originalRecipient: null, action: null, status: null, diagnosticCode: null, remoteMta: null, ...over });
 
-  test("failed or 5.x.x is hard, delayed or 4.x.x is soft, success reports are no bounce", () => {
+  test("failed with 5.x.x is hard, failed with 4.x.x expired, delayed or 4.x.x alone soft, success reports no bounce", () => {
     expect(classifyDsnRecipient(rcpt({ action: "failed", status: "5.1.1" }))?.type).toBe("hard");
-    expect(classifyDsnRecipient(rcpt({ action: "failed", status: "4.4.7" }))?.type).toBe("hard");
+    expect(classifyDsnRecipient(rcpt({ action: "failed", status: "4.4.7" }))?.type).toBe("expired");
+    expect(classifyDsnRecipient(rcpt({ action: "failed", status: "4.2.2" }))?.type).toBe("expired");
+    expect(classifyDsnRecipient(rcpt({ action: "failed", diagnosticCode: "452 4.2.2 Mailbox full" }))?.type).toBe("expired");
+    expect(classifyDsnRecipient(rcpt({ action: "failed" }))?.type).toBe("hard");
     expect(classifyDsnRecipient(rcpt({ action: "delayed", status: "4.4.1" }))?.type).toBe("soft");
     expect(classifyDsnRecipient(rcpt({ status: "5.2.2" }))?.type).toBe("hard");
     expect(classifyDsnRecipient(rcpt({ status: "4.2.2" }))?.type).toBe("soft");

@@ -176,6 +176,25 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
     expect(JSON.parse(bounced.body).data).toMatchObject({ bounce_type: "soft", response: { code: 421, enhanced_code: "4.4.1" } });
   });
 
+  // Postfix's expiry notice: the message left its queue after temporary failures only, and the
+  // report says "failed" with the last 4.x.x status. The mailbox is full, not bad: no suppression.
+  test("an expiry DSN (failed, 4.2.2 mailbox full) ends the recipient failed, publishes message.failed, and suppresses nothing", async () => {
+    const o = await insertDeliveredOutbound(h.deps, team());
+    const report = dsn({ to: o.verp, recipient: o.email, action: "failed", status: "4.2.2", diagnostic: `452 4.2.2 <${o.email}>: Mailbox full, try again later` });
+    const info = await sendRaw(h.port, { from: "", to: [o.verp] }, report);
+    expect(info.response).toStartWith("250 2.6.0 ");
+    const r = await recipient(h, o.recipientId);
+    expect(r.status).toBe("failed");
+    expect(JSON.parse(r.last_response!)).toMatchObject({ code: 452, enhanced_code: "4.2.2" });
+    expect(await messageStatus(h, o.messageId)).toBe("failed");
+    expect(await suppressions(h, o.email)).toEqual([]);
+    expect((await eventsOf(h, o.messageId)).map((e) => e.kind)).toEqual(["message.failed"]);
+    // A later permanent failure of the same address still hard-bounces it.
+    const later = await insertDeliveredOutbound(h.deps, team());
+    await sendRaw(h.port, { from: "", to: [later.verp] }, dsn({ to: later.verp, recipient: later.email, action: "failed", status: "5.2.1", diagnostic: "550 5.2.1 Mailbox disabled" }));
+    expect((await recipient(h, later.recipientId)).status).toBe("hard_bounced");
+  });
+
   test("a DSN about several recipients applies the block of the recipient the VERP address names", async () => {
     const o = await insertDeliveredOutbound(h.deps, team());
     const other = "Final-Recipient: rfc822; other@example.net\r\nAction: delayed\r\nStatus: 4.2.2";
