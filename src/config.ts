@@ -53,6 +53,8 @@ export const ConfigSchema = Type.Object({
   /** Refuse to send from a domain whose DKIM record is not verified. */
   requireVerifiedDomain: Type.Boolean(),
   rspamdUrl: Type.Union([Type.String({ pattern: "^https?://[^\\s]+$" }), Type.Null()]),
+  /** How long a received message waits for an unreachable rspamd before the built-in rules score it. */
+  rspamdFallbackSeconds: Type.Integer({ minimum: 1, maximum: 60 }),
   /** Largest HTTP request body accepted, in bytes. */
   maxBodyBytes: Type.Integer({ minimum: 1024 }),
   /** Largest message accepted by the SMTP listeners, in bytes. */
@@ -128,6 +130,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   queueLifetimeSeconds: "POSTHORN_QUEUE_LIFETIME",
   requireVerifiedDomain: "POSTHORN_REQUIRE_VERIFIED_DOMAIN",
   rspamdUrl: "POSTHORN_RSPAMD_URL",
+  rspamdFallbackSeconds: "POSTHORN_RSPAMD_FALLBACK_SECONDS",
   maxBodyBytes: "POSTHORN_MAX_BODY_BYTES",
   maxMessageBytes: "POSTHORN_MAX_MESSAGE_BYTES",
   smtpRcptFailureLimit: "POSTHORN_SMTP_RCPT_FAILURE_LIMIT",
@@ -163,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     queueLifetimeSeconds: int(env, "POSTHORN_QUEUE_LIFETIME", 5 * 24 * 3600),
     requireVerifiedDomain: bool(env, "POSTHORN_REQUIRE_VERIFIED_DOMAIN", true),
     rspamdUrl: optional(env, "POSTHORN_RSPAMD_URL"),
+    rspamdFallbackSeconds: int(env, "POSTHORN_RSPAMD_FALLBACK_SECONDS", 45),
     maxBodyBytes: int(env, "POSTHORN_MAX_BODY_BYTES", 50 * 1024 * 1024),
     maxMessageBytes: int(env, "POSTHORN_MAX_MESSAGE_BYTES", 25 * 1024 * 1024),
     smtpRcptFailureLimit: int(env, "POSTHORN_SMTP_RCPT_FAILURE_LIMIT", 20),

@@ -19,7 +19,7 @@ import { INBOUND_QUEUE, type InboundJob } from "./accept.ts";
 import { unparsedAnalysis, type Address, type InboundAnalysis } from "./analysis.ts";
 import { Analyzer } from "./analyzer.ts";
 import { createAuthResolver, type AuthResolver } from "./auth-resolver.ts";
-import { checkWithRspamd, RspamdError } from "./rspamd.ts";
+import { checkWithRspamd, RspamdError, rspamdHealthOf } from "./rspamd.ts";
 import { authSymbols, sumScore, type SpamSymbol, type SpamVerdict } from "./spam.ts";
 import { emptyDict } from "../dict.ts";
 
@@ -34,9 +34,7 @@ export interface InboundJobOptions {
   resolver?: AuthResolver;
   /** Analysis worker threads; default: the cores but one (at least one, at most four). */
   threads?: number;
-  /** Attempts at reaching rspamd before scoring with the built-in rules instead. */
-  rspamdAttempts?: number;
-  /** Delay before retrying after rspamd failed (tests shorten it). */
+  /** Delay before retrying after rspamd failed (default 5 s; tests shorten it); within POSTHORN_RSPAMD_FALLBACK_SECONDS. */
   rspamdRetryMs?: (attempt: number) => number;
   /** Attempts at analyzing a message (a worker crash or timeout) before publishing it unparsed. */
   analysisAttempts?: number;
@@ -56,8 +54,9 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
   analyzers.get(deps)?.close();
   const analyzer = new Analyzer({ threads }, resolver, deps.log);
   analyzers.set(deps, analyzer);
-  const rspamdAttempts = opts.rspamdAttempts ?? 5;
-  const rspamdRetryMs = opts.rspamdRetryMs ?? ((attempt: number) => exponentialBackoff(attempt, { baseMs: 30_000, capMs: 600_000 }));
+  const rspamdRetryMs = opts.rspamdRetryMs ?? (() => 5_000);
+  const rspamd = rspamdHealthOf(deps);
+  const fallbackMs = deps.config.rspamdFallbackSeconds * 1000;
   const analysisAttempts = opts.analysisAttempts ?? 3;
   // Read once, when attachment links are first made: the secret never changes.
   let secret: Promise<string> | undefined;
@@ -71,7 +70,7 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
     const p = job.payload;
     if (!deps.config.rspamdUrl) return { score: sumScore(analysis.symbols), symbols: analysis.symbols, engine: "builtin" };
     try {
-      return await checkWithRspamd(deps.config.rspamdUrl, Buffer.from(raw), {
+      const verdict = await checkWithRspamd(deps.config.rspamdUrl, Buffer.from(raw), {
         ip: p.ip,
         helo: p.helo,
         mailFrom: p.mailFrom,
@@ -79,10 +78,17 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
         queueId: p.messageId,
         hostname: deps.config.hostname,
       });
+      rspamd.succeeded(deps.log);
+      return verdict;
     } catch (err) {
       if (!(err instanceof RspamdError)) throw err;
-      if (job.attempt < rspamdAttempts) return { retryMs: rspamdRetryMs(job.attempt), error: err.message };
-      deps.log.warn("rspamd unavailable; scoring with built-in rules", { message: p.messageId, error: err.message });
+      rspamd.failed(deps.log, err, deps.config.rspamdFallbackSeconds);
+      // A message waits for rspamd at most fallbackMs since it was received; once rspamd has been
+      // down that long, later messages do not wait at all.
+      const now = Date.now();
+      const retryMs = rspamdRetryMs(job.attempt);
+      if (rspamd.downForMs(now) < fallbackMs && now - job.createdAt + retryMs < fallbackMs) return { retryMs, error: err.message };
+      deps.log.info("scoring with built-in rules: rspamd unreachable", { message: p.messageId, error: err.message });
       // The analysis skipped the authentication checks for rspamd; run them here instead.
       let auth: SpamSymbol[];
       try {

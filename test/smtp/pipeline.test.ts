@@ -91,19 +91,47 @@ test("rspamd's symbols and score replace the built-in ones when POSTHORN_RSPAMD_
   }
 });
 
-test("when rspamd stays unreachable the message is retried, then scored by the built-in rules", async () => {
-  let calls = 0;
-  const rspamd = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (calls++, new Response("overloaded", { status: 503 })) });
-  const h = await startInbound({ env: { POSTHORN_RSPAMD_URL: `http://127.0.0.1:${rspamd.port}` }, jobs: { rspamdAttempts: 3, rspamdRetryMs: () => 20 } });
+test("rspamd unreachable: a warning at once, a counter in /metrics, the built-in rules within the stated bound; later mail does not wait", async () => {
+  // A port nothing listens on: connections are refused, as with rspamd stopped.
+  const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = closed.port;
+  closed.stop(true);
+  const h = await startInbound({
+    env: { POSTHORN_RSPAMD_URL: `http://127.0.0.1:${port}`, POSTHORN_RSPAMD_FALLBACK_SECONDS: "2" },
+    jobs: { rspamdRetryMs: () => 200 },
+  });
+  const warned: { at: number; msg: string }[] = [];
+  const warn = h.deps.log.warn.bind(h.deps.log);
+  h.deps.log.warn = (msg: string, fields?: Record<string, unknown>) => {
+    warned.push({ at: performance.now(), msg });
+    warn(msg, fields);
+  };
+  const metrics = async () => (await h.app.app.handle(new Request("http://localhost/metrics"))).text();
   try {
     const raw = await dkimSigned(await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "Hello", text: "hi" }), h.sender);
+    const sent = performance.now();
     await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
-    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound"))[0]);
-    expect(calls).toBe(3);
+    const warning = await waitFor(() => warned.find((w) => w.msg.startsWith("rspamd unreachable")), 2000, 5);
+    expect(warning.at - sent).toBeLessThan(1000);
+    expect(warning.msg).toContain("at most 2 s");
+    expect(await metrics()).toContain("posthorn_rspamd_up{node=");
+    expect(await metrics()).toMatch(/posthorn_rspamd_up\{[^}]*\} 0/);
+
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound"))[0], 5000, 20);
+    const waited = performance.now() - sent;
+    expect(waited).toBeLessThan(2000 + 1000);
     expect(ev.data.spam_symbols.map((s: { name: string }) => s.name)).toEqual(["R_SPF_ALLOW", "R_DKIM_ALLOW", "DMARC_POLICY_ALLOW", "ARC_NA", "RSPAMD_UNAVAILABLE"]);
+    const failures = Number(/posthorn_rspamd_failures_total\{[^}]*\} (\d+)/.exec(await metrics())![1]);
+    expect(failures).toBeGreaterThanOrEqual(2); // retried within the bound, not given up at once
+
+    // rspamd has now been down longer than the bound: the next message falls back at its first failure.
+    const again = performance.now();
+    await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
+    await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).length === 2, 3000, 20);
+    expect(performance.now() - again).toBeLessThan(1000);
+    expect(warned.filter((w) => w.msg.startsWith("rspamd unreachable"))).toHaveLength(1); // once per outage
   } finally {
     await h.stop();
-    rspamd.stop(true);
   }
 });
 

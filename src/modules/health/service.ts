@@ -1,4 +1,5 @@
 import type { Deps } from "../../context.ts";
+import { rspamdHealthOf } from "../../smtp/rspamd.ts";
 
 /**
  * Prometheus text exposition of queue depths, message counts and commit batching. Every sample
@@ -8,13 +9,15 @@ import type { Deps } from "../../context.ts";
 export async function metricsText(deps: Deps): Promise<string> {
   const lines: string[] = [];
   const node = deps.config.nodeName;
-  const gauge = (name: string, help: string, samples: [Record<string, string>, number][]) => {
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
+  const metric = (type: "gauge" | "counter") => (name: string, help: string, samples: [Record<string, string>, number][]) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     for (const [labels, value] of samples) {
       const l = Object.entries({ node, ...labels }).map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, "_")}"`).join(",");
       lines.push(`${name}${l ? `{${l}}` : ""} ${value}`);
     }
   };
+  const gauge = metric("gauge");
+  const counter = metric("counter");
   gauge("posthorn_node_info", "This node and its database engine", [[{ engine: deps.config.databaseUrl ? "postgres" : "sqlite" }, 1]]);
   const queues = await deps.store.read.jobs.countsByQueue();
   gauge("posthorn_jobs_pending", "Jobs waiting or running, per queue", queues.map((q) => [{ queue: q.queue }, q.pending]));
@@ -23,5 +26,10 @@ export async function metricsText(deps: Deps): Promise<string> {
   gauge("posthorn_messages", "Messages by type and status", statuses.map((s) => [{ type: s.type, status: s.status }, s.n]));
   gauge("posthorn_writer_commits", "Group commits since start", [[{}, deps.store.stats.commits]]);
   gauge("posthorn_writer_writes", "Writes carried by group commits since start", [[{}, deps.store.stats.writes]]);
+  if (deps.config.rspamdUrl) {
+    const rspamd = rspamdHealthOf(deps);
+    counter("posthorn_rspamd_failures_total", "rspamd checks that failed since start", [[{}, rspamd.failures]]);
+    gauge("posthorn_rspamd_up", "1 unless rspamd's last check failed", [[{}, rspamd.downForMs() === 0 ? 1 : 0]]);
+  }
   return lines.join("\n") + "\n";
 }
