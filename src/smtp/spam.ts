@@ -129,10 +129,19 @@ export interface ContentInput {
   envelopeRecipientCount: number;
 }
 
+/**
+ * The Generic Test for Unsolicited Bulk Email: a message carrying it is spam by agreement, so
+ * that a filter can be tested end to end (SpamAssassin scores it 1000, rspamd rejects it).
+ */
+export const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
+
 /** Header and body heuristics. Each symbol says what was seen, so a user can judge it. */
 export function contentSymbols(input: ContentInput): SpamSymbol[] {
   const out: SpamSymbol[] = [];
   const p = input.parsed;
+  // In the decoded body when it parses (a transfer encoding would hide it in the raw bytes).
+  const bodies = p ? [p.text ?? "", typeof p.html === "string" ? p.html : ""] : [input.raw.toString("latin1")];
+  if (bodies.some((b) => b.includes(GTUBE))) out.push(sym("GTUBE", 1000, "The message contains the GTUBE test string: spam by agreement, to test the filter"));
   if (!p) {
     out.push(sym("MIME_PARSE_ERROR", 1, "The message could not be parsed as MIME"));
     return out;

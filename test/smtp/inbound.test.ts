@@ -189,6 +189,31 @@ describe("MX listener: mail for inbound routes", () => {
     expect((await eventBodies(h.deps, "message.inbound")).some((e) => e.data.message_id === rid)).toBe(false);
   });
 
+  test("GTUBE, SpamAssassin's test string, scores 1000: policy_rejected at the default threshold, also when base64-encoded", async () => {
+    const gtube = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
+    for (const encoding of ["7bit", "base64"] as const) {
+      const body = `This is the GTUBE, the\nGeneric Test for Unsolicited Bulk Email\n\n${gtube}\n`;
+      const raw = [
+        "From: alice@sender.test",
+        `To: ${h.inboundAddress}`,
+        `Subject: Test spam mail (GTUBE, ${encoding})`,
+        `Message-ID: <gtube-${encoding}@sender.test>`,
+        "Date: Wed, 1 May 2024 10:00:00 +0000",
+        "MIME-Version: 1.0",
+        "Content-Type: text/plain; charset=us-ascii",
+        `Content-Transfer-Encoding: ${encoding}`,
+        "",
+        encoding === "base64" ? Buffer.from(body).toString("base64") : body,
+      ].join("\r\n");
+      const info = await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, await dkimSigned(Buffer.from(raw), h.sender));
+      const id = /Queued as (\S+)/.exec(info.response)![1]!;
+      const ev = await waitFor(async () => (await eventBodies(h.deps, "message.policy_rejected")).find((e) => e.data.message_id === id));
+      expect(ev.data.spam_symbols.find((s: { name: string }) => s.name === "GTUBE")).toMatchObject({ score: 1000 });
+      expect(ev.data.spam_score).toBeGreaterThanOrEqual(ev.data.spam_threshold);
+      expect((await messageRow(h, id))!.status).toBe("policy_rejected");
+    }
+  });
+
   test("open relay attempts and unknown mailboxes are refused at RCPT; nothing is stored", async () => {
     const before = await inboundCount(h);
     const { client, greeting } = await RawSmtpClient.connect(h.port);
