@@ -1,7 +1,7 @@
-import { openapi } from "@elysiajs/openapi";
-import { Elysia } from "elysia";
+import { Elysia, type AnyElysia } from "elysia";
 import type { Deps } from "./context.ts";
 import { errorHandler } from "./http/errors.ts";
+import { openapiController } from "./http/openapi.ts";
 import { unitOfWork } from "./http/unit-of-work.ts";
 import { controllers } from "./modules/index.ts";
 
@@ -13,20 +13,7 @@ export function createApp(deps: Deps) {
   const app = new Elysia()
     .use(unitOfWork(deps.store, deps.log))
     .use(errors)
-    .use(
-      openapi({
-        path: "/openapi",
-        documentation: {
-          info: { title: "Posthorn API", version: VERSION, description: "Self-hosted email: send, receive, webhooks, DNS checks." },
-          components: {
-            securitySchemes: {
-              teamToken: { type: "http", scheme: "bearer", description: "Team API token (ph_team_…)" },
-              projectToken: { type: "apiKey", in: "header", name: "x-service-token", description: "Project sending token (ph_…)" },
-            },
-          },
-        },
-      }),
-    );
+    .use(openapiController((): AnyElysia => app, { version: VERSION, publicUrl: deps.config.publicUrl }));
   for (const controller of controllers(deps)) app.use(controller);
   errors.learnRoutes(app.routes);
   return app;

@@ -102,7 +102,8 @@ export function operationsOf(doc: { paths: Record<string, Record<string, any>> }
         query,
         headers: params.filter((p) => p.in === "header").map((p) => p.name),
         body: op.requestBody?.content?.["application/json"]?.schema ?? null,
-        security: op.security ? [...new Set<string>(op.security.flatMap((s: Record<string, unknown>) => Object.keys(s)))] : null,
+        // `security: []` is OpenAPI for "no authentication": a public operation.
+        security: op.security?.length ? [...new Set<string>(op.security.flatMap((s: Record<string, unknown>) => Object.keys(s)))] : null,
         sortKeys: sortKeys.length ? sortKeys : query.has("sort") ? ["created_at"] : [],
       });
     }

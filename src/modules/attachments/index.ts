@@ -27,7 +27,7 @@ export const attachmentsController = (deps: Deps) =>
         expires: t.Optional(t.String({ maxLength: 20, description: "Unix time after which the link stops working" })),
         signature: t.Optional(t.String({ maxLength: 100, description: "HMAC of the attachment id and expiry" })),
       }),
-      detail: { summary: "Download an inbound attachment through a signed link (no token; the link expires)" },
+      detail: { summary: "Download an inbound attachment through a signed link (no token; the link expires)", security: [] },
       response: { 200: t.Unknown({ description: "The attachment's bytes, as a download" }), 404: ErrorBody },
     },
   );

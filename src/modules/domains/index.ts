@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
+import { errorResponses } from "../../http/schemas.ts";
 import { Paginated, PageQuery } from "../../http/pagination.ts";
 import {
   CreateDomainBody,
@@ -31,20 +32,20 @@ export const domainsController = (deps: Deps) =>
       {
         team: true,
         body: CreateDomainBody,
-        response: { 201: DomainSchema },
+        response: { 201: DomainSchema, ...errorResponses(401, 409, 422) },
         detail: { summary: "Add a sending domain; answers the DNS records to publish", security },
       },
     )
     .get("/v1/domains", ({ team, query }) => listDomains(deps, team.teamId, query), {
       team: true,
       query: t.Object({ ...PageQuery, sort: t.Optional(t.String({ maxLength: 200 })), "filter[status]": t.Optional(t.String({ maxLength: 20 })) }),
-      response: Paginated(DomainSchema),
+      response: { 200: Paginated(DomainSchema), ...errorResponses(401, 422) },
       detail: { summary: "List the team's domains (sort: created_at, domain, status, status_changed_at)", security },
     })
     .get("/v1/domains/:domainId", ({ team, params }) => getDomain(deps, team.teamId, params.domainId), {
       team: true,
       params: DomainParams,
-      response: DomainSchema,
+      response: { 200: DomainSchema, ...errorResponses(401, 404) },
       detail: { summary: "A domain with its DNS records and projects", security },
     })
     .delete(
@@ -53,7 +54,7 @@ export const domainsController = (deps: Deps) =>
         await deleteDomain(deps, team.teamId, params.domainId);
         return { message: "Domain deleted successfully." };
       },
-      { team: true, params: DomainParams, response: MessageOnly, detail: { summary: "Delete a domain and its DKIM key", security } },
+      { team: true, params: DomainParams, response: { 200: MessageOnly, ...errorResponses(401, 404, 409) }, detail: { summary: "Delete a domain and its DKIM key", security } },
     )
     .put(
       "/v1/domains/:domainId/projects",
@@ -65,14 +66,14 @@ export const domainsController = (deps: Deps) =>
         team: true,
         params: DomainParams,
         body: DomainProjectsBody,
-        response: Envelope(DomainSchema),
+        response: { 200: Envelope(DomainSchema), ...errorResponses(401, 404, 409, 422) },
         detail: { summary: "Replace the projects that may send from the domain", security },
       },
     )
     .post("/v1/domains/:domainId/dns-records/verify", ({ team, params }) => verifyDomain(deps, team.teamId, params.domainId), {
       team: true,
       params: DomainParams,
-      response: VerifyResponse,
+      response: { 200: VerifyResponse, ...errorResponses(401, 404, 409) },
       detail: { summary: "Check every DNS record now; answers which failed and why", security },
     });
 
@@ -86,7 +87,7 @@ export const inboundDomainController = (deps: Deps) =>
       {
         team: true,
         params: RouteParams,
-        response: InboundVerifyResponse,
+        response: { 200: InboundVerifyResponse, ...errorResponses(401, 404, 409) },
         detail: {
           summary: "Check the route's inbound_domain: its MX points to this server and its _posthorn-verification TXT record holds the route's token",
           security,

@@ -72,7 +72,7 @@ export const sendController = (deps: Deps) =>
       },
       {
         params: t.Object({ token: t.String({ maxLength: 100 }) }),
-        detail: { summary: "Unsubscribe confirmation page (the List-Unsubscribe link of broadcast mail); changes nothing", tags: ["Unsubscribe"] },
+        detail: { summary: "Unsubscribe confirmation page (the List-Unsubscribe link of broadcast mail); changes nothing", tags: ["Unsubscribe"], security: [] },
         response: { 200: t.String({ description: "HTML" }), 404: ErrorBody },
       },
     )
@@ -89,6 +89,7 @@ export const sendController = (deps: Deps) =>
         detail: {
           summary: "One-click unsubscribe (RFC 8058): adds a route-scoped suppression for the message's recipients",
           tags: ["Unsubscribe"],
+          security: [],
         },
         response: { 200: t.String({ description: "HTML" }), 404: ErrorBody },
       },
