@@ -83,11 +83,12 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
     } catch (err) {
       if (!(err instanceof RspamdError)) throw err;
       rspamd.failed(deps.log, err, deps.config.rspamdFallbackSeconds);
-      // A message waits for rspamd at most fallbackMs since it was received; once rspamd has been
-      // down that long, later messages do not wait at all.
+      // A message waits for rspamd at most fallbackMs since it was received (and never into the
+      // job's last attempt); once rspamd has been down that long, later messages do not wait at all.
       const now = Date.now();
       const retryMs = rspamdRetryMs(job.attempt);
-      if (rspamd.downForMs(now) < fallbackMs && now - job.createdAt + retryMs < fallbackMs) return { retryMs, error: err.message };
+      const wait = rspamd.downForMs(now) < fallbackMs && now - job.createdAt + retryMs < fallbackMs && job.attempt < job.maxAttempts - 1;
+      if (wait) return { retryMs, error: err.message };
       deps.log.info("scoring with built-in rules: rspamd unreachable", { message: p.messageId, error: err.message });
       // The analysis skipped the authentication checks for rspamd; run them here instead.
       let auth: SpamSymbol[];

@@ -97,7 +97,7 @@ test("rspamd unreachable: a warning at once, a counter in /metrics, the built-in
   const port = closed.port;
   closed.stop(true);
   const h = await startInbound({
-    env: { POSTHORN_RSPAMD_URL: `http://127.0.0.1:${port}`, POSTHORN_RSPAMD_FALLBACK_SECONDS: "2" },
+    env: { POSTHORN_RSPAMD_URL: `http://127.0.0.1:${port}`, POSTHORN_RSPAMD_FALLBACK_SECONDS: "3" },
     jobs: { rspamdRetryMs: () => 200 },
   });
   const warned: { at: number; msg: string }[] = [];
@@ -113,27 +113,29 @@ test("rspamd unreachable: a warning at once, a counter in /metrics, the built-in
     await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
     const warning = await waitFor(() => warned.find((w) => w.msg.startsWith("rspamd unreachable")), 2000, 5);
     expect(warning.at - sent).toBeLessThan(1000);
-    expect(warning.msg).toContain("at most 2 s");
+    expect(warning.msg).toContain("at most 3 s");
     expect(await metrics()).toContain("posthorn_rspamd_up{node=");
     expect(await metrics()).toMatch(/posthorn_rspamd_up\{[^}]*\} 0/);
 
-    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound"))[0], 5000, 20);
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound"))[0], 8000, 20);
     const waited = performance.now() - sent;
-    expect(waited).toBeLessThan(2000 + 1000);
+    expect(waited).toBeLessThan(3000 + 1500);
     expect(ev.data.spam_symbols.map((s: { name: string }) => s.name)).toEqual(["R_SPF_ALLOW", "R_DKIM_ALLOW", "DMARC_POLICY_ALLOW", "ARC_NA", "RSPAMD_UNAVAILABLE"]);
     const failures = Number(/posthorn_rspamd_failures_total\{[^}]*\} (\d+)/.exec(await metrics())![1]);
     expect(failures).toBeGreaterThanOrEqual(2); // retried within the bound, not given up at once
 
-    // rspamd has now been down longer than the bound: the next message falls back at its first failure.
+    // Once rspamd has been down longer than the bound, the next message falls back at its first failure.
+    await Bun.sleep(Math.max(0, warning.at + 3200 - performance.now()));
     const again = performance.now();
     await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
-    await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).length === 2, 3000, 20);
-    expect(performance.now() - again).toBeLessThan(1000);
+    await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).length === 2, 5000, 20);
+    // Well under the 3 s it would wait otherwise (what is left is parsing and checking the message).
+    expect(performance.now() - again).toBeLessThan(2000);
     expect(warned.filter((w) => w.msg.startsWith("rspamd unreachable"))).toHaveLength(1); // once per outage
   } finally {
     await h.stop();
   }
-});
+}, 20_000);
 
 // SQLite's file and its synchronous commit, whatever the run's engine.
 test("a 250 means the message is on disk: accepted with no worker running, it is processed after a restart", async () => {
