@@ -1,6 +1,6 @@
 import { SQL } from "bun";
 import { BadRequestError, ConflictError, DatabaseUnavailableError } from "../errors.ts";
-import type { SqlExecutor, SqlOptions, SqlValue } from "./sql.ts";
+import { DONE, type SqlExecutor, type SqlOptions, type SqlValue } from "./sql.ts";
 
 /**
  * `?` placeholders → PostgreSQL's `$1, $2, …`, leaving quoted strings, quoted identifiers and
@@ -35,10 +35,10 @@ function plainRow<R>(row: Record<string, unknown>): R {
 
 type Queryable = Pick<SQL, "unsafe">;
 
-/** The PostgreSQL executor over Bun's built-in client: a pool, or one transaction's connection. */
 /** Repository SQL → PostgreSQL's text, for every executor (a transaction's lives for one write). */
 const texts = new Map<string, string>();
 
+/** The PostgreSQL executor over Bun's built-in client: a pool, or one transaction's connection. */
 export class PostgresExecutor implements SqlExecutor {
   readonly dialect = "postgres" as const;
 
@@ -99,7 +99,7 @@ export class PipelinedExecutor extends PostgresExecutor {
         this.failure ??= err;
       },
     );
-    return Promise.resolve();
+    return DONE;
   }
 
   /** A statement of the transaction's own (SAVEPOINT, COMMIT, …), awaited like any other. */

@@ -55,7 +55,6 @@ export class SqliteExecutor implements SqlExecutor {
     try {
       const { changes } = this.prepare(sql, opts).run(...(params as SQLQueryBindings[]));
       opts?.onDone?.(changes);
-      // Nothing to carry: one settled promise serves every call (the hot path allocates none).
       return DONE;
     } catch (err) {
       return Promise.reject(err);
@@ -63,7 +62,8 @@ export class SqliteExecutor implements SqlExecutor {
   }
 }
 
-const DONE: Promise<void> = Promise.resolve();
+/** What a deferred change returns: one settled promise serves every call. */
+export const DONE: Promise<void> = Promise.resolve();
 
 /** Runs `fn` now; its result or its error as a settled promise (an error rejects, as on PostgreSQL, never throws). */
 function settled<T>(fn: () => T): Promise<T> {
