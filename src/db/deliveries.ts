@@ -1,15 +1,10 @@
+import type { MessageHeadingColumns } from "./messages.ts";
 import { FINAL_STATUSES_SQL } from "./recipients.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 /** An outbound message as a delivery attempt reads it: the message, its contents, route type and sending domain. */
-export type OutboundMessageRow = {
+export type OutboundMessageRow = MessageHeadingColumns & {
   id: string;
-  from_email: string;
-  from_name: string;
-  subject: string;
-  to: string;
-  cc: string;
-  reply_to: string;
   message_id_header: string | null;
   created_at: number;
   html: string | null;
@@ -24,7 +19,7 @@ export type OutboundMessageRow = {
   return_path_host: string | null;
 };
 
-type MessagePart = Pick<OutboundMessageRow, "id" | "from_email" | "from_name" | "subject" | "to" | "cc" | "reply_to" | "message_id_header" | "created_at"> & {
+type MessagePart = MessageHeadingColumns & Pick<OutboundMessageRow, "id" | "message_id_header" | "created_at"> & {
   route_id: string | null;
   domain_id: string | null;
 };

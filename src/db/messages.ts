@@ -1,20 +1,24 @@
 import { keysetPageOf, whereEquals, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
 import type { SqlExecutor } from "./sql.ts";
 
-/** The columns of a message that lists show. */
-export type MessageRow = {
-  id: string;
-  type: "inbound" | "outbound";
-  status: string;
-  status_changed_at: number;
-  tag: string | null;
+/** A message's sender, subject and visible recipients; the address lists are JSON text. */
+export type MessageHeadingColumns = {
   from_email: string;
   from_name: string;
   subject: string;
   to: string;
   cc: string;
-  bcc: string;
   reply_to: string;
+};
+
+/** The columns of a message that lists show. */
+export type MessageRow = MessageHeadingColumns & {
+  id: string;
+  type: "inbound" | "outbound";
+  status: string;
+  status_changed_at: number;
+  tag: string | null;
+  bcc: string;
   created_at: number;
 };
 
@@ -112,20 +116,14 @@ export const MESSAGE_EVENT_SORT: SortKey[] = [
 export type NewInboundMessage = { id: string; team_id: string; project_id: string | null; route_id: string; from_email: string; raw: Uint8Array; created_at: number };
 
 /** An accepted outbound message with its contents; address lists, metadata and headers are JSON text. */
-export type NewOutboundMessage = {
+export type NewOutboundMessage = MessageHeadingColumns & {
   id: string;
   team_id: string;
   project_id: string;
   route_id: string;
   domain_id: string;
   tag: string | null;
-  from_email: string;
-  from_name: string;
-  subject: string;
-  to: string;
-  cc: string;
   bcc: string;
-  reply_to: string;
   metadata: string;
   message_id_header: string;
   html: string | null;
@@ -144,14 +142,8 @@ export type NewRecipient = { id: string; email: string; kind: "to" | "cc" | "bcc
 export type InboundSourceRow = { id: string; status: string; team_id: string; route_id: string | null; raw: Uint8Array | null };
 
 /** What the inbound job learned of a message; address lists, headers and symbols are JSON text. */
-export type InboundCompletion = {
+export type InboundCompletion = MessageHeadingColumns & {
   status: string;
-  from_email: string;
-  from_name: string;
-  subject: string;
-  to: string;
-  cc: string;
-  reply_to: string;
   message_id_header: string | null;
   spam_score: number;
   spam_symbols: string;
