@@ -9,6 +9,7 @@ test("defaults follow DESIGN.md", () => {
   expect(c.delivery).toBe("direct");
   expect(c.inboundDomain).toBe("inbound.mail.example.org");
   expect(c.dnsServers).toBeNull();
+  expect(c.rspamdFallbackSeconds).toBe(45);
 });
 
 const bad: [string, string][] = [
@@ -19,6 +20,9 @@ const bad: [string, string][] = [
   ["POSTHORN_LOG_LEVEL", "loud"],
   ["POSTHORN_REQUIRE_VERIFIED_DOMAIN", "maybe"],
   ["POSTHORN_WEBHOOK_ALLOWED_NETWORKS", "10.0.0.0"],
+  ["POSTHORN_RSPAMD_FALLBACK_SECONDS", "0"],
+  ["POSTHORN_RSPAMD_FALLBACK_SECONDS", "61"],
+  ["POSTHORN_RSPAMD_FALLBACK_SECONDS", "soon"],
 ];
 for (const [name, value] of bad) {
   test(`${name}=${value} fails naming the variable`, () => {
