@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createApp } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import type { Deps } from "../src/context.ts";
@@ -9,13 +6,15 @@ import { generateDkimKeyPair } from "../src/dns/dkim-key.ts";
 import { newId } from "../src/ids.ts";
 import { newProject } from "../src/modules/projects/service.ts";
 import { newTeam } from "../src/modules/team/service.ts";
+import { scratchDir } from "./support/scratch.ts";
 import { databaseEnv, engine, openTestDatabase, sqliteOf, sqlNowOf, sqlOf, type TestEngine } from "./support/test-database.ts";
 
 export { databaseEnv, engine, sqliteOf, sqlNowOf, sqlOf };
 export type { TestEngine };
 export type { SyncSql } from "./support/test-database.ts";
 
-export const tempDir = (prefix = "posthorn-test-") => mkdtempSync(join(tmpdir(), prefix));
+/** A fresh directory, removed when the test run ends. */
+export const tempDir = (prefix = "t-") => scratchDir(prefix);
 
 /** A config for tests: temp data dir, silent logs, listeners off unless a test turns them on. */
 export function testConfig(env: Record<string, string> = {}): Config {

@@ -2,15 +2,15 @@
  * A throwaway PostgreSQL cluster for tests: Debian's server binaries, a fresh data directory,
  * listening on a free loopback port only, as the unprivileged `postgres` user when the tests run
  * as root (initdb refuses root). One cluster per test process, started on first use and removed
- * at exit. `.ci/run` installs the `postgresql` package; without it these tests are skipped
+ * when the run ends (test/support/scratch.ts). `.ci/run` installs the `postgresql` package; without it these tests are skipped
  * (`postgresAvailable()`), so `npm test` still passes on a laptop with no PostgreSQL.
  *
  * Starting is synchronous (`testPostgresNow()`) so that `createTestApp()`, which tests call where
  * nothing can be awaited, can build its database on it (test/support/pg-bridge.ts).
  */
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, chownSync, existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { atRunEnd, scratchDir } from "./scratch.ts";
 
 function binDir(): string | null {
   const root = "/usr/lib/postgresql";
@@ -60,7 +60,7 @@ export const durablePostgres = (): TestPostgres => start({ durable: true });
 function start(opts: { durable?: boolean } = {}): TestPostgres {
   const bin = binDir();
   if (!bin) throw new Error("PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql)");
-  const dir = mkdtempSync(join(tmpdir(), "posthorn-pg-"));
+  const dir = scratchDir("pg-");
   const data = join(dir, "data");
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
@@ -79,7 +79,7 @@ function start(opts: { durable?: boolean } = {}): TestPostgres {
   // Every createTestApp on PostgreSQL keeps a LISTEN connection for the life of the process.
   const durability = opts.durable
     ? "-c fsync=on -c synchronous_commit=on -c full_page_writes=on -c shared_buffers=512MB"
-    : "-c fsync=off -c synchronous_commit=off -c full_page_writes=off";
+    : "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_wal_size=256MB";
   const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 ${durability} -c max_connections=1000`;
   run([join(bin, "pg_ctl"), "-D", data, "-o", serverOpts, "-l", join(dir, "log"), "-w", "start"]);
   const url = `postgres://posthorn@127.0.0.1:${port}/postgres`;
@@ -92,7 +92,7 @@ function start(opts: { durable?: boolean } = {}): TestPostgres {
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  process.once("exit", stop);
+  atRunEnd(stop);
   return {
     url,
     port,
