@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import nodemailer from "nodemailer";
 import { newRoute } from "../../src/modules/projects/service.ts";
@@ -212,6 +213,33 @@ describe("MX listener: mail for inbound routes", () => {
       expect(ev.data.spam_score).toBeGreaterThanOrEqual(ev.data.spam_threshold);
       expect((await messageRow(h, id))!.status).toBe("policy_rejected");
     }
+  });
+
+  // Debian's spamassassin package ships these two (.ci/run installs it): its GTUBE sample and a real
+  // newsletter from 2001, sent here as received, with their own headers and 20-year-old Received chain.
+  const samples = "/usr/share/doc/spamassassin/examples";
+  test.skipIf(!existsSync(join(samples, "sample-spam.txt")))("SpamAssassin's sample spam is policy_rejected and its sample ham is delivered as message.inbound", async () => {
+    const verdicts: Record<string, { id: string; status: string; score: number; symbols: string[] }> = {};
+    for (const [name, from] of [
+      ["sample-spam.txt", "sender@example.net"],
+      ["sample-nonspam.txt", "tbtf-approval@world.std.com"],
+    ] as const) {
+      const raw = readFileSync(join(samples, name), "utf8").replace(/\r?\n/g, "\r\n");
+      const info = await sendRaw(h.port, { from, to: [h.inboundAddress] }, Buffer.from(raw));
+      const id = /Queued as (\S+)/.exec(info.response)![1]!;
+      const row = await waitFor(async () => {
+        const r = await messageRow(h, id);
+        return r && r.status !== "pending" ? r : undefined;
+      });
+      verdicts[name] = { id, status: row.status, score: row.spam_score, symbols: JSON.parse(row.spam_symbols).map((s: { name: string }) => s.name) };
+    }
+    expect(verdicts["sample-spam.txt"]).toMatchObject({ status: "policy_rejected" });
+    expect(verdicts["sample-spam.txt"]!.symbols).toContain("GTUBE");
+    expect(verdicts["sample-nonspam.txt"]!.status).toBe("processed");
+    expect(verdicts["sample-nonspam.txt"]!.score).toBeLessThan(5);
+    expect(verdicts["sample-nonspam.txt"]!.symbols).not.toContain("GTUBE");
+    const ham = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === verdicts["sample-nonspam.txt"]!.id));
+    expect(ham.data.subject).toBe("TBTF ping for 2001-04-20: Reviving");
   });
 
   test("open relay attempts and unknown mailboxes are refused at RCPT; nothing is stored", async () => {
