@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { VERSION } from "./app.ts";
 import { addBootstrapTeam } from "./bootstrap.ts";
+import { addDomain, apiClient, CommandFailed, verifyDomain } from "./cli-domains.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { backupSqlite } from "./db/backup.ts";
 import { databasePath } from "./db/connection.ts";
@@ -24,9 +25,17 @@ Usage:
   posthorn copy-db --to postgres://…  copy the (stopped) SQLite database of POSTHORN_DATA_DIR
                                       into an empty PostgreSQL database, to move up to
                                       several nodes; checks every table's row count
+  posthorn domains add NAME [--project ID]... [--json]
+                                      register a sending domain, attach it to the projects
+                                      (default: the team's only project) and print the DNS
+                                      records to publish as a zone-file snippet, then the JSON
+  posthorn domains verify NAME [--json]
+                                      check the domain's records now; exit 0 once it can send
   posthorn --help | --version
 
-Configuration comes from POSTHORN_* environment variables (see README).`;
+Configuration comes from POSTHORN_* environment variables (see README). The domains commands
+call the API of a running server: POSTHORN_URL (default http://localhost:8080) with the team
+token in POSTHORN_TEAM_TOKEN.`;
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -37,26 +46,57 @@ function flag(args: string[], name: string): string | undefined {
 }
 
 class UsageError extends Error {}
-/** A command that could not do its work, for a reason the operator can act on: one line, exit 1. */
-class CommandFailed extends Error {}
 
-function printTokens(r: { team_id: string; team_token: string; project_id: string; project_token: string }) {
-  console.log(
-    [
-      "",
-      "  Created team and default project. These tokens are shown once; store them now.",
-      `  team id:        ${r.team_id}`,
-      `  team token:     ${r.team_token}      (Authorization: Bearer …)`,
-      `  project id:     ${r.project_id}`,
-      `  project token:  ${r.project_token}      (x-service-token: …)`,
-      "",
-    ].join("\n"),
-  );
+type Tokens = { team_id: string; team_token: string; project_id: string; project_token: string };
+
+/** Text framed so it stands out from the JSON log lines around it. */
+function box(lines: string[]): string {
+  const width = Math.max(...lines.map((l) => l.length));
+  const bar = "─".repeat(width + 2);
+  return [`┌${bar}┐`, ...lines.map((l) => `│ ${l.padEnd(width)} │`), `└${bar}┘`].join("\n");
+}
+
+/**
+ * The tokens, once, in a box; then one line to paste into a shell, outside the box so that it can
+ * be copied whole. It names the URL this process listens on, for the CLI and the README's recipes.
+ */
+function printTokens(r: Tokens, apiUrl?: string) {
+  const width = Math.max(r.team_token.length, r.project_token.length);
+  const lines = [
+    "Created a team and its default project. These tokens are shown ONCE: store them now",
+    "(only their SHA-256 digests are kept).",
+    "",
+    `team token      ${r.team_token.padEnd(width)}   Authorization: Bearer …`,
+    `project token   ${r.project_token.padEnd(width)}   x-service-token: …`,
+    `team id         ${r.team_id}`,
+    `project id      ${r.project_id}`,
+  ];
+  const env = [
+    apiUrl ? `POSTHORN_URL=${apiUrl}` : null,
+    `POSTHORN_TEAM_TOKEN=${r.team_token}`,
+    `POSTHORN_PROJECT_TOKEN=${r.project_token}`,
+    `POSTHORN_PROJECT_ID=${r.project_id}`,
+  ].filter(Boolean);
+  console.log(`\n${box(lines)}\nFor the CLI and the README's recipes, in your shell:\nexport ${env.join(" ")}\n`);
+}
+
+/** Where a CLI on this machine reaches the API: the listening port, on loopback when bound to all. */
+function localApiUrl(config: Config, port: number): string {
+  const host = config.httpHost === "0.0.0.0" || config.httpHost === "::" ? "localhost" : config.httpHost;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 async function serve(config: Config) {
   const server = await startServer(config);
-  if (server.bootstrap) printTokens(server.bootstrap);
+  if (server.bootstrap) printTokens(server.bootstrap, localApiUrl(config, server.httpPort));
+  // Out of the box the API answers on every interface in plain HTTP: fine on a laptop or behind a
+  // firewall, not on a public address, where tokens would cross the network in clear.
+  if (process.env.POSTHORN_HTTP_HOST === undefined) {
+    server.deps.log.warn("the API listens on all interfaces (0.0.0.0) in plain HTTP with the default settings", {
+      http: `0.0.0.0:${server.httpPort}`,
+      advice: "on a public address set POSTHORN_HTTP_HOST=127.0.0.1 behind a TLS reverse proxy, and POSTHORN_PUBLIC_URL to its https:// URL",
+    });
+  }
   const shutdown = (signal: string) => {
     server.deps.log.info("signal received", { signal });
     server.stop().then(
@@ -106,10 +146,29 @@ async function copyDb(config: Config, args: string[]) {
   }
 }
 
+function flags(args: string[], name: string): string[] {
+  const values: string[] = [];
+  args.forEach((a, i) => {
+    if (a === name) values.push(flag(args.slice(i), name)!);
+  });
+  return values;
+}
+
+async function domains(args: string[]) {
+  const [sub, name] = args;
+  if ((sub !== "add" && sub !== "verify") || !name || name.startsWith("--")) throw new UsageError("usage: posthorn domains add NAME | posthorn domains verify NAME");
+  const api = apiClient(process.env);
+  const json = args.includes("--json");
+  if (sub === "add") return addDomain(api, name, { projects: flags(args, "--project"), json });
+  if (!(await verifyDomain(api, name, { json }))) process.exitCode = 1;
+}
+
 async function main(argv: string[]) {
   const [command, ...args] = argv;
   if (command === "--version" || command === "-v" || command === "version") return console.log(VERSION);
   if (command === undefined || command === "--help" || command === "-h" || command === "help") return console.log(HELP);
+  // A client of the API: the server's own settings are not needed, nor checked.
+  if (command === "domains") return domains(args);
   const config = loadConfig();
   switch (command) {
     case "serve":

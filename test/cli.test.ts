@@ -1,7 +1,8 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { tempDir } from "./helpers.ts";
+import { tempDir, waitFor } from "./helpers.ts";
+import { startDnsServer } from "./support/dns-server.ts";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 const baseEnv = (dataDir: string, extra: Record<string, string> = {}) => ({
@@ -19,6 +20,13 @@ const baseEnv = (dataDir: string, extra: Record<string, string> = {}) => ({
 function run(args: string[], env: Record<string, string | undefined>) {
   const p = Bun.spawnSync([process.execPath, MAIN, ...args], { env, stdout: "pipe", stderr: "pipe" });
   return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+}
+
+/** The same without blocking this process, whose DNS server must answer the server meanwhile. */
+async function runAsync(args: string[], env: Record<string, string | undefined>) {
+  const p = Bun.spawn([process.execPath, MAIN, ...args], { env, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, stdout, stderr };
 }
 
 describe("posthorn CLI", () => {
@@ -90,8 +98,16 @@ describe("posthorn CLI", () => {
       return { proc, out, port, reader };
     };
     const first = await start();
-    const token = /team token:\s+(ph_team_\S+)/.exec(first.out)?.[1];
-    expect(token).toBeDefined();
+    // In a box that stands out from the JSON lines, then one line to paste into a shell.
+    expect(first.out).toMatch(/^┌─+┐\n│ Created a team and its default project\. These tokens are shown ONCE/m);
+    const exported = new URLSearchParams(/^export (.*)$/m.exec(first.out)![1]!.replaceAll(" ", "&"));
+    expect(exported.get("POSTHORN_URL")).toBe(`http://127.0.0.1:${first.port}`);
+    const token = exported.get("POSTHORN_TEAM_TOKEN");
+    expect(token).toStartWith("ph_team_");
+    expect(first.out).toContain(`│ team token      ${token} `);
+    expect(exported.get("POSTHORN_PROJECT_TOKEN")).toStartWith("ph_");
+    // POSTHORN_HTTP_HOST is set here: no warning about listening on all interfaces.
+    expect(first.out).not.toContain("listens on all interfaces");
     expect((await fetch(`http://127.0.0.1:${first.port}/healthz`)).status).toBe(200);
     const ping = await fetch(`http://127.0.0.1:${first.port}/v1/ping`, { headers: { authorization: `Bearer ${token}` } });
     expect(ping.status).toBe(200);
@@ -99,8 +115,57 @@ describe("posthorn CLI", () => {
     expect(await first.proc.exited).toBe(0);
 
     const second = await start();
-    expect(second.out).not.toContain("team token:");
+    expect(second.out).not.toContain("team token");
     second.proc.kill("SIGTERM");
     expect(await second.proc.exited).toBe(0);
   });
+
+  test("domains add prints the zone snippet and attaches the domain; domains verify exits 1 until the DKIM record is published, then 0", async () => {
+    const dns = await startDnsServer();
+    const env = baseEnv(tempDir(), { POSTHORN_DNS_SERVERS: dns.server, POSTHORN_HOSTNAME: "mail.posthorn.test" });
+    const proc = Bun.spawn([process.execPath, MAIN, "serve"], { env, stdout: "pipe", stderr: "pipe" });
+    try {
+      let out = "";
+      const reader = proc.stdout.getReader();
+      const line = await waitFor(async () => {
+        const { value } = await reader.read();
+        out += new TextDecoder().decode(value);
+        return /^export (.*)$/m.exec(out)?.[1];
+      }, 10_000);
+      const client = { ...process.env, ...Object.fromEntries(line.split(" ").map((kv) => kv.split("=") as [string, string])) };
+      const cli = (args: string[]) => runAsync(["domains", ...args], client);
+
+      const add = await cli(["add", "Shop.Example"]);
+      expect(add.code).toBe(0);
+      expect(add.stdout).toMatch(/^Registered shop\.example \([0-9a-f-]{36}\), attached to Default project \([0-9a-f-]{36}\)\.$/m);
+      // A zone-file snippet: the DKIM key in quoted strings of at most 255 characters, the MX with a priority.
+      const dkim = /^(ph\w+\._domainkey\.shop\.example\.)\t3600\tIN\tTXT\t(.*)$/m.exec(add.stdout)!;
+      const strings = [...dkim[2]!.matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
+      expect(strings.length).toBe(2);
+      expect(strings.every((p) => p.length <= 255)).toBe(true);
+      expect(add.stdout).toContain("ph-bounces.shop.example.\t3600\tIN\tMX\t10 mail.posthorn.test.");
+      const json = JSON.parse(add.stdout.slice(add.stdout.indexOf("\n{") + 1));
+      expect(json.data.projects).toEqual([{ id: client.POSTHORN_PROJECT_ID, name: "Default project" }]);
+      expect(await cli(["add", "shop.example"])).toMatchObject({ code: 1, stderr: "posthorn: POST /v1/domains: 409 The domain shop.example has already been added to this team.\n" });
+
+      const pending = await cli(["verify", "shop.example"]);
+      expect(pending.code).toBe(1);
+      expect(pending.stdout).toMatch(/^wait  dkim +TXT ph\w+\._domainkey\.shop\.example: /m);
+      dns.set(dkim[1]!, "TXT", [strings]);
+      const verified = await cli(["verify", "shop.example"]);
+      expect(verified.code).toBe(0);
+      expect(verified.stdout).toMatch(/^ok    dkim +TXT ph\w+\._domainkey\.shop\.example$/m);
+      expect(JSON.parse((await cli(["verify", "shop.example", "--json"])).stdout)).toMatchObject({ verified: true, data: { domain: "shop.example", status: "active" } });
+
+      expect(await cli(["verify", "other.example"])).toMatchObject({ code: 1, stderr: "posthorn: no domain other.example in this team (posthorn domains add other.example)\n" });
+      expect((await runAsync(["domains", "add", "x.example"], { ...client, POSTHORN_TEAM_TOKEN: "ph_team_wrong" })).stderr).toBe(
+        "posthorn: POST /v1/domains: 401 POSTHORN_TEAM_TOKEN is not a valid team token.\n",
+      );
+      expect((await runAsync(["domains", "frob"], client)).code).toBe(2);
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      await dns.close();
+    }
+  }, 30_000);
 });
