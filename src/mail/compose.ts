@@ -26,6 +26,8 @@ export interface ComposeInput {
   attachments: ComposeAttachment[];
   /** Broadcast mail: RFC 8058 one-click unsubscribe URL. */
   listUnsubscribeUrl?: string | null;
+  /** The Received header this server adds, as an MTA does: POSTHORN_HOSTNAME and the message's id in the API. */
+  received: { by: string; id: string };
 }
 
 /**
@@ -77,7 +79,14 @@ export function composeMessage(input: ComposeInput): Promise<Buffer> {
     disableFileAccess: true,
     disableUrlAccess: true,
   });
+  // A trace field opens the header block (RFC 5322 §3.6.7), and the composer puts custom headers
+  // after its own. Like mail a local program hands to Postfix, it names no client: the message
+  // came in over the API, not from another mail server.
+  const received = Buffer.from(`Received: by ${input.received.by} (Posthorn) id ${input.received.id};\r\n\t${rfc5322Date(input.date)}\r\n`);
   return new Promise((resolve, reject) => {
-    composer.compile().build((err, message) => (err ? reject(err) : resolve(message)));
+    composer.compile().build((err, message) => (err ? reject(err) : resolve(Buffer.concat([received, message]))));
   });
 }
+
+/** "Tue, 24 Nov 2026 02:00:00 +0000": RFC 5322's date-time, with a numeric zone rather than the obsolete "GMT". */
+const rfc5322Date = (d: Date): string => d.toUTCString().replace(/GMT$/, "+0000");

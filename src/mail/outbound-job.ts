@@ -84,6 +84,7 @@ async function composeRequest(deps: Deps, row: OutboundMessageRow, secret: () =>
     attachments,
     listUnsubscribeUrl:
       row.route_type === "broadcast" ? `${deps.config.publicUrl}/v1/unsubscribe/${unsubscribeToken(await secret(), row.id)}` : null,
+    received: { by: deps.config.hostname, id: row.id },
   };
   return { input, key: { domain: row.domain!, selector: row.dkim_selector!, privateKeyPem: row.dkim_private_key! } };
 }

@@ -190,9 +190,11 @@ describe("README: Send your first message", () => {
       throw new Error(`not delivered; the events block printed:\n${last}\nsend printed:\n${send.out}\nserver:\n${server.output()}`);
     });
     expect(events.at(-1)).toBe("message.delivered");
-    // It really went out: DKIM-signed for example.com, to the recipient's MX, with a VERP return path.
+    // It really went out: DKIM-signed for example.com, with our trace header, to the recipient's MX,
+    // with the VERP return path the README describes.
     const mail = mx.received.find((m) => m.to.includes("you@example.org"))!;
     expect(mail.raw.toString()).toMatch(/^DKIM-Signature: .*d=example\.com;/m);
+    expect(mail.raw.toString()).toMatch(/^Received: by mail\.posthorn\.test \(Posthorn\) id [0-9a-f-]{36};\r\n\t\w{3}, \d\d \w{3} \d{4} [\d:]{8} \+0000\r\n/m);
     expect(mail.from).toMatch(/^b\.[0-9a-f]{32}\.[0-9a-f]{20}@ph-bounces\.example\.com$/);
   }, 60_000);
 });

@@ -20,6 +20,7 @@ const input = (i: number): ComposeInput => ({
   text: "hello",
   headers: { "X-Id": String(i) },
   attachments: [{ filename: "a.bin", contentType: "application/octet-stream", contentId: null, content: Buffer.from([0, 1, 2, 255]) }],
+  received: { by: "mx.posthorn.test", id: `id-${i}` },
 });
 const resolver = async (name: string) => {
   if (name === "ph1._domainkey.sender.test") return [[dkimRecordContent(key.publicKeyBase64)]];
@@ -35,6 +36,11 @@ test("messages composed on the worker thread are complete and DKIM-valid", async
       expect(parsed.subject).toBe(`Subject ${i}`);
       expect(parsed.headers.get("x-id")).toBe(String(i));
       expect([...parsed.attachments[0]!.content]).toEqual([0, 1, 2, 255]);
+      // The trace field this server adds opens the composed header block, as an MTA's does; the
+      // signature then goes above it, as a signing milter's above Postfix's Received.
+      const head = raw.toString().slice(0, raw.indexOf("\r\n\r\n"));
+      expect(head.match(/^[\w-]+(?=:)/gm)!.slice(0, 2)).toEqual(["DKIM-Signature", "Received"]);
+      expect(head).toContain(`\r\nReceived: by mx.posthorn.test (Posthorn) id id-${i};\r\n\tFri, 02 Jan 2026 03:04:05 +0000\r\n`);
     }
     const verified = await dkimVerify(raws[7]!, { resolver });
     expect(verified.results[0]!.status.result).toBe("pass");
