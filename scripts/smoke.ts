@@ -1,8 +1,8 @@
 // Smoke test of the compiled binary, run by .ci/run: from an empty directory, `init --json`,
-// `serve`, then the main paths through the binary itself — /healthz, token checks, a domain, a
-// send that reaches `delivered` (relayed over SMTP to a sink here, composed on the compiled compose
-// worker and sent by the binary's SMTP agent process), and an inbound message over SMTP that
-// reaches `processed` (the compiled analysis worker).
+// `serve`, then the main paths through the binary itself — /healthz, token checks, the docs page,
+// a domain, a send that reaches `delivered` (relayed over SMTP to a sink here, composed on the
+// compiled compose worker and sent by the binary's SMTP agent process), and an inbound message
+// over SMTP that reaches `processed` (the compiled analysis worker).
 // Usage: bun scripts/smoke.ts dist/posthorn
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
@@ -91,6 +91,12 @@ try {
   check((await fetch(`${base}/v1/ping`, { headers: project })).status === 200, "project token → 200");
   check((await fetch(`${base}/v1/ping`, { headers: { authorization: "Bearer ph_team_wrong" } })).status === 401, "wrong token → 401");
   check((await fetch(`${base}/openapi/json`)).status === 200, "OpenAPI document");
+  // The docs page's assets are embedded in the binary, not read from node_modules.
+  const docs = await fetch(`${base}/openapi`);
+  const bundleUrl = (await docs.text()).match(/src="([^"]*swagger-ui-bundle\.js)"/)?.[1];
+  const bundle = bundleUrl ? await fetch(base + bundleUrl) : null;
+  const bundleBytes = bundle?.ok ? (await bundle.arrayBuffer()).byteLength : 0;
+  check(docs.status === 200 && bundleBytes > 500_000, `docs page /openapi and its Swagger UI bundle (${bundleBytes} bytes)`);
   // Production mode in the binary: a body named like Object's members is a plain 422, never a stack or a path.
   const hostile = await fetch(`${base}/v1/webhooks`, { method: "POST", headers: team, body: '{"toString":1}' });
   const hostileText = await hostile.text();

@@ -1,10 +1,21 @@
 /**
- * The OpenAPI document (GET /openapi/json) and its reading page (GET /openapi). The document is
- * made from the routes' own schemas by @elysiajs/openapi, then tidied into a contract that
- * OpenAPI tooling accepts as it is (`redocly lint`, client generators): see `tidy`.
+ * The OpenAPI document (GET /openapi/json) and its reading page (GET /openapi, Swagger UI). The
+ * document is made from the routes' own schemas by @elysiajs/openapi, then tidied into a contract
+ * that OpenAPI tooling accepts as it is (`redocly lint`, client generators): see `tidy`.
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import { Elysia, type AnyElysia } from "elysia";
+
+// The reading page's assets, embedded in the binary: see uiAssets.
+// @ts-expect-error -- no type declarations: a file import is its path, a string
+import uiBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
+// @ts-expect-error -- as above
+import uiCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
+// @ts-expect-error -- as above
+import uiPageCss from "swagger-ui-dist/index.css" with { type: "file" };
+// @ts-expect-error -- as above
+import uiIcon from "swagger-ui-dist/favicon-32x32.png" with { type: "file" };
+import { version as uiVersion } from "swagger-ui-dist/package.json" with { type: "json" };
 
 export interface OpenApiOptions {
   version: string;
@@ -69,24 +80,63 @@ function numericOf(anyOf: Json | undefined): { [key: string]: Json } | null {
   return null;
 }
 
-/** The reading page: Scalar's API reference over /openapi/json. */
-const page = (title: string) => `<!doctype html>
-<html>
+/*
+ * The reading page is Swagger UI from the pinned swagger-ui-dist, served from this binary so that
+ * it works offline: a `type: "file"` import is embedded by `bun build --compile` and is the file's
+ * path for Bun.file, from source as in the binary. The version is in the assets' URLs, so browsers
+ * may keep them for good; an upgrade changes the URLs.
+ */
+const uiBase = `/openapi/assets/${uiVersion}`;
+const uiAssets: Record<string, { file: string; type: string }> = {
+  "swagger-ui-bundle.js": { file: uiBundle, type: "text/javascript; charset=utf-8" },
+  "swagger-ui.css": { file: uiCss, type: "text/css; charset=utf-8" },
+  "index.css": { file: uiPageCss, type: "text/css; charset=utf-8" },
+  "favicon-32x32.png": { file: uiIcon, type: "image/png" },
+};
+
+/** Ours, so unversioned. validatorUrl: null, or Swagger UI would send the document's URL to validator.swagger.io. */
+const initializer = `window.ui = SwaggerUIBundle({ url: "/openapi/json", dom_id: "#swagger-ui", deepLinking: true, validatorUrl: null });
+`;
+
+const page = `<!doctype html>
+<html lang="en">
   <head>
-    <title>${title}</title>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Posthorn API</title>
+    <link rel="stylesheet" href="${uiBase}/swagger-ui.css" />
+    <link rel="stylesheet" href="${uiBase}/index.css" />
+    <link rel="icon" type="image/png" href="${uiBase}/favicon-32x32.png" />
   </head>
   <body>
-    <script id="api-reference" data-url="/openapi/json"></script>
-    <script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser/standalone.js"></script>
+    <div id="swagger-ui"></div>
+    <script src="${uiBase}/swagger-ui-bundle.js"></script>
+    <script src="/openapi/assets/init.js"></script>
   </body>
-</html>`;
+</html>
+`;
 
-/** GET /openapi/json and GET /openapi for the routes of `root` (called once its routes are all registered). */
+// Nothing but this origin, and the data: images in Swagger UI's stylesheet. It needs no inline
+// style (its styles are set from script), as checked in Chromium: loading, expanding every
+// operation, trying some out. "Try it out" calls the document's server (POSTHORN_PUBLIC_URL), so
+// it works where that is the page's origin (the API sends no CORS headers for any other).
+const pageHeaders = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy": "default-src 'self'; img-src 'self' data:",
+  "x-content-type-options": "nosniff",
+};
+const assetHeaders = (type: string, maxAge: string) => ({ "content-type": type, "cache-control": `public, ${maxAge}`, "x-content-type-options": "nosniff" });
+
+/** GET /openapi/json, GET /openapi and the page's assets for the routes of `root` (called once its routes are all registered). Public, and not in the document. */
 export function openapiController(root: () => AnyElysia, opts: OpenApiOptions) {
   let document: Record<string, Json> | null = null;
-  return new Elysia({ name: "openapi" })
-    .get("/openapi/json", () => (document ??= openapiDocument(root(), opts)), { detail: { hide: true } })
-    .get("/openapi", () => new Response(page("Posthorn API"), { headers: { "content-type": "text/html; charset=utf-8" } }), { detail: { hide: true } });
+  const hide = { detail: { hide: true } };
+  const app = new Elysia({ name: "openapi" })
+    .get("/openapi/json", () => (document ??= openapiDocument(root(), opts)), hide)
+    .get("/openapi", () => new Response(page, { headers: pageHeaders }), hide)
+    .get("/openapi/assets/init.js", () => new Response(initializer, { headers: assetHeaders("text/javascript; charset=utf-8", "max-age=300") }), hide);
+  for (const [name, { file, type }] of Object.entries(uiAssets)) {
+    app.get(`${uiBase}/${name}`, () => new Response(Bun.file(file), { headers: assetHeaders(type, "max-age=31536000, immutable") }), hide);
+  }
+  return app;
 }
