@@ -7,13 +7,9 @@ import { toOpenAPISchema } from "@elysiajs/openapi";
 import { Elysia, type AnyElysia } from "elysia";
 
 // The reading page's assets, embedded in the binary: see uiAssets.
-// @ts-expect-error -- no type declarations: a file import is its path, a string
 import uiBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
-// @ts-expect-error -- as above
 import uiCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
-// @ts-expect-error -- as above
 import uiPageCss from "swagger-ui-dist/index.css" with { type: "file" };
-// @ts-expect-error -- as above
 import uiIcon from "swagger-ui-dist/favicon-32x32.png" with { type: "file" };
 import { version as uiVersion } from "swagger-ui-dist/package.json" with { type: "json" };
 
