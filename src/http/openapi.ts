@@ -48,20 +48,26 @@ export function openapiDocument(app: AnyElysia, opts: OpenApiOptions): Record<st
  * - a custom validation message (`error: "…"`, a string where JSON Schema has no such keyword) is
  *   dropped; a property that is named `error` (an object) stays;
  * - Elysia's numeric types, which accept a number written as a string in a query, appear as
- *   `anyOf [string (format integer|numeric), integer|number]`: documented as the number they are.
+ *   `anyOf [string (format integer|numeric), integer|number]`: documented as the number they are;
+ *   so is a query string of format integer (page[size], range-checked by the handler).
  */
 export function tidy(node: Json): Json {
   if (Array.isArray(node)) return node.map(tidy);
   if (node === null || typeof node !== "object") return node;
+  // The pair first, while its string member is still one.
+  const numeric = numericOf(node.anyOf);
+  if (numeric) {
+    const { anyOf: _anyOf, ...rest } = node;
+    return tidy({ ...numeric, ...rest });
+  }
   const out: { [key: string]: Json } = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "error" && typeof value === "string") continue;
     out[key] = tidy(value);
   }
-  const numeric = numericOf(out.anyOf);
-  if (numeric) {
-    delete out.anyOf;
-    return { ...numeric, ...out };
+  if (out.type === "string" && out.format === "integer") {
+    const { format: _format, maxLength: _maxLength, ...rest } = out;
+    return { ...rest, type: "integer" };
   }
   return out;
 }

@@ -7,9 +7,17 @@ export const MAX_PAGE_SIZE = 100;
 
 /** Query fields every list endpoint accepts; merge with the endpoint's own filters. */
 export const PageQuery = {
-  // A string, range-checked by parsePage: Elysia's numeric query coercion reports a range error
-  // without its field path, and the 422 must name page[size].
-  "page[size]": t.Optional(t.String({ maxLength: 10, description: `Results per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).` })),
+  // A string of digits (format integer: documented as the integer it is, see src/http/openapi.ts),
+  // range-checked by parsePage: Elysia's numeric query coercion reports a range error without its
+  // field path, and the 422 must name page[size].
+  "page[size]": t.Optional(
+    t.String({
+      format: "integer",
+      maxLength: 10,
+      description: `Results per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`,
+      error: `The page[size] field must be an integer from 1 to ${MAX_PAGE_SIZE}.`,
+    }),
+  ),
   "page[cursor]": t.Optional(t.String({ maxLength: 2000 })),
 };
 

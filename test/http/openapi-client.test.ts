@@ -33,7 +33,9 @@ export async function firstSteps(baseUrl: string, fetch: (req: Request) => Promi
   const perPageText: string = first.data.per_page;
   const cursor: string | null = first.data.next_cursor;
   if (!cursor) throw new Error("no next page");
-  const second = await team.GET("/v1/messages", { params: { query: { sort: "-created_at", "page[cursor]": cursor } } });
+  const second = await team.GET("/v1/messages", { params: { query: { sort: "-created_at", "page[cursor]": cursor, "page[size]": 100 } } });
+  // @ts-expect-error page[size] is an integer
+  await team.GET("/v1/messages", { params: { query: { "page[size]": "100" } } });
   if (!second.data) throw new Error("second page failed");
 
   const project = await team.GET("/v1/projects/{projectId}", { params: { path: { projectId } } });
