@@ -201,6 +201,9 @@ export const messageContents = pgTable("message_contents", {
   text: text("text"),
   headers: json("headers").notNull(),
   raw: bytea("raw"),
+  /** Open and click tracking for this message: the route's settings or the send's override, fixed at acceptance. */
+  trackOpens: bool("track_opens").notNull().default(0),
+  trackClicks: bool("track_clicks").notNull().default(0),
 });
 
 export const attachments = pgTable("attachments", {
@@ -234,6 +237,28 @@ export const deliveryReceipts = pgTable("delivery_receipts", {
   host: text("host"),
   createdAt: ts("created_at").notNull(),
 });
+
+/** The original URL of each tracked link of a message, by the index its click tokens name. */
+export const trackedLinks = pgTable("tracked_links", {
+  messageId: text("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
+  linkIndex: integer("link_index").notNull(),
+  url: text("url").notNull(),
+}, (t) => [primaryKey({ columns: [t.messageId, t.linkIndex] })]);
+
+/** Every open or click seen, people's and machines' alike (machine_reason says which rule). */
+export const trackingHits = pgTable("tracking_hits", {
+  id: text("id").primaryKey(),
+  messageId: text("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
+  recipientId: text("recipient_id").notNull().references(() => recipients.id, { onDelete: "cascade" }),
+  /** open | click */
+  kind: text("kind").notNull(),
+  linkIndex: integer("link_index"),
+  ip: text("ip"),
+  userAgent: text("user_agent"),
+  machine: bool("machine").notNull(),
+  machineReason: text("machine_reason"),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("tracking_hits_recipient").on(t.recipientId, t.createdAt), index("tracking_hits_message").on(t.messageId, t.createdAt)]);
 
 /** A message's history: one row per status change or engagement. */
 export const messageEvents = pgTable("message_events", {

@@ -181,6 +181,9 @@ export const messageContents = sqliteTable("message_contents", {
   text: text("text"),
   headers: json<Record<string, string>>("headers").notNull(),
   raw: blob("raw", { mode: "buffer" }),
+  /** Open and click tracking for this message: the route's settings or the send's override, fixed at acceptance. */
+  trackOpens: integer("track_opens").notNull().default(0),
+  trackClicks: integer("track_clicks").notNull().default(0),
 });
 
 export const attachments = sqliteTable("attachments", {
@@ -218,6 +221,28 @@ export const deliveryReceipts = sqliteTable("delivery_receipts", {
   host: text("host"),
   createdAt: ts("created_at").notNull(),
 });
+
+/** The original URL of each tracked link of a message, by the index its click tokens name. */
+export const trackedLinks = sqliteTable("tracked_links", {
+  messageId: text("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
+  linkIndex: integer("link_index").notNull(),
+  url: text("url").notNull(),
+}, (t) => [primaryKey({ columns: [t.messageId, t.linkIndex] })]);
+
+/** Every open or click seen, people's and machines' alike (machine_reason says which rule). */
+export const trackingHits = sqliteTable("tracking_hits", {
+  id: text("id").primaryKey(),
+  messageId: text("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
+  recipientId: text("recipient_id").notNull().references(() => recipients.id, { onDelete: "cascade" }),
+  /** open | click */
+  kind: text("kind").notNull(),
+  linkIndex: integer("link_index"),
+  ip: text("ip"),
+  userAgent: text("user_agent"),
+  machine: integer("machine").notNull(),
+  machineReason: text("machine_reason"),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("tracking_hits_recipient").on(t.recipientId, t.createdAt), index("tracking_hits_message").on(t.messageId, t.createdAt)]);
 
 /** A message's history: one row per status change or engagement. */
 export const messageEvents = sqliteTable("message_events", {

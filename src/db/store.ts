@@ -14,6 +14,7 @@ import { SettingsRepository } from "./settings.ts";
 import { SqliteExecutor, type SqlExecutor } from "./sql.ts";
 import { SuppressionRepository } from "./suppressions.ts";
 import { TeamRepository } from "./teams.ts";
+import { TrackingRepository } from "./tracking.ts";
 import { WebhookRepository } from "./webhooks.ts";
 import type { UnitOfWork, Writer } from "./writer.ts";
 
@@ -34,6 +35,7 @@ export interface Repositories {
   settings: SettingsRepository;
   suppressions: SuppressionRepository;
   teams: TeamRepository;
+  tracking: TrackingRepository;
   webhooks: WebhookRepository;
 }
 
@@ -54,6 +56,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     settings: new SettingsRepository(db),
     suppressions: new SuppressionRepository(db),
     teams: new TeamRepository(db),
+    tracking: new TrackingRepository(db),
     webhooks: new WebhookRepository(db),
   };
 }

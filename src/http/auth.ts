@@ -10,8 +10,9 @@ const bearer = (header: string | undefined): string | null => {
   return m ? m[1]! : null;
 };
 
-type IpServer = { requestIP?: (r: Request) => { address: string } | null } | null;
-const clientIp = (server: IpServer, request: Request): string | null => server?.requestIP?.(request)?.address ?? null;
+export type IpServer = { requestIP?: (r: Request) => { address: string } | null } | null;
+/** The peer's address (no proxy headers are trusted). */
+export const clientIp = (server: IpServer, request: Request): string | null => server?.requestIP?.(request)?.address ?? null;
 
 /**
  * Tokens are checked in `transform`, which runs before body validation, so a request without

@@ -9,6 +9,7 @@ import { messagesController } from "./messages/index.ts";
 import { suppressionsController } from "./suppressions/index.ts";
 import { webhooksController } from "./webhooks/index.ts";
 import { attachmentsController } from "./attachments/index.ts";
+import { trackingController } from "./tracking/index.ts";
 
 /** Every controller the app mounts, in order. Add a module's controller here. */
 export const controllers = (deps: Deps) => [
@@ -23,4 +24,5 @@ export const controllers = (deps: Deps) => [
   suppressionsController(deps),
   webhooksController(deps),
   attachmentsController(deps),
+  trackingController(deps),
 ];

@@ -20,7 +20,7 @@ describe.skipIf(engine === "postgres")("storage", () => {
     const path = join(tempDir(), "q.db");
     const s = openStorage(path);
     // Back to the state before migration 0003, with the old queues' jobs in it.
-    s.sqlite.query("DELETE FROM __posthorn_migrations WHERE tag >= '0003'").run();
+    s.sqlite.query("DELETE FROM __posthorn_migrations WHERE tag >= '0003' AND tag < '0005'").run();
     s.sqlite.exec("DROP TABLE delivery_receipts");
     const job = s.sqlite.query("INSERT INTO jobs (queue, payload, run_at, max_attempts, created_at) VALUES (?, ?, ?, ?, ?)");
     job.run("compose", '{"messageId":"m1"}', 1, 1000, 1);

@@ -1,0 +1,79 @@
+import type { SqlExecutor } from "./sql.ts";
+
+/** A recipient as an open or click of it needs it: who, where, and when the 250 came. */
+export interface HitTarget {
+  id: string;
+  message_id: string;
+  email: string;
+  status: string;
+  team_id: string;
+  route_id: string | null;
+  tag: string | null;
+  metadata: string;
+  /** The time of the recipient's first message.delivered, or null while it has none. */
+  delivered_at: number | null;
+}
+
+export interface TrackingHitRow {
+  id: string;
+  message_id: string;
+  recipient_id: string;
+  kind: "open" | "click";
+  link_index: number | null;
+  ip: string | null;
+  user_agent: string | null;
+  machine: boolean;
+  machine_reason: string | null;
+  created_at: number;
+}
+
+export type RecentHit = { kind: "open" | "click"; link_index: number | null; machine: number; created_at: number };
+
+const TARGET = `SELECT r.id, r.message_id, r.email, r.status, m.team_id, m.route_id, m.tag, m.metadata,
+    (SELECT min(e.created_at) FROM message_events e
+      WHERE e.message_id = r.message_id AND e.recipient_id = r.id AND e.kind = 'message.delivered') AS delivered_at
+  FROM recipients r JOIN messages m ON m.id = r.message_id
+  WHERE r.id = ? AND r.message_id = ?`;
+
+/** Open and click tracking: the links a message's click tokens stand for, and every hit seen. */
+export class TrackingRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /** The original URLs of a message's tracked links, stored with the composed message. */
+  async addLinks(messageId: string, urls: readonly string[]): Promise<void> {
+    for (const [i, url] of urls.entries()) {
+      await this.db.runDeferred("INSERT INTO tracked_links (message_id, link_index, url) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", [messageId, i, url]);
+    }
+  }
+
+  async linkUrl(messageId: string, linkIndex: number): Promise<string | null> {
+    return (await this.db.get<{ url: string }>("SELECT url FROM tracked_links WHERE message_id = ? AND link_index = ?", [messageId, linkIndex]))?.url ?? null;
+  }
+
+  /** The recipient a token names, if it is one of that message's. */
+  async target(messageId: string, recipientId: string): Promise<HitTarget | null> {
+    return (await this.db.get<HitTarget>(TARGET, [recipientId, messageId])) ?? null;
+  }
+
+  /** The recipient's hits since `since`, newest first (bursts, and whether one is the first). */
+  async recentHits(recipientId: string, since: number): Promise<RecentHit[]> {
+    return this.db.all<RecentHit>(
+      "SELECT kind, link_index, machine, created_at FROM tracking_hits WHERE recipient_id = ? AND created_at >= ? ORDER BY created_at DESC, id DESC LIMIT 100",
+      [recipientId, since],
+    );
+  }
+
+  /** Whether the recipient has a hit of this kind by people (machine false) or by machines. */
+  async seen(recipientId: string, kind: "open" | "click", machine: boolean): Promise<boolean> {
+    const row = await this.db.get("SELECT 1 AS one FROM tracking_hits WHERE recipient_id = ? AND kind = ? AND machine = ? LIMIT 1", [recipientId, kind, machine ? 1 : 0]);
+    return row !== null;
+  }
+
+  async recordHit(hit: TrackingHitRow): Promise<void> {
+    await this.db.runDeferred(
+      `INSERT INTO tracking_hits (id, message_id, recipient_id, kind, link_index, ip, user_agent, machine, machine_reason, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [hit.id, hit.message_id, hit.recipient_id, hit.kind, hit.link_index, hit.ip, hit.user_agent, hit.machine ? 1 : 0, hit.machine_reason, hit.created_at],
+    );
+  }
+}

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { trackingToken } from "../../../src/auth/tracking-tokens.ts";
+import { serverSecretOf } from "../../../src/secrets.ts";
+import { startOutbound, type OutboundHarness } from "../../send/harness.ts";
+
+const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36";
+const GOOGLE_PROXY = "Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)";
+const LINK = "https://shop.example/orders/42?utm_source=mail&x=%20y#top";
+
+describe("tracking URLs: every hit observed, only people move the status", () => {
+  let h: OutboundHarness;
+  let messageId: string;
+  let rcpt: Record<string, string>;
+  let secret: string;
+  const token = (kind: "open" | "click", email: string, link = 0) =>
+    kind === "open"
+      ? trackingToken(secret, { kind, messageId, recipientId: rcpt[email]! })
+      : trackingToken(secret, { kind, messageId, recipientId: rcpt[email]!, link });
+  const hit = (path: string, init: { method?: string; ua?: string } = {}) =>
+    h.app.handle(new Request(`http://localhost${path}`, { method: init.method ?? "GET", headers: init.ua === undefined ? {} : { "user-agent": init.ua } }));
+  const statusOf = async (email: string) => (await h.sql.get<{ status: string }>("SELECT status FROM recipients WHERE id = ?", [rcpt[email]!]))!.status;
+  const events = async (kind: string) =>
+    (await h.sql.all<{ body: string }>("SELECT body FROM events WHERE kind = ? AND message_id = ? ORDER BY created_at, id", [kind, messageId])).map((e) => JSON.parse(e.body).data);
+
+  beforeAll(async () => {
+    h = await startOutbound();
+    h.routeToSink("dest.test");
+    const sent = await h.send({ from: "hello@sender.test", to: ["ann@dest.test", "bob@dest.test", "cy@dest.test"], subject: "Order", html: "<p>Hi</p>" });
+    messageId = sent.json.message_id;
+    await h.waitForStatus(messageId, ["delivered"]);
+    rcpt = Object.fromEntries(h.recipients(messageId).map((r) => [r.email, r.id]));
+    secret = await serverSecretOf(h.deps.store);
+    await h.deps.store.write((tx) => tx.tracking.addLinks(messageId, [LINK, "https://shop.example/b"]));
+    // The 250s came a minute ago: later hits are not "seconds after delivery".
+    await h.sql.run("UPDATE message_events SET created_at = created_at - 60000 WHERE message_id = ?", [messageId]);
+  });
+  afterAll(() => h.close());
+
+  test("a person's open: the pixel (a GIF, not cached), the recipient opened, message.opened machine:false first:true", async () => {
+    const res = await hit(`/t/o/${token("open", "ann@dest.test")}`, { ua: CHROME });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/gif");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect([...new Uint8Array(await res.arrayBuffer())].slice(0, 6)).toEqual([...Buffer.from("GIF89a")]);
+    expect(await statusOf("ann@dest.test")).toBe("opened");
+    const [opened] = await events("message.opened");
+    expect(opened).toMatchObject({ message_id: messageId, recipient: "ann@dest.test", status: "opened", user_agent: CHROME, first: true, machine: false, machine_reason: null });
+    // A second open by the same person is observed, published with first:false, and moves nothing.
+    await hit(`/t/o/${token("open", "ann@dest.test")}`, { ua: CHROME });
+    expect((await events("message.opened")).at(-1)).toMatchObject({ recipient: "ann@dest.test", first: false, machine: false });
+  });
+
+  test("Google's image proxy and a HEAD are machines: recorded and published with machine:true, status unchanged", async () => {
+    expect((await hit(`/t/o/${token("open", "bob@dest.test")}`, { ua: GOOGLE_PROXY })).status).toBe(200);
+    const head = await hit(`/t/o/${token("open", "bob@dest.test")}`, { method: "HEAD", ua: CHROME });
+    expect(head.status).toBe(200);
+    expect(await statusOf("bob@dest.test")).toBe("delivered");
+    const bobs = (await events("message.opened")).filter((e) => e.recipient === "bob@dest.test");
+    expect(bobs.map((e) => [e.machine, e.machine_reason, e.first])).toEqual([
+      [true, "privacy_proxy", true],
+      [true, "head_request", false],
+    ]);
+    const hits = await h.sql.all<{ machine: number; machine_reason: string }>("SELECT machine, machine_reason FROM tracking_hits WHERE recipient_id = ? ORDER BY created_at", [rcpt["bob@dest.test"]!]);
+    expect(hits).toEqual([
+      { machine: 1, machine_reason: "privacy_proxy" },
+      { machine: 1, machine_reason: "head_request" },
+    ]);
+  });
+
+  test("a person's click: 302 to the exact original URL, the recipient clicked", async () => {
+    const res = await hit(`/t/c/${token("click", "cy@dest.test", 0)}`, { ua: CHROME });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(LINK);
+    expect(await statusOf("cy@dest.test")).toBe("clicked");
+    expect((await events("message.clicked")).at(-1)).toMatchObject({ recipient: "cy@dest.test", url: LINK, first: true, machine: false, status: "clicked" });
+    // The second link of the same token family goes to its own URL.
+    expect((await hit(`/t/c/${token("click", "cy@dest.test", 1)}`, { ua: CHROME })).headers.get("location")).toBe("https://shop.example/b");
+  });
+
+  test("forged, altered, foreign or unknown tokens: a 404 page, never a Location", async () => {
+    const good = token("click", "ann@dest.test", 0);
+    const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === "A" ? "B" : "A") + s.slice(i + 1);
+    const forged = [
+      flip(good, good.length - 1), // signature
+      flip(good, 5), // ids
+      good.slice(0, -3), // truncated
+      good + "AA", // extended
+      token("click", "ann@dest.test", 7), // a link index the message does not have
+      token("open", "ann@dest.test"), // an open token on the click path
+      trackingToken(secret, { kind: "click", messageId: "01a20b5d-d67c-77a9-8b99-0bd0886ecb3b", recipientId: rcpt["ann@dest.test"]!, link: 0 }), // another message
+      trackingToken("another-secret", { kind: "click", messageId, recipientId: rcpt["ann@dest.test"]!, link: 0 }),
+      "",
+      "..%2F..%2Fetc",
+      "x".repeat(5000),
+    ];
+    for (const t of forged) {
+      const res = await hit(`/t/c/${t}`, { ua: CHROME });
+      expect({ t, status: res.status, location: res.headers.get("location") }).toEqual({ t, status: 404, location: null });
+    }
+    const statuses = new Set<number>();
+    for (let i = 0; i < 2000; i++) {
+      const len = Math.floor(Math.random() * 120);
+      const t = encodeURIComponent(Array.from({ length: len }, () => String.fromCharCode(33 + Math.floor(Math.random() * 94))).join(""));
+      statuses.add((await hit(`/t/${i % 2 ? "c" : "o"}/${t}`)).status);
+    }
+    expect([...statuses]).toEqual([404]);
+  });
+});
