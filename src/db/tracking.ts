@@ -52,15 +52,18 @@ export class TrackingRepository {
 
   /** The recipient a token names, if it is one of that message's. */
   async target(messageId: string, recipientId: string): Promise<HitTarget | null> {
-    return (await this.db.get<HitTarget>(TARGET, [recipientId, messageId])) ?? null;
+    const row = await this.db.get<HitTarget>(TARGET, [recipientId, messageId]);
+    // PostgreSQL gives an aggregate of a bigint as text.
+    return row && { ...row, delivered_at: row.delivered_at === null ? null : Number(row.delivered_at) };
   }
 
   /** The recipient's hits since `since`, newest first (bursts, and whether one is the first). */
   async recentHits(recipientId: string, since: number): Promise<RecentHit[]> {
-    return this.db.all<RecentHit>(
+    const rows = await this.db.all<RecentHit>(
       "SELECT kind, link_index, machine, created_at FROM tracking_hits WHERE recipient_id = ? AND created_at >= ? ORDER BY created_at DESC, id DESC LIMIT 100",
       [recipientId, since],
     );
+    return rows.map((h) => ({ ...h, created_at: Number(h.created_at) }));
   }
 
   /** Whether the recipient has a hit of this kind by people (machine false) or by machines. */

@@ -120,24 +120,8 @@ async function applyChange(tx: Repositories, r: RecipientWithMessage, change: Re
   });
 
   const kind = STATUS_EVENT[change.status];
-  const eventData: Record<string, unknown> = {
-    message_id: r.message_id,
-    recipient: r.email,
-    status: change.status,
-    tag: r.tag,
-    metadata: JSON.parse(r.metadata),
-    ...(change.response ? { response: change.response } : {}),
-    ...change.details,
-  };
-  await tx.recipients.appendHistory({
-    id: newId(),
-    message_id: r.message_id,
-    recipient_id: r.id,
-    kind: kind ?? `message.${change.status}`,
-    status: change.status,
-    data: JSON.stringify(eventData),
-    created_at: now,
-  });
+  const eventData = recipientEventData(r, change.status, { ...(change.response ? { response: change.response } : {}), ...change.details });
+  await appendHistory(tx, r, kind ?? `message.${change.status}`, change.status, eventData, now);
 
   // A message's recipients are fixed when it is accepted: a lone recipient's status is the message's.
   const statuses = r.recipient_count === 1 ? [change.status] : await tx.recipients.statusesOf(r.message_id);
@@ -167,6 +151,38 @@ async function applyChange(tx: Repositories, r: RecipientWithMessage, change: Re
   r.status = change.status;
   if (change.attempted) r.attempts++;
   r.message_status = aggregate;
+}
+
+type EventRecipient = Pick<RecipientWithMessage, "id" | "message_id" | "email" | "team_id" | "route_id" | "tag" | "metadata">;
+
+/** What a recipient's history row and webhook event carry: who, the status, the message's tag and metadata, and the details. */
+const recipientEventData = (r: EventRecipient, status: string, details: Record<string, unknown> = {}): Record<string, unknown> => ({
+  message_id: r.message_id,
+  recipient: r.email,
+  status,
+  tag: r.tag,
+  metadata: JSON.parse(r.metadata),
+  ...details,
+});
+
+function appendHistory(tx: Repositories, r: EventRecipient, kind: string, status: string | null, data: Record<string, unknown>, now: number): Promise<void> {
+  return tx.recipients.appendHistory({ id: newId(), message_id: r.message_id, recipient_id: r.id, kind, status, data: JSON.stringify(data), created_at: now });
+}
+
+/**
+ * An engagement that changes no status (a machine's open, a second click): in the message's
+ * history, without a status, and published as `kind` with the recipient's current `status`.
+ */
+export async function recordObservation(
+  tx: Repositories,
+  r: EventRecipient & { status: string },
+  kind: EventKind,
+  details: Record<string, unknown>,
+  now = Date.now(),
+): Promise<void> {
+  const data = recipientEventData(r, r.status, details);
+  await appendHistory(tx, r, kind, null, data, now);
+  await publishEvent(tx, { teamId: r.team_id, routeId: r.route_id, messageId: r.message_id, kind, data }, now);
 }
 
 export interface SuppressionInput {

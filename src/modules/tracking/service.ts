@@ -9,8 +9,7 @@ import { readTrackingToken } from "../../auth/tracking-tokens.ts";
 import type { Deps } from "../../context.ts";
 import type { Repositories } from "../../db/store.ts";
 import type { HitTarget } from "../../db/tracking.ts";
-import { changeRecipientStatus } from "../../events/message-status.ts";
-import { publishEvent } from "../../events/publish.ts";
+import { changeRecipientStatus, recordObservation } from "../../events/message-status.ts";
 import { classifyHit } from "../../events/tracking-classify.ts";
 import { newId } from "../../ids.ts";
 import { serverSecretOf } from "../../secrets.ts";
@@ -55,9 +54,9 @@ async function observe(tx: Repositories, target: HitTarget, req: TrackingRequest
     userAgent: req.userAgent,
     ip: req.ip,
     at: now,
-    deliveredAt: target.delivered_at === null ? null : Number(target.delivered_at),
+    deliveredAt: target.delivered_at,
     link: link ?? undefined,
-    recentHits: recent.map((h) => ({ at: Number(h.created_at), link: h.link_index })),
+    recentHits: recent.map((h) => ({ at: h.created_at, link: h.link_index })),
   });
   const first = !(await tx.tracking.seen(target.id, req.kind, verdict.machine));
   await tx.tracking.recordHit({
@@ -86,16 +85,5 @@ async function observe(tx: Repositories, target: HitTarget, req: TrackingRequest
     return;
   }
   // An observation that moves nothing: in the message's history and published all the same.
-  const kind = req.kind === "open" ? "message.opened" : "message.clicked";
-  const eventData = { message_id: target.message_id, recipient: target.email, status: target.status, tag: target.tag, metadata: JSON.parse(target.metadata), ...details };
-  await tx.recipients.appendHistory({
-    id: newId(),
-    message_id: target.message_id,
-    recipient_id: target.id,
-    kind,
-    status: null,
-    data: JSON.stringify(eventData),
-    created_at: now,
-  });
-  await publishEvent(tx, { teamId: target.team_id, routeId: target.route_id, messageId: target.message_id, kind, data: eventData }, now);
+  await recordObservation(tx, target, req.kind === "open" ? "message.opened" : "message.clicked", details, now);
 }
