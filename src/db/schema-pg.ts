@@ -299,6 +299,8 @@ export const webhooks = pgTable("webhooks", {
   url: text("url").notNull(),
   events: json("events").notNull(),
   enabled: bool("enabled").notNull().default(1),
+  /** Whether events of hits classified as machines (message.opened/clicked with machine: true) are sent too. */
+  includeMachineEvents: bool("include_machine_events").notNull().default(0),
   /** The signing key. Kept as issued: it must be usable as the HMAC key. */
   secret: text("secret").notNull(),
   /** Why the service disabled it, e.g. the receiver answered 410. */

@@ -283,6 +283,8 @@ export const webhooks = sqliteTable("webhooks", {
   url: text("url").notNull(),
   events: json<string[]>("events").notNull(),
   enabled: bool("enabled").notNull().default(true),
+  /** Whether events of hits classified as machines (message.opened/clicked with machine: true) are sent too. */
+  includeMachineEvents: bool("include_machine_events").notNull().default(false),
   /** The signing key. Kept as issued: it must be usable as the HMAC key. */
   secret: text("secret").notNull(),
   /** Why the service disabled it, e.g. the receiver answered 410. */

@@ -1,0 +1,1 @@
+ALTER TABLE "webhooks" ADD COLUMN "include_machine_events" integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `webhooks` ADD `include_machine_events` integer DEFAULT false NOT NULL;
