@@ -10,6 +10,8 @@ export interface OutboundRecipient {
   email: string;
   /** The VERP return path for this recipient. */
   envelopeFrom: string;
+  /** The signed message as this recipient gets it (its own copy when tracking names it). */
+  raw: Buffer;
 }
 
 export interface RecipientOutcome {
@@ -73,8 +75,8 @@ export class Deliverer {
     this.relay = deps.config.delivery === "relay" && deps.config.relayUrl ? relayTargetOf(deps.config.relayUrl) : null;
   }
 
-  async deliver(domain: string, recipients: OutboundRecipient[], raw: Buffer): Promise<RecipientOutcome[]> {
-    if (this.relay) return this.viaRelay(this.relay, recipients, raw);
+  async deliver(domain: string, recipients: OutboundRecipient[]): Promise<RecipientOutcome[]> {
+    if (this.relay) return this.viaRelay(this.relay, recipients);
     const mx = await this.lookupMx(domain);
     if (mx.kind !== "hosts") {
       return recipients.map((r) => ({
@@ -110,7 +112,7 @@ export class Deliverer {
           }
           for (const ip of ips) {
             const target: SmtpTarget = { host: ip, port: this.deps.config.mxPort, servername: host.name };
-            const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, raw, { recipientId: r.id, host: host.name });
+            const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, r.raw, { recipientId: r.id, host: host.name });
             if (outcome.kind === "reply") return this.answered(this.fromReply(r, outcome, host.name, false));
             last = { ...outcome.reply, message: `${host.name} [${ip}]: ${outcome.reply.message}` };
           }
@@ -120,7 +122,7 @@ export class Deliverer {
     );
   }
 
-  private async viaRelay(relay: SmtpTarget, recipients: OutboundRecipient[], raw: Buffer): Promise<RecipientOutcome[]> {
+  private async viaRelay(relay: SmtpTarget, recipients: OutboundRecipient[]): Promise<RecipientOutcome[]> {
     let target = relay;
     if (!isIP(relay.host)) {
       // The relay's name is resolved like every other name (POSTHORN_DNS_SERVERS); "localhost"
@@ -136,7 +138,7 @@ export class Deliverer {
     }
     return Promise.all(
       recipients.map(async (r) => {
-        const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, raw, { recipientId: r.id, host: relay.host });
+        const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, r.raw, { recipientId: r.id, host: relay.host });
         if (outcome.kind === "reply") return this.answered(this.fromReply(r, outcome, relay.host, true));
         return {
           recipientId: r.id,

@@ -268,7 +268,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     const verpSecret = await secret();
     const outcomes = await Promise.all(
       [...byDomain].map(([domain, rs]) =>
-        deliverer.deliver(domain, rs.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret, r.id, bounceDomain) })), msg.raw),
+        deliverer.deliver(domain, rs.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret, r.id, bounceDomain), raw: msg.raw }))),
       ),
     );
     return outcomeOf(attemptNo, outcomes.flat(), deadline);
