@@ -33,8 +33,44 @@ export const users = sqliteTable("users", {
   name: text("name").notNull(),
   email: text("email").notNull(),
   avatar: text("avatar"),
+  /** Argon2id (PHC string, Bun.password) of the dashboard password; null until one is set. */
+  passwordHash: text("password_hash"),
+  passwordChangedAt: ts("password_changed_at"),
   createdAt: ts("created_at").notNull(),
 }, (t) => [uniqueIndex("users_email").on(t.email)]);
+
+/**
+ * Dashboard sign-ins. The cookie holds a random token; only its SHA-256 is kept. A session is for
+ * one team (the member's), ends after idle time or at its absolute end, and is checked against the
+ * membership on every request, so removing a member ends their sessions at once.
+ */
+export const sessions = sqliteTable("sessions", {
+  id: text("id").primaryKey(),
+  tokenHash: text("token_hash").notNull(),
+  /** Sent back in X-CSRF-Token on every state-changing request (with the cookie, it is no credential alone). */
+  csrfToken: text("csrf_token").notNull(),
+  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  ip: text("ip"),
+  userAgent: text("user_agent"),
+  createdAt: ts("created_at").notNull(),
+  lastSeenAt: ts("last_seen_at").notNull(),
+}, (t) => [uniqueIndex("sessions_token_hash").on(t.tokenHash), index("sessions_user").on(t.userId)]);
+
+/** One-time links that set a user's password (an invitation), stored as SHA-256 of the token. */
+export const passwordTokens = sqliteTable("password_tokens", {
+  tokenHash: text("token_hash").primaryKey(),
+  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  createdAt: ts("created_at").notNull(),
+  expiresAt: ts("expires_at").notNull(),
+}, (t) => [index("password_tokens_user").on(t.userId)]);
+
+/** Failed sign-ins per key ("email:…" or "ip:…") in the current window, shared by every node. */
+export const signInFailures = sqliteTable("sign_in_failures", {
+  key: text("key").primaryKey(),
+  failures: integer("failures").notNull(),
+  windowStartedAt: ts("window_started_at").notNull(),
+});
 
 export const teamMembers = sqliteTable("team_members", {
   id: text("id").primaryKey(),
