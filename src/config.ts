@@ -39,6 +39,8 @@ export const ConfigSchema = Type.Object({
   delivery: Type.Union([Type.Literal("direct"), Type.Literal("relay"), Type.Literal("sink")]),
   relayUrl: Type.Union([Type.String({ pattern: "^smtps?://[^\\s]+$" }), Type.Null()]),
   mxPort: Port,
+  /** Port of the HTTPS policy hosts (mta-sts.<domain>) for outbound MTA-STS; 443 but in tests. */
+  mtaStsPort: Type.Integer({ minimum: 1, maximum: 65535 }),
   /** null means the system resolver. Each entry is "ip" or "ip:port" ("[v6]:port"). */
   dnsServers: Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()]),
   inboundDomain: Type.String({ minLength: 1 }),
@@ -126,6 +128,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   delivery: "POSTHORN_DELIVERY",
   relayUrl: "POSTHORN_RELAY_URL",
   mxPort: "POSTHORN_MX_PORT",
+  mtaStsPort: "POSTHORN_MTA_STS_PORT",
   dnsServers: "POSTHORN_DNS_SERVERS",
   inboundDomain: "POSTHORN_INBOUND_DOMAIN",
   webhookAllowedNetworks: "POSTHORN_WEBHOOK_ALLOWED_NETWORKS",
@@ -163,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     delivery: str(env, "POSTHORN_DELIVERY", "direct") as Config["delivery"],
     relayUrl: optional(env, "POSTHORN_RELAY_URL"),
     mxPort: int(env, "POSTHORN_MX_PORT", 25),
+    mtaStsPort: int(env, "POSTHORN_MTA_STS_PORT", 443),
     dnsServers: list(env, "POSTHORN_DNS_SERVERS"),
     inboundDomain: str(env, "POSTHORN_INBOUND_DOMAIN", `inbound.${host}`).toLowerCase(),
     webhookAllowedNetworks: list(env, "POSTHORN_WEBHOOK_ALLOWED_NETWORKS") ?? [],

@@ -1,9 +1,10 @@
 import { isIP } from "node:net";
 import type { Deps } from "../context.ts";
 import type { RemoteReply } from "../events/message-status.ts";
+import { MtaStsPolicies, mxMatches, type KnownPolicy } from "./mta-sts.ts";
 import { resolveMx, type MxResult } from "./mx.ts";
 import { verdictOf, type Verdict } from "./reply.ts";
-import type { SendOutcome, SmtpSender, SmtpTarget } from "./smtp-pool.ts";
+import { TLS_REQUIRED_CODE, type SendOutcome, type SmtpSender, type SmtpTarget, type TlsUsed } from "./smtp-pool.ts";
 
 export interface OutboundRecipient {
   id: string;
@@ -23,7 +24,25 @@ export interface RecipientOutcome {
   host: string | null;
   /** Whether a hard bounce says the address cannot receive mail (→ suppression). */
   suppress: boolean;
+  /** The TLS of the session that answered, and the MTA-STS mode applied; absent in sink mode. */
+  tls?: DeliveryTls | null;
 }
+
+/**
+ * What a delivery's events record about its transport: the TLS session (protocol and cipher null
+ * when the session was plaintext or no server answered), whether the certificate verified for the
+ * MX name, and the recipient domain's MTA-STS mode that applied (null: no policy, or mode none).
+ */
+export interface DeliveryTls extends TlsUsed {
+  mta_sts: "enforce" | "testing" | null;
+}
+
+const tlsDetails = (tls: TlsUsed | null, policy: KnownPolicy | null): DeliveryTls => ({
+  protocol: tls?.protocol ?? null,
+  cipher: tls?.cipher ?? null,
+  verified: tls?.verified ?? false,
+  mta_sts: policy ? (policy.mode as "enforce" | "testing") : null,
+});
 
 const local = (message: string, enhanced: string | null = null): RemoteReply => ({ code: null, enhanced_code: enhanced, message });
 
@@ -58,6 +77,7 @@ export function relayTargetOf(relayUrl: string): SmtpTarget {
 export class Deliverer {
   private readonly mxCache = new Map<string, { at: number; result: MxResult }>();
   private readonly relay: SmtpTarget | null;
+  private readonly mtaSts: MtaStsPolicies;
 
   constructor(
     private readonly deps: Deps,
@@ -70,14 +90,17 @@ export class Deliverer {
        * the acceptance is made.
        */
       onAccepted?: (outcome: RecipientOutcome) => void;
+      /** The MTA-STS policy cache; by default one of this Deliverer's own. */
+      mtaSts?: MtaStsPolicies;
     },
   ) {
     this.relay = deps.config.delivery === "relay" && deps.config.relayUrl ? relayTargetOf(deps.config.relayUrl) : null;
+    this.mtaSts = opts.mtaSts ?? new MtaStsPolicies({ dns: deps.dns, port: deps.config.mtaStsPort, log: deps.log });
   }
 
   async deliver(domain: string, recipients: OutboundRecipient[]): Promise<RecipientOutcome[]> {
     if (this.relay) return this.viaRelay(this.relay, recipients);
-    const mx = await this.lookupMx(domain);
+    const [mx, policy] = await Promise.all([this.lookupMx(domain), this.mtaSts.policyFor(domain)]);
     if (mx.kind !== "hosts") {
       return recipients.map((r) => ({
         recipientId: r.id,
@@ -86,7 +109,26 @@ export class Deliverer {
         reply: mx.reply,
         host: null,
         suppress: mx.kind === "hard",
+        tls: null,
       }));
+    }
+    const enforce = policy?.mode === "enforce";
+    const outside = policy ? mx.hosts.filter((h) => !policy.mx.some((p) => mxMatches(p, h.name))) : [];
+    const hosts = enforce ? mx.hosts.filter((h) => !outside.includes(h)) : mx.hosts;
+    if (policy && outside.length > 0) {
+      this.deps.log.warn(`MTA-STS ${policy.mode}: MX hosts not in the policy${enforce ? " are skipped" : ""}`, {
+        domain,
+        policy_id: policy.id,
+        hosts: outside.map((h) => h.name),
+        policy_mx: policy.mx,
+      });
+    }
+    if (hosts.length === 0) {
+      const reply = local(
+        `MTA-STS policy of ${domain} (enforce, id ${policy!.id}) allows none of its MX hosts (${mx.hosts.map((h) => h.name).join(", ")}; the policy allows ${policy!.mx.join(", ")}); not sent`,
+        TLS_REQUIRED_CODE,
+      );
+      return recipients.map((r) => ({ recipientId: r.id, email: r.email, verdict: "soft", reply, host: null, suppress: false, tls: tlsDetails(null, policy) }));
     }
     const addresses = new Map<string, Promise<string[] | Error>>();
     const addressesOf = (host: string) => {
@@ -97,27 +139,41 @@ export class Deliverer {
       }
       return p;
     };
+    // Under enforce, STARTTLS and a certificate valid for the MX name are required: a host that
+    // fails either is skipped like an unreachable one, and never tried in plaintext.
+    const tlsRequired: Partial<SmtpTarget> = enforce ? { verifyCertificate: true, requireTLS: true } : {};
+    const why = enforce ? `MTA-STS policy of ${domain} (enforce, id ${policy!.id}): ` : "";
     return Promise.all(
       recipients.map(async (r): Promise<RecipientOutcome> => {
-        let last: RemoteReply = local(`No mail host of ${domain} could be reached.`, "4.4.1");
-        for (const host of mx.hosts) {
+        let last: RemoteReply = local(`${why}No mail host of ${domain} could be reached.`, "4.4.1");
+        for (const host of hosts) {
           const ips = await addressesOf(host.name);
           if (ips instanceof Error) {
-            last = local(`Address lookup of ${host.name} failed: ${ips.message}`, "4.4.3");
+            last = local(`${why}Address lookup of ${host.name} failed: ${ips.message}`, "4.4.3");
             continue;
           }
           if (ips.length === 0) {
-            last = local(`The mail host ${host.name} has no address.`, "4.4.3");
+            last = local(`${why}The mail host ${host.name} has no address.`, "4.4.3");
             continue;
           }
           for (const ip of ips) {
-            const target: SmtpTarget = { host: ip, port: this.deps.config.mxPort, servername: host.name };
+            const target: SmtpTarget = { host: ip, port: this.deps.config.mxPort, servername: host.name, ...tlsRequired };
             const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, r.raw, { recipientId: r.id, host: host.name });
-            if (outcome.kind === "reply") return this.answered(this.fromReply(r, outcome, host.name, false));
-            last = { ...outcome.reply, message: `${host.name} [${ip}]: ${outcome.reply.message}` };
+            if (outcome.kind === "reply") {
+              if (policy?.mode === "testing" && !outcome.tls?.verified) {
+                this.deps.log.warn("MTA-STS testing: delivered without the verified TLS enforce would require", {
+                  domain,
+                  policy_id: policy.id,
+                  mx: host.name,
+                  tls: outcome.tls ? "certificate not verified" : "plaintext",
+                });
+              }
+              return this.answered(this.fromReply(r, outcome, host.name, false, policy));
+            }
+            last = { ...outcome.reply, message: `${why}${host.name} [${ip}]: ${outcome.reply.message}` };
           }
         }
-        return { recipientId: r.id, email: r.email, verdict: "soft", reply: last, host: null, suppress: false };
+        return { recipientId: r.id, email: r.email, verdict: "soft", reply: last, host: null, suppress: false, tls: tlsDetails(null, policy) };
       }),
     );
   }
@@ -139,7 +195,7 @@ export class Deliverer {
     return Promise.all(
       recipients.map(async (r) => {
         const outcome = await this.pools.send(target, { from: r.envelopeFrom, to: r.email }, r.raw, { recipientId: r.id, host: relay.host });
-        if (outcome.kind === "reply") return this.answered(this.fromReply(r, outcome, relay.host, true));
+        if (outcome.kind === "reply") return this.answered(this.fromReply(r, outcome, relay.host, true, null));
         return {
           recipientId: r.id,
           email: r.email,
@@ -147,6 +203,7 @@ export class Deliverer {
           reply: { ...outcome.reply, message: `relay ${relay.host}: ${outcome.reply.message}` },
           host: null,
           suppress: false,
+          tls: tlsDetails(null, null),
         };
       }),
     );
@@ -161,7 +218,13 @@ export class Deliverer {
    * A refusal of our envelope sender (MAIL FROM) says nothing about the recipient, so it bounces
    * without a suppression; so does a relay's refusal unless it is about the address (5.1.x/5.2.x).
    */
-  private fromReply(r: OutboundRecipient, outcome: Extract<SendOutcome, { kind: "reply" }>, host: string, viaRelay: boolean): RecipientOutcome {
+  private fromReply(
+    r: OutboundRecipient,
+    outcome: Extract<SendOutcome, { kind: "reply" }>,
+    host: string,
+    viaRelay: boolean,
+    policy: KnownPolicy | null,
+  ): RecipientOutcome {
     const verdict = verdictOf(outcome.reply);
     const aboutAddress = !viaRelay || !outcome.reply.enhanced_code || /^5\.[12]\./.test(outcome.reply.enhanced_code);
     return {
@@ -171,6 +234,7 @@ export class Deliverer {
       reply: outcome.reply,
       host,
       suppress: verdict === "hard" && outcome.stage !== "MAIL FROM" && aboutAddress,
+      tls: tlsDetails(outcome.tls, policy),
     };
   }
 

@@ -1,3 +1,4 @@
+import type { TLSSocket } from "node:tls";
 import SMTPConnection from "nodemailer/lib/smtp-connection";
 import type { RemoteReply } from "../events/message-status.ts";
 import type { Logger } from "../log.ts";
@@ -12,10 +13,23 @@ export interface SmtpTarget {
   /** Implicit TLS (smtps:// relays). Otherwise STARTTLS is used whenever offered. */
   secure?: boolean;
   auth?: { user: string; pass: string } | null;
-  /** Relays are trusted: verify their certificate. MX hosts get opportunistic TLS. */
+  /**
+   * Refuse a certificate that does not verify for `servername`: relays, and MX hosts under an
+   * MTA-STS policy in enforce mode. Other MX hosts get opportunistic TLS.
+   */
   verifyCertificate?: boolean;
-  /** Refuse to continue without STARTTLS (credentials to a non-loopback relay). */
+  /** Refuse to continue without STARTTLS (credentials to a non-loopback relay; MTA-STS enforce). */
   requireTLS?: boolean;
+}
+
+/** The TLS session a transaction ran over; null in a SendOutcome means plaintext. */
+export interface TlsUsed {
+  /** "TLSv1.3", "TLSv1.2", … */
+  protocol: string | null;
+  /** OpenSSL/IANA name of the cipher, e.g. "TLS_AES_256_GCM_SHA384". */
+  cipher: string | null;
+  /** The certificate chains to a trusted root and is valid for the name asked for (SNI). */
+  verified: boolean;
 }
 
 /**
@@ -24,7 +38,7 @@ export interface SmtpTarget {
  * protocol failure, connection lost), so another host may be tried.
  */
 export type SendOutcome =
-  | { kind: "reply"; reply: RemoteReply; /** MAIL FROM, RCPT TO, DATA (the message) */ stage: string }
+  | { kind: "reply"; reply: RemoteReply; /** MAIL FROM, RCPT TO, DATA (the message) */ stage: string; tls: TlsUsed | null }
   | { kind: "connection"; reply: RemoteReply; code: string };
 
 /** Who a transaction is for: enough to write its delivery receipt (receipts.ts). */
@@ -77,9 +91,39 @@ class Session {
   idleTimer: Timer | null = null;
   /** The callback of the transaction in progress, failed if the connection dies under it. */
   pending: Pending | null = null;
+  /** Read once the session is ready (after STARTTLS and EHLO). */
+  tls: TlsUsed | null = null;
 
   constructor(readonly conn: SMTPConnection) {}
 }
+
+/**
+ * The TLS state of a ready connection. nodemailer keeps its socket private (`_socket`); after
+ * STARTTLS or on implicit TLS it is a TLSSocket, whose `authorized` covers both the chain and the
+ * name check against the servername (checked on Bun as on Node).
+ */
+function tlsOf(conn: SMTPConnection): TlsUsed | null {
+  const socket = (conn as unknown as { _socket?: Partial<TLSSocket> })._socket;
+  if (!conn.secure || typeof socket?.getProtocol !== "function") return null;
+  return { protocol: socket.getProtocol() ?? null, cipher: socket.getCipher?.()?.name ?? null, verified: socket.authorized === true };
+}
+
+/**
+ * A connection that required TLS and failed at STARTTLS (refused, not offered) or in the handshake
+ * (certificate not trusted or not valid for the name): said in those words, so that the reason
+ * reads as a TLS policy failure rather than as an unreachable host.
+ */
+function tlsRequiredFailure(conn: SMTPConnection, err: Error & { code?: string; response?: string }): Error & { code?: string; tlsRequired?: boolean } {
+  const upgrading = (conn as unknown as { upgrading?: boolean }).upgrading === true;
+  if (conn.secure || (err.code !== "ETLS" && !upgrading)) return err;
+  const why = upgrading
+    ? `TLS handshake failed: ${err.message}`
+    : `the server does not offer STARTTLS or refused it${err.response ? ` (${err.response.trim().slice(0, 300)})` : ""}`;
+  return Object.assign(new Error(`TLS required, ${why}`), { code: "ETLS", tlsRequired: true });
+}
+
+/** The enhanced status code of a delivery held back for want of (verified) TLS (RFC 3463 X.7.5). */
+export const TLS_REQUIRED_CODE = "4.7.5";
 
 /** A failure before any answer about the message; keeps the server's reply when there was one. */
 const connectionFailure = (code: string, err: { message: string; response?: string }): SendOutcome => ({
@@ -116,7 +160,8 @@ class HostPool {
       try {
         session = await this.acquire();
       } catch (err) {
-        const e = err as Error & { code?: string; response?: string };
+        const e = err as Error & { code?: string; response?: string; tlsRequired?: boolean };
+        if (e.tlsRequired) return { kind: "connection", code: e.code ?? "ETLS", reply: { code: null, enhanced_code: TLS_REQUIRED_CODE, message: e.message } };
         return connectionFailure(e.code ?? "ECONNECTION", e);
       }
       const reused = session.messages > 0;
@@ -140,14 +185,14 @@ class HostPool {
         if (!err) {
           this.stats.messages++;
           const response = (info as { response?: string } | undefined)?.response ?? "250";
-          resolve({ kind: "reply", reply: parseReply(response), stage: "DATA" });
+          resolve({ kind: "reply", reply: parseReply(response), stage: "DATA", tls: session.tls });
           this.release(session, false);
           return;
         }
         const code = err.code ?? "ECONNECTION";
         if ((code === "EENVELOPE" || code === "EMESSAGE") && err.response && err.responseCode) {
           const reply = parseReply(err.response);
-          resolve({ kind: "reply", reply, stage: (err as { command?: string }).command ?? "DATA" });
+          resolve({ kind: "reply", reply, stage: (err as { command?: string }).command ?? "DATA", tls: session.tls });
           // A 421 means the server is closing; after a refused MAIL/RCPT/DATA the transaction
           // must be reset; after a refused message body it is already over.
           this.release(session, code === "EENVELOPE", err.responseCode === 421);
@@ -156,7 +201,7 @@ class HostPool {
         if (code === "EMESSAGE" && !err.response) {
           // Refused before sending: larger than the SIZE the server advertised (RFC 1870), a
           // permanent limit of that server. Nothing was sent, so the session stays usable.
-          resolve({ kind: "reply", reply: { code: 552, enhanced_code: "5.3.4", message: err.message }, stage: "MAIL FROM" });
+          resolve({ kind: "reply", reply: { code: 552, enhanced_code: "5.3.4", message: err.message }, stage: "MAIL FROM", tls: session.tls });
           this.release(session, false);
           return;
         }
@@ -207,9 +252,10 @@ class HostPool {
     const session = new Session(conn);
     return new Promise<Session>((resolve, reject) => {
       let connected = false;
-      const fail = (err: Error & { code?: string }) => {
+      const fail = (failure: Error & { code?: string }) => {
         if (connected) return;
         connected = true;
+        const err = t.requireTLS ? tlsRequiredFailure(conn, failure) : failure;
         this.downUntil = Date.now() + this.opts.hostDownMs;
         this.downError = err;
         this.markDead(session);
@@ -226,6 +272,7 @@ class HostPool {
         this.markDead(session);
       });
       conn.connect(() => {
+        session.tls = tlsOf(conn);
         if (!t.auth) {
           connected = true;
           this.downUntil = 0;
@@ -340,7 +387,9 @@ export class SmtpPools implements SmtpSender {
   }
 
   send(target: SmtpTarget, envelope: { from: string; to: string }, raw: Buffer): Promise<SendOutcome> {
-    const key = `${target.host}|${target.port}|${target.servername ?? ""}|${target.auth?.user ?? ""}`;
+    // A connection made without verifying the certificate never serves a target that requires it.
+    const tlsPolicy = `${target.secure ? "s" : ""}${target.verifyCertificate ? "v" : ""}${target.requireTLS ? "r" : ""}`;
+    const key = `${target.host}|${target.port}|${target.servername ?? ""}|${target.auth?.user ?? ""}|${tlsPolicy}`;
     let pool = this.pools.get(key);
     if (!pool) this.pools.set(key, (pool = new HostPool(key, target, this.opts, this.stats)));
     return pool.send(envelope, raw);

@@ -42,8 +42,13 @@ export interface Sink {
 
 const smtpError = (d: { code: number; message: string }) => Object.assign(new Error(d.message), { responseCode: d.code });
 
-/** An SMTP server on 127.0.0.1:0 that records what it receives (STARTTLS offered, self-signed). */
-export async function startSink(opts: { host?: string; auth?: { user: string; pass: string }; hideSTARTTLS?: boolean } = {}): Promise<Sink> {
+/**
+ * An SMTP server on 127.0.0.1:0 (or `host`:`port`) that records what it receives. STARTTLS is
+ * offered with smtp-server's self-signed certificate, or with `tls` (a test CA's, for verified TLS).
+ */
+export async function startSink(
+  opts: { host?: string; port?: number; auth?: { user: string; pass: string }; hideSTARTTLS?: boolean; tls?: { key: string; cert: string } } = {},
+): Promise<Sink> {
   const sink: Sink = {
     port: 0,
     received: [],
@@ -59,6 +64,7 @@ export async function startSink(opts: { host?: string; auth?: { user: string; pa
   const server = new SMTPServer({
     authOptional: !opts.auth,
     hideSTARTTLS: opts.hideSTARTTLS ?? false,
+    ...(opts.tls ? { key: opts.tls.key, cert: opts.tls.cert } : {}),
     allowInsecureAuth: true,
     onAuth(auth, _session, cb) {
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return cb(null, { user: auth.username });
@@ -106,7 +112,7 @@ export async function startSink(opts: { host?: string; auth?: { user: string; pa
     },
   });
   server.on("error", () => {});
-  await new Promise<void>((resolve) => server.listen(0, opts.host ?? "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve));
   sink.port = (server.server.address() as { port: number }).port;
   sink.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return sink;
