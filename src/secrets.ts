@@ -4,9 +4,19 @@ import type { Repositories, Store } from "./db/store.ts";
 const SERVER_SECRET = "server_secret";
 const newSecret = () => randomBytes(32).toString("hex");
 
-/** The server's HMAC secret, created once and kept in the database (so backups carry it). */
+/** Each store's secret once read: it never changes after it is first stored. */
+const secrets = new WeakMap<Store, string>();
+
+/**
+ * The server's HMAC secret, created once and kept in the database (so backups carry it); read
+ * from the database once per store, then kept (every tracking hit and link check needs it).
+ */
 export async function serverSecretOf(store: Store): Promise<string> {
-  return (await store.read.settings.get(SERVER_SECRET)) ?? store.write((tx) => serverSecretIn(tx));
+  const known = secrets.get(store);
+  if (known !== undefined) return known;
+  const secret = (await store.read.settings.get(SERVER_SECRET)) ?? (await store.write((tx) => serverSecretIn(tx)));
+  secrets.set(store, secret);
+  return secret;
 }
 
 /** serverSecretOf inside a store.write (which must not start another write). */

@@ -10,8 +10,11 @@ export type OutboundMessageRow = MessageHeadingColumns & {
   html: string | null;
   text: string | null;
   headers: string;
-  /** The composed, signed message; null until the first attempt stores it. */
+  /** The composed, signed message (with tracking: the first recipient's copy); null until the first attempt stores it. */
   raw: Uint8Array | null;
+  /** Open and click tracking of this message (1/0), fixed at acceptance. */
+  track_opens: number;
+  track_clicks: number;
   route_type: string | null;
   domain: string | null;
   dkim_selector: string | null;
@@ -23,7 +26,7 @@ type MessagePart = MessageHeadingColumns & Pick<OutboundMessageRow, "id" | "mess
   route_id: string | null;
   domain_id: string | null;
 };
-type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "headers" | "raw">;
+type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "headers" | "raw" | "track_opens" | "track_clicks">;
 type DomainPart = Pick<OutboundMessageRow, "domain" | "dkim_selector" | "dkim_private_key" | "return_path_host">;
 
 /** An attachment as composing the message needs it. */
@@ -64,7 +67,7 @@ export class DeliveryRepository {
     if (this.db.dialect === "postgres") {
       return this.db.get<OutboundMessageRow>(
         `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
-                c.html, c.text, c.headers, c.raw, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, d.return_path_host
+                c.html, c.text, c.headers, c.raw, c.track_opens, c.track_clicks, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, d.return_path_host
          FROM messages m JOIN message_contents c ON c.message_id = m.id
          LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
          WHERE m.id = ?`,
@@ -76,7 +79,7 @@ export class DeliveryRepository {
       [messageId],
     );
     if (!m) return null;
-    const c = await this.db.get<ContentsPart>("SELECT html, text, headers, raw FROM message_contents WHERE message_id = ?", [messageId]);
+    const c = await this.db.get<ContentsPart>("SELECT html, text, headers, raw, track_opens, track_clicks FROM message_contents WHERE message_id = ?", [messageId]);
     if (!c) return null;
     const route = m.route_id ? await this.db.get<{ route_type: string }>("SELECT route_type FROM routes WHERE id = ?", [m.route_id]) : null;
     const d = m.domain_id

@@ -12,8 +12,11 @@ export type EventRow = {
   created_at: number;
 };
 
-/** What each subscribed webhook's delivery job is. */
-export type DeliveryJobSpec = { queue: string; maxAttempts: number };
+/**
+ * What each subscribed webhook's delivery job is. `machine`: the event is a tracking hit
+ * classified as a machine, sent only to webhooks that include machine events.
+ */
+export type DeliveryJobSpec = { queue: string; maxAttempts: number; machine?: boolean };
 
 /**
  * The statements that differ between the engines, side by side: one job per enabled webhook of
@@ -26,14 +29,14 @@ const FLAVORS = {
     // it selects nothing, and most routes have no webhook. The kind is found as a quoted string
     // in the JSON array (kinds are plain ASCII): json_each would cost 3.6 µs a call, this 0.3 µs
     // (measured).
-    subscribed: `SELECT w.id FROM webhooks w WHERE w.route_id = ? AND w.enabled = 1 AND instr(w.events, '"' || ? || '"') > 0`,
+    subscribed: `SELECT w.id FROM webhooks w WHERE w.route_id = ? AND w.enabled = 1 AND instr(w.events, '"' || ? || '"') > 0 AND (? = 0 OR w.include_machine_events = 1)`,
     delivery: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, json_object('eventId', ?, 'webhookId', ?), ?, 0, ?, ?)",
   },
   postgres: {
     recordWithDeliveries: `WITH e AS (INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?))
       INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at)
       SELECT ?, json_build_object('eventId', ?::text, 'webhookId', w.id)::text, ?, 0, ?, ?
-      FROM webhooks w WHERE w.route_id = ? AND w.enabled = 1 AND w.events::jsonb @> jsonb_build_array(?::text)`,
+      FROM webhooks w WHERE w.route_id = ? AND w.enabled = 1 AND w.events::jsonb @> jsonb_build_array(?::text) AND (?::integer = 0 OR w.include_machine_events = 1)`,
   },
 };
 
@@ -46,18 +49,18 @@ export class EventRepository {
 
   /**
    * Records an event and queues a delivery job for each enabled webhook of its route subscribed
-   * to its kind. Nothing is read back: on PostgreSQL it is one pipelined statement.
+   * to its kind (and, for a machine's tracking hit, including machine events). Nothing is read back: on PostgreSQL it is one pipelined statement.
    */
   async record(e: EventRow, job: DeliveryJobSpec): Promise<void> {
     if (e.route_id === null) return this.insert(e);
     if (this.db.dialect === "postgres") {
       const event = [e.id, e.team_id, e.route_id, e.message_id, e.kind, e.body, e.created_at];
-      const deliveries = [job.queue, e.id, e.created_at, job.maxAttempts, e.created_at, e.route_id, e.kind];
+      const deliveries = [job.queue, e.id, e.created_at, job.maxAttempts, e.created_at, e.route_id, e.kind, job.machine ? 1 : 0];
       const onDone = (jobs: number) => jobs > 0 && this.signals.enqueued(job.queue);
       return this.db.runDeferred(FLAVORS.postgres.recordWithDeliveries, [...event, ...deliveries], { onDone });
     }
     await this.insert(e);
-    const hooks = await this.db.all<{ id: string }>(FLAVORS.sqlite.subscribed, [e.route_id, e.kind]);
+    const hooks = await this.db.all<{ id: string }>(FLAVORS.sqlite.subscribed, [e.route_id, e.kind, job.machine ? 1 : 0]);
     for (const hook of hooks) {
       await this.db.runDeferred(FLAVORS.sqlite.delivery, [job.queue, e.id, hook.id, e.created_at, job.maxAttempts, e.created_at]);
     }

@@ -129,6 +129,9 @@ export type NewOutboundMessage = MessageHeadingColumns & {
   html: string | null;
   text: string | null;
   headers: string;
+  /** Open and click tracking (1/0): the route's settings or the send's override. */
+  track_opens: number;
+  track_clicks: number;
   created_at: number;
 };
 
@@ -201,7 +204,14 @@ export class MessageRepository {
         m.created_at,
       ],
     );
-    await this.db.runDeferred("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, ?, ?, ?, NULL)", [m.id, m.html, m.text, m.headers]);
+    await this.db.runDeferred("INSERT INTO message_contents (message_id, html, text, headers, raw, track_opens, track_clicks) VALUES (?, ?, ?, ?, NULL, ?, ?)", [
+      m.id,
+      m.html,
+      m.text,
+      m.headers,
+      m.track_opens,
+      m.track_clicks,
+    ]);
   }
 
   /** Stores the message's files in the given order. */

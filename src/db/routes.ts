@@ -57,7 +57,8 @@ interface Page {
 }
 
 /** What sending needs of a route: which one, and of which type. */
-export type SendingRouteRow = Pick<RouteRow, "id" | "route_type">;
+/** What sending needs of a route: its type and tracking settings. */
+export type SendingRouteRow = Pick<RouteRow, "id" | "route_type" | "track_opens" | "track_clicks">;
 
 /** Routes (message streams of a project). */
 export class RouteRepository {
@@ -71,10 +72,10 @@ export class RouteRepository {
   async defaultTransactionalOf(projectId: string): Promise<SendingRouteRow | null> {
     // A sort (ORDER BY) on every send only for a project with no default.
     return (
-      (await this.db.get<SendingRouteRow>("SELECT id, route_type FROM routes WHERE project_id = ? AND route_type = 'transactional' AND is_default = 1 LIMIT 1", [
+      (await this.db.get<SendingRouteRow>("SELECT id, route_type, track_opens, track_clicks FROM routes WHERE project_id = ? AND route_type = 'transactional' AND is_default = 1 LIMIT 1", [
         projectId,
       ])) ??
-      (await this.db.get<SendingRouteRow>("SELECT id, route_type FROM routes WHERE project_id = ? AND route_type = 'transactional' ORDER BY created_at LIMIT 1", [
+      (await this.db.get<SendingRouteRow>("SELECT id, route_type, track_opens, track_clicks FROM routes WHERE project_id = ? AND route_type = 'transactional' ORDER BY created_at LIMIT 1", [
         projectId,
       ]))
     );
@@ -82,7 +83,7 @@ export class RouteRepository {
 
   /** The project's route with that slug, or with that id (pass "" when the value is no id). */
   ofProjectBySlugOrId(projectId: string, slug: string, id: string): Promise<SendingRouteRow | null> {
-    return this.db.get<SendingRouteRow>("SELECT id, route_type FROM routes WHERE project_id = ? AND (slug = ? OR id = ?) LIMIT 1", [projectId, slug, id]);
+    return this.db.get<SendingRouteRow>("SELECT id, route_type, track_opens, track_clicks FROM routes WHERE project_id = ? AND (slug = ? OR id = ?) LIMIT 1", [projectId, slug, id]);
   }
 
   /** The route's id when it belongs to the team, else null. */

@@ -28,6 +28,8 @@ export interface TrackingHitRow {
 }
 
 export type RecentHit = { kind: "open" | "click"; link_index: number | null; machine: number; created_at: number };
+/** Hits of one kind and verdict (machine 1/0). */
+export type HitCountRow = { kind: "open" | "click"; machine: number; n: number };
 
 const TARGET = `SELECT r.id, r.message_id, r.email, r.status, m.team_id, m.route_id, m.tag, m.metadata,
     (SELECT min(e.created_at) FROM message_events e
@@ -70,6 +72,34 @@ export class TrackingRepository {
   async seen(recipientId: string, kind: "open" | "click", machine: boolean): Promise<boolean> {
     const row = await this.db.get("SELECT 1 AS one FROM tracking_hits WHERE recipient_id = ? AND kind = ? AND machine = ? LIMIT 1", [recipientId, kind, machine ? 1 : 0]);
     return row !== null;
+  }
+
+  /** Hits on the route's messages created since `since` (index messages_route_created, then tracking_hits_message). */
+  async countsOfRoute(routeId: string, since: number): Promise<HitCountRow[]> {
+    return this.db.all<HitCountRow>(
+      `SELECT h.kind, h.machine, count(*) AS n FROM messages m JOIN tracking_hits h ON h.message_id = m.id
+       WHERE m.route_id = ? AND m.created_at >= ? GROUP BY h.kind, h.machine`,
+      [routeId, since],
+    );
+  }
+
+  /** Hits on the messages of the project's routes created since `since`. */
+  async countsOfProject(projectId: string, since: number): Promise<HitCountRow[]> {
+    return this.db.all<HitCountRow>(
+      `SELECT h.kind, h.machine, count(*) AS n FROM routes r JOIN messages m ON m.route_id = r.id AND m.created_at >= ?
+       JOIN tracking_hits h ON h.message_id = m.id WHERE r.project_id = ? GROUP BY h.kind, h.machine`,
+      [since, projectId],
+    );
+  }
+
+
+  /** The recipient's clicks since `since` judged human are a machine's after all (a burst found later). */
+  async reclassifyClicks(recipientId: string, since: number, reason: string): Promise<void> {
+    await this.db.runDeferred("UPDATE tracking_hits SET machine = 1, machine_reason = ? WHERE recipient_id = ? AND kind = 'click' AND machine = 0 AND created_at >= ?", [
+      reason,
+      recipientId,
+      since,
+    ]);
   }
 
   async recordHit(hit: TrackingHitRow): Promise<void> {

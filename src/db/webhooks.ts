@@ -11,6 +11,8 @@ export type WebhookRow = {
   /** JSON array of event kinds. */
   events: string;
   enabled: number;
+  /** 1: also sent tracking hits classified as machines. */
+  include_machine_events: number;
   secret: string;
   disabled_reason: string | null;
   last_called_at: number | null;
@@ -43,7 +45,7 @@ export interface AttemptRecord {
   nextAttemptAt: number | null;
 }
 
-export type WebhookUpdate = Pick<WebhookRow, "name" | "url" | "events" | "enabled" | "disabled_reason" | "updated_at">;
+export type WebhookUpdate = Pick<WebhookRow, "name" | "url" | "events" | "enabled" | "include_machine_events" | "disabled_reason" | "updated_at">;
 
 interface Page {
   sort: SortKey[];
@@ -66,17 +68,17 @@ export class WebhookRepository {
 
   async insert(row: WebhookRow): Promise<void> {
     await this.db.run(
-      `INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, secret, disabled_reason, last_called_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [row.id, row.team_id, row.route_id, row.name, row.url, row.events, row.enabled, row.secret, row.disabled_reason, row.last_called_at, row.created_at, row.updated_at],
+      `INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, include_machine_events, secret, disabled_reason, last_called_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [row.id, row.team_id, row.route_id, row.name, row.url, row.events, row.enabled, row.include_machine_events, row.secret, row.disabled_reason, row.last_called_at, row.created_at, row.updated_at],
     );
   }
 
   update(id: string, teamId: string, u: WebhookUpdate): Promise<WebhookRow | null> {
     return this.db.get<WebhookRow>(
-      `UPDATE webhooks SET name = ?, url = ?, events = ?, enabled = ?, disabled_reason = ?, updated_at = ?
+      `UPDATE webhooks SET name = ?, url = ?, events = ?, enabled = ?, include_machine_events = ?, disabled_reason = ?, updated_at = ?
        WHERE id = ? AND team_id = ? RETURNING *`,
-      [u.name, u.url, u.events, u.enabled, u.disabled_reason, u.updated_at, id, teamId],
+      [u.name, u.url, u.events, u.enabled, u.include_machine_events, u.disabled_reason, u.updated_at, id, teamId],
     );
   }
 

@@ -172,6 +172,7 @@ function appendHistory(tx: Repositories, r: EventRecipient, kind: string, status
 /**
  * An engagement that changes no status (a machine's open, a second click): in the message's
  * history, without a status, and published as `kind` with the recipient's current `status`.
+ * A machine's hit (`details.machine`) goes only to webhooks that include machine events.
  */
 export async function recordObservation(
   tx: Repositories,
@@ -182,7 +183,7 @@ export async function recordObservation(
 ): Promise<void> {
   const data = recipientEventData(r, r.status, details);
   await appendHistory(tx, r, kind, null, data, now);
-  await publishEvent(tx, { teamId: r.team_id, routeId: r.route_id, messageId: r.message_id, kind, data }, now);
+  await publishEvent(tx, { teamId: r.team_id, routeId: r.route_id, messageId: r.message_id, kind, data, machine: details.machine === true }, now);
 }
 
 export interface SuppressionInput {

@@ -33,6 +33,8 @@ export interface EventInput {
   messageId?: string | null;
   kind: EventKind;
   data: Record<string, unknown>;
+  /** A tracking hit classified as a machine: sent only to webhooks with include_machine_events. */
+  machine?: boolean;
 }
 
 export interface WebhookJob {
@@ -50,6 +52,6 @@ export async function publishEvent(tx: Repositories, input: EventInput, now = Da
   const id = newId();
   const body = JSON.stringify({ id, event: input.kind, timestamp: iso(now), data: input.data });
   const event = { id, team_id: input.teamId, route_id: input.routeId, message_id: input.messageId ?? null, kind: input.kind, body, created_at: now };
-  await tx.events.record(event, { queue: WEBHOOK_QUEUE, maxAttempts: WEBHOOK_MAX_ATTEMPTS });
+  await tx.events.record(event, { queue: WEBHOOK_QUEUE, maxAttempts: WEBHOOK_MAX_ATTEMPTS, machine: input.machine === true });
   return id;
 }

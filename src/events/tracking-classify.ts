@@ -29,7 +29,9 @@
  * Not detected (no reliable user agent): Microsoft Defender Safe Links detonations and other
  * scanners that send a real browser's user agent from their own networks; rules 5–7 catch those
  * that act at delivery time or in bursts. A burst is only visible from its third click on, so
- * the first two clicks of a scanner burst that comes later than 10 s after delivery pass as human.
+ * the first two clicks of a scanner burst that comes later than 10 s after delivery pass as human
+ * when they arrive; the tracking service re-judges their records once the burst shows (the
+ * statistics are corrected, a status they moved stays).
  * Outlook.com's image proxy has no known distinctive user agent and is not listed.
  */
 

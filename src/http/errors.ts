@@ -97,8 +97,10 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
   const wrongShape = new WeakMap<Request, ValidationError>();
   const plugin = new Elysia({ name: "error-handler" })
     .onRequest(({ request }) => {
-      // No id, name or filter contains NUL, and PostgreSQL's text cannot hold one: refused before routing, on both engines.
-      if (/%00/.test(request.url)) return errorResponse(400, new BadRequestError("The URL may not contain the NUL character (%00)."), log);
+      // No id, name or filter contains NUL, and PostgreSQL's text cannot hold one: refused before
+      // routing, on both engines. Tracking links (/t/…) are only read: anything in them that is
+      // not a token is their own 404 page.
+      if (/%00/.test(request.url) && !/^https?:\/\/[^/]*\/t\/[oc]\//.test(request.url)) return errorResponse(400, new BadRequestError("The URL may not contain the NUL character (%00)."), log);
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > maxBodyBytes) return errorResponse(413, new PayloadTooLargeError(maxBodyBytes), log);
     })

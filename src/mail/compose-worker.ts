@@ -1,10 +1,10 @@
 /**
  * Worker thread that composes and DKIM-signs outbound messages, so the CPU-heavy MIME building
  * runs beside the event loop that serves HTTP and commits delivery outcomes. Messages in:
- * {id, input, key}; out: {id, raw} (transferred) or {id, error}.
+ * {id, input, key}; out: {id, raw (transferred), links} or {id, error}.
  */
-import { composeMessage, type ComposeInput } from "./compose.ts";
-import { dkimSign, type DkimKey } from "./dkim.ts";
+import { composeSigned, type ComposeInput } from "./compose.ts";
+import type { DkimKey } from "./dkim.ts";
 
 declare const self: Worker;
 
@@ -13,18 +13,18 @@ export interface ComposeRequest {
   input: ComposeInput;
   key: DkimKey;
 }
-export type ComposeResponse = { id: number; raw: Uint8Array } | { id: number; error: string };
+export type ComposeResponse = { id: number; raw: Uint8Array; links: string[] } | { id: number; error: string };
 
 self.onmessage = async (event: MessageEvent<ComposeRequest>) => {
   const { id, input, key } = event.data;
   try {
     // Buffers arrive as plain Uint8Arrays after structured cloning.
     const attachments = input.attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) }));
-    const raw = await dkimSign(await composeMessage({ ...input, attachments, date: new Date(input.date) }), key);
+    const { raw, links } = await composeSigned({ ...input, attachments, date: new Date(input.date) }, key);
     // A Buffer may be a view into a shared pool: copy into its own memory to transfer it.
     const out = new Uint8Array(raw.length);
     out.set(raw);
-    self.postMessage({ id, raw: out } satisfies ComposeResponse, [out.buffer]);
+    self.postMessage({ id, raw: out, links } satisfies ComposeResponse, [out.buffer]);
   } catch (err) {
     self.postMessage({ id, error: err instanceof Error ? err.message : String(err) } satisfies ComposeResponse);
   }

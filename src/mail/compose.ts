@@ -1,6 +1,9 @@
 import MailComposer from "nodemailer/lib/mail-composer";
+import { trackingToken } from "../auth/tracking-tokens.ts";
 import type { Address } from "../db/schema.ts";
 import { formatAddress } from "./address.ts";
+import { dkimSign, type DkimKey } from "./dkim.ts";
+import { rewriteHtml } from "./tracking-rewrite.ts";
 
 export interface ComposeAttachment {
   filename: string;
@@ -28,6 +31,49 @@ export interface ComposeInput {
   listUnsubscribeUrl?: string | null;
   /** The Received header this server adds, as an MTA does: POSTHORN_HOSTNAME and the message's id in the API. */
   received: { by: string; id: string };
+  /** Open and click tracking of the HTML part for one recipient (its tokens name it); absent: none. */
+  tracking?: TrackingInput | null;
+}
+
+/** What the tracking URLs of one recipient's copy are made of (DESIGN.md §9). */
+export interface TrackingInput {
+  opens: boolean;
+  clicks: boolean;
+  /** POSTHORN_TRACKING_URL, without a trailing slash. */
+  baseUrl: string;
+  /** The server secret that signs the tokens. */
+  secret: string;
+  /** The message's and the recipient's ids in the API. */
+  messageId: string;
+  recipientId: string;
+}
+
+/** A composed, DKIM-signed message and the original URLs of the links its tracking rewrote, by index. */
+export interface ComposedMessage {
+  raw: Buffer;
+  links: string[];
+}
+
+/**
+ * Composes and signs one copy: the HTML part rewritten for the recipient's tracking first (so
+ * DKIM signs the bytes that are sent), then MIME, then the signature.
+ */
+export async function composeSigned(input: ComposeInput, key: DkimKey): Promise<ComposedMessage> {
+  let links: string[] = [];
+  const t = input.tracking;
+  if (t && input.html !== null) {
+    const ids = { messageId: t.messageId, recipientId: t.recipientId };
+    const rewritten = rewriteHtml(input.html, {
+      clicks: t.clicks,
+      opens: t.opens,
+      clickUrl: (link) => `${t.baseUrl}/t/c/${trackingToken(t.secret, { kind: "click", ...ids, link })}`,
+      openUrl: `${t.baseUrl}/t/o/${trackingToken(t.secret, { kind: "open", ...ids })}`,
+      unsubscribeUrl: input.listUnsubscribeUrl ?? null,
+    });
+    input = { ...input, html: rewritten.html };
+    links = rewritten.links;
+  }
+  return { raw: await dkimSign(await composeMessage(input), key), links };
 }
 
 /**

@@ -1,20 +1,17 @@
 import type { Logger } from "../log.ts";
-import type { ComposeInput } from "./compose.ts";
+import type { ComposedMessage, ComposeInput } from "./compose.ts";
 import type { ComposeRequest, ComposeResponse } from "./compose-worker.ts";
 import type { DkimKey } from "./dkim.ts";
 
 /** The worker died or was stopped: not the message's fault, so composing is retried. */
 export class ComposerUnavailableError extends Error {}
 
-type Pending = { input: ComposeInput; key: DkimKey; resolve: (raw: Buffer) => void; reject: (err: Error) => void };
+type Pending = { input: ComposeInput; key: DkimKey; resolve: (composed: ComposedMessage) => void; reject: (err: Error) => void };
 type Thread = { worker: Worker; pending: Map<number, Pending>; ready: boolean };
 
 // Loaded on first use: the workers normally compose, and these modules (nodemailer's composer,
 // mailauth's DKIM tools) would otherwise add ~150 ms to every start.
-const composeHere = async (input: ComposeInput, key: DkimKey): Promise<Buffer> => {
-  const [{ composeMessage }, { dkimSign }] = await Promise.all([import("./compose.ts"), import("./dkim.ts")]);
-  return dkimSign(await composeMessage(input), key);
-};
+const composeHere = async (input: ComposeInput, key: DkimKey): Promise<ComposedMessage> => (await import("./compose.ts")).composeSigned(input, key);
 
 /**
  * Where the worker's code is: next to this file when running from source; in a compiled
@@ -42,11 +39,11 @@ export class Composer {
     private readonly url: string = workerUrl(),
   ) {}
 
-  compose(input: ComposeInput, key: DkimKey): Promise<Buffer> {
+  compose(input: ComposeInput, key: DkimKey): Promise<ComposedMessage> {
     const thread = this.size > 0 && !this.disabled ? this.thread() : null;
     if (!thread) return composeHere(input, key);
     const id = this.nextId++;
-    return new Promise<Buffer>((resolve, reject) => {
+    return new Promise<ComposedMessage>((resolve, reject) => {
       thread.pending.set(id, { input, key, resolve, reject });
       thread.worker.postMessage({ id, input, key } satisfies ComposeRequest);
     });
@@ -81,7 +78,7 @@ export class Composer {
       if (!p) return;
       thread.pending.delete(event.data.id);
       if ("error" in event.data) p.reject(new Error(event.data.error));
-      else p.resolve(Buffer.from(event.data.raw.buffer, event.data.raw.byteOffset, event.data.raw.byteLength));
+      else p.resolve({ raw: Buffer.from(event.data.raw.buffer, event.data.raw.byteOffset, event.data.raw.byteLength), links: event.data.links });
     };
     worker.onerror = (event) => {
       // What a dead worker held is composed here instead. A worker that fails before its first

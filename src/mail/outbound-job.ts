@@ -58,7 +58,9 @@ export interface OutboundOptions {
 /** The unsubscribe token of a broadcast message: its id and a keyed signature. */
 export const unsubscribeToken = (secret: string, messageId: string): string => `${messageId}.${signValue(secret, "unsubscribe", messageId, 20)}`;
 
-type MessageInfo = { created_at: number; raw: Buffer; domain: string; return_path_host: string };
+type MessageInfo = { created_at: number; domain: string; return_path_host: string };
+/** The signed copy each recipient gets: one for all, or with tracking one per recipient. */
+type CopyOf = (recipientId: string) => Buffer;
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
 
@@ -224,13 +226,31 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     if (!row.domain || !row.dkim_private_key || !row.return_path_host) {
       return failAll(due.map((r) => r.id), "The sending domain was removed before the message was sent.");
     }
-    let raw: Buffer;
     const composed = !row.raw;
-    if (row.raw) raw = Buffer.isBuffer(row.raw) ? row.raw : Buffer.from(row.raw);
-    else {
+    // With tracking, each recipient's copy carries tokens that name it: composed for each, on
+    // every attempt (the tokens come out the same); the first copy is stored as the source.
+    const tracked = (row.track_opens === 1 || row.track_clicks === 1) && row.html !== null;
+    let copyOf: CopyOf;
+    let stored: Buffer | null = null;
+    let links: string[] = [];
+    if (row.raw && !tracked) {
+      const raw = Buffer.isBuffer(row.raw) ? row.raw : Buffer.from(row.raw);
+      copyOf = () => raw;
+    } else {
       try {
         const { input, key } = await composeRequest(deps, row, secret);
-        raw = await composer.compose(input, key);
+        if (!tracked) {
+          const { raw } = await composer.compose(input, key);
+          copyOf = () => raw;
+          stored = raw;
+        } else {
+          const tracking = { opens: row.track_opens === 1, clicks: row.track_clicks === 1, baseUrl: config.trackingUrl, secret: await secret(), messageId };
+          const copies = await Promise.all(due.map((r) => composer.compose({ ...input, tracking: { ...tracking, recipientId: r.id } }, key)));
+          const byRecipient = new Map(due.map((r, i) => [r.id, copies[i]!.raw]));
+          copyOf = (id) => byRecipient.get(id)!;
+          stored = copies[0]!.raw;
+          links = copies[0]!.links;
+        }
       } catch (err) {
         if (err instanceof ComposerUnavailableError) throw err; // the runner retries the job
         log.error("compose failed", { message: messageId, error: err instanceof Error ? err.message : String(err) });
@@ -241,17 +261,20 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     // are attempted again (at-least-once), never forgotten.
     await store.write(async (tx) => {
       const now = Date.now();
-      if (composed) await tx.deliveries.storeComposed(messageId, raw);
+      if (composed && stored) {
+        await tx.deliveries.storeComposed(messageId, stored);
+        if (links.length > 0) await tx.tracking.addLinks(messageId, links);
+      }
       for (const r of due) {
         const processed = { recipientId: r.id, status: "processed", attempted: true } as const;
         await changeRecipientStatus(tx, r.status === "pending" ? [{ recipientId: r.id, status: "queued" }, processed] : processed, now);
       }
     });
-    return attempt(due.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, raw, domain: row.domain, return_path_host: row.return_path_host });
+    return attempt(due.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, domain: row.domain, return_path_host: row.return_path_host }, copyOf);
   };
 
   /** One delivery attempt for recipients already marked processed: each destination domain in parallel. */
-  const attempt = async (due: DueRecipientRow[], msg: MessageInfo): Promise<JobOutcome> => {
+  const attempt = async (due: DueRecipientRow[], msg: MessageInfo, copyOf: CopyOf): Promise<JobOutcome> => {
     const deadline = msg.created_at + config.queueLifetimeSeconds * 1000;
     // The n-th attempt of a recipient waits the n-th step of the schedule.
     const attemptNo = Math.max(1, ...due.map((r) => r.attempts));
@@ -268,7 +291,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     const verpSecret = await secret();
     const outcomes = await Promise.all(
       [...byDomain].map(([domain, rs]) =>
-        deliverer.deliver(domain, rs.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret, r.id, bounceDomain), raw: msg.raw }))),
+        deliverer.deliver(domain, rs.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret, r.id, bounceDomain), raw: copyOf(r.id) }))),
       ),
     );
     return outcomeOf(attemptNo, outcomes.flat(), deadline);

@@ -41,6 +41,8 @@
  * is returned as it is, unparsed.
  */
 
+import { MAX_LINK_INDEX } from "../auth/tracking-tokens.ts";
+
 export interface RewriteOptions {
   /** Rewrite `<a href>` with http(s) URLs into clickUrl(index). */
   clicks: boolean;
@@ -151,6 +153,7 @@ function onAnchor(el: HTMLRewriterTypes.Element, s: DocState) {
     return; // the browser would not follow it either
   }
   if (href === s.unsubscribeHref) return;
+  if (s.links.length > MAX_LINK_INDEX) return; // what a token can name; later links stay as they are
   const index = s.links.length;
   s.links.push(url);
   el.setAttribute("href", setAttributeEscape(s.clickUrl(index)));

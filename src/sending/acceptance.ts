@@ -106,7 +106,7 @@ async function storeMessages(
 ): Promise<AcceptedMessage[]> {
   const lookup = new ProjectLookup(tx, principal);
   const errors: Errors = fieldErrors();
-  const resolved: { routeId: string; domainId: string }[] = [];
+  const resolved: { routeId: string; domainId: string; trackOpens: boolean; trackClicks: boolean }[] = [];
   // Every lookup asked at once: on PostgreSQL they travel together (pipelined), on SQLite they are done already.
   const looked = await Promise.all(emails.map((e) => Promise.all([lookup.route(e.route), lookup.domain(e.from.domain)])));
   for (const [i, e] of emails.entries()) {
@@ -126,13 +126,18 @@ async function storeMessages(
     } else if (config.requireVerifiedDomain && domain.status !== "active") {
       addError(errors, `${p}from`, `The domain ${e.from.domain} is not verified yet: publish its DNS records and verify it before sending.`);
     }
-    resolved.push({ routeId: route?.id ?? "", domainId: domain?.id ?? "" });
+    resolved.push({
+      routeId: route?.id ?? "",
+      domainId: domain?.id ?? "",
+      trackOpens: e.trackOpens ?? route?.track_opens === 1,
+      trackClicks: e.trackClicks ?? route?.track_clicks === 1,
+    });
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
   const accepted: AcceptedMessage[] = [];
   for (const [i, e] of emails.entries()) {
-    const { routeId, domainId } = resolved[i]!;
+    const { routeId, domainId, trackOpens, trackClicks } = resolved[i]!;
     const id = newId();
     // Asked before the inserts and read after them: on PostgreSQL one wait for all of them.
     const scope = { teamId: principal.teamId, projectId: principal.projectId, routeId };
@@ -157,6 +162,8 @@ async function storeMessages(
       html: e.html,
       text: e.text,
       headers: JSON.stringify(e.headers),
+      track_opens: trackOpens ? 1 : 0,
+      track_clicks: trackClicks ? 1 : 0,
       created_at: now,
     });
     if (e.attachments.length > 0) {

@@ -26,6 +26,9 @@ export interface SendInput {
   headers?: Record<string, string> | null;
   metadata?: Record<string, string> | null;
   attachments?: { filename: string; content: string; content_id?: string | null; content_type?: string | null }[] | null;
+  /** Override the route's open / click tracking for this email (DESIGN.md §9). */
+  track_opens?: boolean | null;
+  track_clicks?: boolean | null;
 }
 
 /**
@@ -75,6 +78,9 @@ export interface PreparedEmail {
   attachments: { filename: string; contentType: string; contentId: string | null; content: Buffer }[];
   /** Distinct recipients, first mention wins: to, then cc, then bcc. */
   recipients: { email: string; kind: "to" | "cc" | "bcc" }[];
+  /** The send's tracking override; null: the route's setting. */
+  trackOpens: boolean | null;
+  trackClicks: boolean | null;
 }
 
 /** Messages by field path ("from", "3.subject"), as a ValidationError carries them. */
@@ -262,6 +268,15 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
   }
   if (recipients.length > LIMITS.recipients) addError(errors, `${p}to`, `An email may have at most ${LIMITS.recipients} distinct recipients (to, cc and bcc together).`);
 
+  const tracking = (field: "track_opens" | "track_clicks"): boolean | null => {
+    const v: unknown = input[field];
+    if (v === undefined || v === null) return null;
+    if (typeof v !== "boolean") addError(errors, `${p}${field}`, `The ${field} field must be true, false or null.`);
+    return v === true;
+  };
+  const trackOpens = tracking("track_opens");
+  const trackClicks = tracking("track_clicks");
+
   if (Object.keys(errors).length !== before || !from) return null;
   const addr = (a: ParsedAddress): Address => ({ email: a.email, name: a.name });
   return {
@@ -280,6 +295,8 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
     metadata,
     attachments,
     recipients,
+    trackOpens,
+    trackClicks,
   };
 }
 

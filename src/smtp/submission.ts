@@ -9,7 +9,9 @@
  *   X-Posthorn-Route: <route slug or id>   picks the route (default: the transactional one)
  *   X-Posthorn-Tag: <tag>                  sets the tag
  *   Idempotency-Key: <key>                 same key and same message → accepted once
- * These three headers are removed from the message that is sent.
+ *   X-Posthorn-Track-Opens: true|false     overrides the route's open tracking
+ *   X-Posthorn-Track-Clicks: true|false    overrides the route's click tracking
+ * These headers are removed from the message that is sent.
  */
 import { isIP } from "node:net";
 import type { AddressObject, ParsedMail } from "mailparser";
@@ -28,6 +30,8 @@ import { emptyDict } from "../dict.ts";
 export const ROUTE_HEADER = "x-posthorn-route";
 export const TAG_HEADER = "x-posthorn-tag";
 export const IDEMPOTENCY_HEADER = "idempotency-key";
+export const TRACK_OPENS_HEADER = "x-posthorn-track-opens";
+export const TRACK_CLICKS_HEADER = "x-posthorn-track-clicks";
 
 /** Headers of a submitted message that are not passed on as custom headers. */
 const DROPPED_HEADERS = new Set([
@@ -35,6 +39,8 @@ const DROPPED_HEADERS = new Set([
   ROUTE_HEADER,
   TAG_HEADER,
   IDEMPOTENCY_HEADER,
+  TRACK_OPENS_HEADER,
+  TRACK_CLICKS_HEADER,
   "bcc",
   "return-path",
   "received",
@@ -77,6 +83,14 @@ const headerValue = (parsed: ParsedMail, name: string): string | null => {
   return v || null;
 };
 
+/** A tracking override header: true or false (any case), absent for the route's setting; anything else is refused. */
+function trackingHeader(parsed: ParsedMail, name: string, display: string): boolean | null {
+  const v = headerValue(parsed, name)?.toLowerCase() ?? null;
+  if (v === null) return null;
+  if (v !== "true" && v !== "false") throw smtpError(554, `5.6.0 The ${display} header must be true or false`);
+  return v === "true";
+}
+
 /** The API's minimum body length is 3; a shorter plain-text body is padded with line breaks. */
 const atLeast3 = (s: string) => (s.length >= 3 ? s : s + "\n".repeat(3 - s.length));
 
@@ -113,6 +127,8 @@ export function submissionInputs(parsed: ParsedMail, envelope: { mailFrom: strin
     to: [],
     route: headerValue(parsed, ROUTE_HEADER),
     tag: headerValue(parsed, TAG_HEADER),
+    track_opens: trackingHeader(parsed, TRACK_OPENS_HEADER, "X-Posthorn-Track-Opens"),
+    track_clicks: trackingHeader(parsed, TRACK_CLICKS_HEADER, "X-Posthorn-Track-Clicks"),
     html,
     text: text ?? (html ? null : "\n\n\n"),
     reply_to: addressesOf(parsed.replyTo).map(formatAddress),

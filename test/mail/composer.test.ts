@@ -30,7 +30,7 @@ const resolver = async (name: string) => {
 test("messages composed on the worker thread are complete and DKIM-valid", async () => {
   const composer = new Composer(1, createLogger("silent"));
   try {
-    const raws = await Promise.all(Array.from({ length: 20 }, (_, i) => composer.compose(input(i), dkim)));
+    const raws = await Promise.all(Array.from({ length: 20 }, async (_, i) => (await composer.compose(input(i), dkim)).raw));
     for (const [i, raw] of raws.entries()) {
       const parsed = await simpleParser(raw);
       expect(parsed.subject).toBe(`Subject ${i}`);
@@ -53,12 +53,12 @@ test("a worker that cannot start is replaced by composing on the calling thread"
   const lines: string[] = [];
   const composer = new Composer(1, createLogger("warn", (l) => lines.push(l)), new URL("./no-such-worker.ts", import.meta.url).href);
   try {
-    const raws = await Promise.all([composer.compose(input(1), dkim), composer.compose(input(2), dkim)]);
+    const raws = (await Promise.all([composer.compose(input(1), dkim), composer.compose(input(2), dkim)])).map((c) => c.raw);
     expect((await simpleParser(raws[1]!)).subject).toBe("Subject 2");
     expect((await dkimVerify(raws[0]!, { resolver })).results[0]!.status.result).toBe("pass");
     expect(lines.some((l) => l.includes("composing on the main thread"))).toBe(true);
     // Later messages do not try the worker again.
-    expect((await simpleParser(await composer.compose(input(3), dkim))).subject).toBe("Subject 3");
+    expect((await simpleParser((await composer.compose(input(3), dkim)).raw)).subject).toBe("Subject 3");
   } finally {
     composer.close();
   }

@@ -95,6 +95,25 @@ describe("SMTP submission", () => {
     expect(conflict.response).toStartWith("554 5.7.0 ");
   });
 
+  test("X-Posthorn-Track-Opens / -Clicks override the route's tracking and are removed; another value is refused", async () => {
+    const tracked = async (headers: Record<string, string>) => {
+      const info = await send({ from: "hello@brand.test", to: "ann@example.net", subject: "Tracked", html: "<p>Hi</p>", headers });
+      const id = /Queued as (\S+)/.exec(info.response)![1]!;
+      const c = (await app.sql.get<{ track_opens: number; track_clicks: number; headers: string }>(
+        "SELECT track_opens, track_clicks, headers FROM message_contents WHERE message_id = ?",
+        [id],
+      ))!;
+      expect(Object.keys(JSON.parse(c.headers)).map((k) => k.toLowerCase())).not.toContain("x-posthorn-track-opens");
+      return [c.track_opens, c.track_clicks];
+    };
+    expect(await tracked({})).toEqual([0, 0]); // the route's default: off
+    expect(await tracked({ "X-Posthorn-Track-Opens": "true", "X-Posthorn-Track-Clicks": "TRUE" })).toEqual([1, 1]);
+    expect(await tracked({ "X-Posthorn-Track-Opens": "false", "X-Posthorn-Track-Clicks": "true" })).toEqual([0, 1]);
+    const bad = await send({ from: "hello@brand.test", to: "ann@example.net", subject: "Tracked", html: "<p>Hi</p>", headers: { "X-Posthorn-Track-Opens": "yes" } }).catch((e) => e);
+    expect(bad.responseCode).toBe(554);
+    expect(bad.response).toContain("X-Posthorn-Track-Opens header must be true or false");
+  });
+
   test("a wrong token is refused with 535; so is a project with SMTP switched off", async () => {
     const wrong = await send({ from: "hello@brand.test", to: "ann@example.net", subject: "x", text: "xyz" }, { user: app.team.projectId, pass: "ph_wrong" }).catch((e) => e);
     expect(wrong.responseCode).toBe(535);

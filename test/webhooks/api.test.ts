@@ -52,6 +52,20 @@ describe("POST /v1/webhooks", () => {
     expect(list.text).not.toContain("whsec_");
   });
 
+  test("include_machine_events: false unless asked; PUT turns it on and off", async () => {
+    const created = await create({});
+    expect(created.json.data.include_machine_events).toBe(false);
+    const id = created.json.data.id;
+    expect((await t.request("PUT", `/v1/webhooks/${id}`, { body: { include_machine_events: true } })).json.data.include_machine_events).toBe(true);
+    expect((await t.request("GET", `/v1/webhooks/${id}`)).json.include_machine_events).toBe(true);
+    expect((await t.request("PUT", `/v1/webhooks/${id}`, { body: { name: "renamed" } })).json.data.include_machine_events).toBe(true);
+    expect((await t.request("PUT", `/v1/webhooks/${id}`, { body: { include_machine_events: false } })).json.data.include_machine_events).toBe(false);
+    expect((await create({ include_machine_events: true })).json.data.include_machine_events).toBe(true);
+    const bad = await create({ include_machine_events: "yes" });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.json.errors)).toContain("include_machine_events");
+  });
+
   test("enabled: false is kept; null means the default (true)", async () => {
     expect((await create({ enabled: false })).json.data.enabled).toBe(false);
     expect((await create({ enabled: null })).json.data.enabled).toBe(true);

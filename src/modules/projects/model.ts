@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { ProjectRouteData } from "../routes/base.ts";
+import { EngagementFields, ProjectRouteData } from "../routes/base.ts";
 import { UUID_PATTERN } from "../../ids.ts";
 import { Nullable, nullableString } from "../../http/schemas.ts";
 import { TeamMemberData } from "../team/model.ts";
@@ -20,6 +20,7 @@ export const Last28Days = t.Object({
   messages_broadcast: t.Number({ description: "Outbound messages on broadcast routes" }),
   messages_inbound: t.Number({ description: "Inbound messages" }),
   deliverability: t.Number({ description: "Percent (0–100) of outbound messages with a final outcome that were delivered; 0 when none" }),
+  ...EngagementFields,
 });
 
 export const ProjectData = t.Object({

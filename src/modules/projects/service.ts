@@ -7,7 +7,7 @@ import { NotFoundError, ValidationError, fieldErrors } from "../../errors.ts";
 import { WEBHOOK_QUEUE } from "../../events/publish.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso, newId, newToken, sha256Hex, TOKEN_PREFIX } from "../../ids.ts";
-import { deliverability, serializeRoutes, windowStart } from "../routes/base.ts";
+import { deliverability, engagement, serializeRoutes, windowStart } from "../routes/base.ts";
 import { serializeMember } from "../team/model.ts";
 import type { ProjectData } from "./model.ts";
 
@@ -90,8 +90,8 @@ export async function assertProject(repos: Pick<Repositories, "projects">, teamI
 }
 
 /** Message counts of the last 28 days, by route type, and deliverability of the outbound ones. */
-async function last28Days(repos: Pick<Repositories, "projects">, projectId: string, now = Date.now()) {
-  const rows = await repos.projects.messageCounts(projectId, windowStart(now));
+async function last28Days(repos: Pick<Repositories, "projects" | "tracking">, projectId: string, now = Date.now()) {
+  const [rows, hits] = await Promise.all([repos.projects.messageCounts(projectId, windowStart(now)), repos.tracking.countsOfProject(projectId, windowStart(now))]);
   let transactional = 0;
   let broadcast = 0;
   let inbound = 0;
@@ -104,7 +104,13 @@ async function last28Days(repos: Pick<Repositories, "projects">, projectId: stri
       outbound.push(r);
     }
   }
-  return { messages_transactional: transactional, messages_broadcast: broadcast, messages_inbound: inbound, deliverability: deliverability(outbound) };
+  return {
+    messages_transactional: transactional,
+    messages_broadcast: broadcast,
+    messages_inbound: inbound,
+    deliverability: deliverability(outbound),
+    ...engagement(hits),
+  };
 }
 
 async function serializeProject(repos: Repositories, p: ProjectRow): Promise<ProjectData> {

@@ -4,6 +4,7 @@
  */
 import { t, type Static } from "elysia";
 import type { RouteRow } from "../../db/routes.ts";
+import type { HitCountRow } from "../../db/tracking.ts";
 import type { Repositories } from "../../db/store.ts";
 import { iso } from "../../ids.ts";
 import { Nullable } from "../../http/schemas.ts";
@@ -87,6 +88,21 @@ export function deliverability(counts: { status: string; n: number }[]): number 
     else if (UNDELIVERABLE.has(c.status)) bad += c.n;
   }
   return ok + bad === 0 ? 0 : Math.round((ok / (ok + bad)) * 1000) / 10;
+}
+
+/** Opens and clicks of the window's messages, people and machines apart (DESIGN.md §9). */
+export const EngagementFields = {
+  opens_human: t.Integer({ description: "Opens (pixel loads) by people on the window's messages" }),
+  opens_machine: t.Integer({ description: "Opens classified as machines (privacy proxies, scanners, prefetch)" }),
+  clicks_human: t.Integer({ description: "Clicks of tracked links by people" }),
+  clicks_machine: t.Integer({ description: "Clicks classified as machines (link scanners, bursts, non-browser clients)" }),
+};
+
+/** Opens and clicks by people and by machines (tracking hits, each counted), for route statistics and last_28_days. */
+export function engagement(counts: readonly HitCountRow[]): { opens_human: number; opens_machine: number; clicks_human: number; clicks_machine: number } {
+  const out = { opens_human: 0, opens_machine: 0, clicks_human: 0, clicks_machine: 0 };
+  for (const c of counts) out[`${c.kind === "open" ? "opens" : "clicks"}_${c.machine ? "machine" : "human"}`] += c.n;
+  return out;
 }
 
 export const STATISTICS_WINDOW_DAYS = 28;

@@ -2,7 +2,7 @@ import { t, type Static } from "elysia";
 import { MESSAGE_STATUSES } from "../../events/message-status.ts";
 import { ProjectData } from "../projects/model.ts";
 import { Nullable, nullableString } from "../../http/schemas.ts";
-import { RouteFields } from "./base.ts";
+import { EngagementFields, RouteFields } from "./base.ts";
 
 export const ROUTE_NAME_MAX = 255;
 export const ROUTE_SLUG_MAX = 64;
@@ -18,6 +18,7 @@ export const RouteStatistics = t.Object(
       description: "Messages in the window by current status (every status, 0 when none)",
     }),
     deliverability: t.Number({ description: "Percent (0–100) of outbound messages with a final outcome that were delivered; 0 when none" }),
+    ...EngagementFields,
   },
   { description: "Only with include=statistics" },
 );

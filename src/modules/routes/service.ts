@@ -9,7 +9,7 @@ import { parsePage, parseSort } from "../../http/pagination.ts";
 import { serverSecretOf } from "../../secrets.ts";
 import { findInboundDomainConflict, inboundDomainConflictMessage, routeInboundDomainRecords } from "../domains/service.ts";
 import { assertProject, getProjectData, newRoute } from "../projects/service.ts";
-import { deliverability, serializeRoutes, STATISTICS_WINDOW_DAYS, windowStart, type RouteType } from "./base.ts";
+import { deliverability, engagement, serializeRoutes, STATISTICS_WINDOW_DAYS, windowStart, type RouteType } from "./base.ts";
 import { ROUTE_SLUG_MAX, type RouteData, type RouteInclude, type RouteStatistics, type UpdateRouteBody } from "./model.ts";
 
 /** The route's row if it belongs to `teamId`; otherwise a 404, whoever owns it. */
@@ -20,8 +20,8 @@ async function routeRow(repos: Pick<Repositories, "routes">, teamId: string, rou
 }
 
 /** Counts of the last 28 days on this route, by status (index messages_route_created). */
-export async function routeStatistics(repos: Pick<Repositories, "routes">, routeId: string, now = Date.now()): Promise<RouteStatistics> {
-  const rows = await repos.routes.messageCounts(routeId, windowStart(now));
+export async function routeStatistics(repos: Pick<Repositories, "routes" | "tracking">, routeId: string, now = Date.now()): Promise<RouteStatistics> {
+  const [rows, hits] = await Promise.all([repos.routes.messageCounts(routeId, windowStart(now)), repos.tracking.countsOfRoute(routeId, windowStart(now))]);
   const byStatus = Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, 0])) as RouteStatistics["messages_by_status"];
   let total = 0;
   for (const r of rows) {
@@ -33,6 +33,7 @@ export async function routeStatistics(repos: Pick<Repositories, "routes">, route
     messages_total: total,
     messages_by_status: byStatus,
     deliverability: deliverability(rows.filter((r) => r.type === "outbound")),
+    ...engagement(hits),
   };
 }
 

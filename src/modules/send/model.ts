@@ -53,6 +53,8 @@ export const SendEmail = t.Object(
       "The metadata field must be an object of string values, or null.",
       "Tracked with the email and returned in events; never added as a header",
     ),
+    track_opens: nullable(t.Boolean(), "The track_opens field must be true, false or null.", "Track opens of this email (a pixel in the HTML part); default: the route's track_opens"),
+    track_clicks: nullable(t.Boolean(), "The track_clicks field must be true, false or null.", "Track clicks of this email's http(s) links in the HTML part; default: the route's track_clicks"),
     attachments: nullable(t.Array(SendAttachment, { maxItems: LIMITS.attachments }), `The attachments field must be null or an array of at most ${LIMITS.attachments} objects {filename (1-255 characters), content (base64), content_id?, content_type?}.`),
   },
   { description: "One email" },

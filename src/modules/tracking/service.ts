@@ -10,7 +10,7 @@ import type { Deps } from "../../context.ts";
 import type { Repositories } from "../../db/store.ts";
 import type { HitTarget } from "../../db/tracking.ts";
 import { changeRecipientStatus, recordObservation } from "../../events/message-status.ts";
-import { classifyHit } from "../../events/tracking-classify.ts";
+import { BURST_WINDOW_MS, classifyHit } from "../../events/tracking-classify.ts";
 import { newId } from "../../ids.ts";
 import { serverSecretOf } from "../../secrets.ts";
 
@@ -58,6 +58,9 @@ async function observe(tx: Repositories, target: HitTarget, req: TrackingRequest
     link: link ?? undefined,
     recentHits: recent.map((h) => ({ at: h.created_at, link: h.link_index })),
   });
+  // A burst shows from its third click on: the clicks before it in the window were the same
+  // machine's. Their records (and so the statistics) are corrected; a status they moved stays.
+  if (verdict.reason === "link_burst") await tx.tracking.reclassifyClicks(target.id, now - BURST_WINDOW_MS, verdict.reason);
   const first = !(await tx.tracking.seen(target.id, req.kind, verdict.machine));
   await tx.tracking.recordHit({
     id: newId(),

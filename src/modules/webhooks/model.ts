@@ -20,6 +20,9 @@ const webhookFields = {
   url: WebhookUrl,
   events: t.Array(t.String(), { description: "Subscribed event kinds" }),
   enabled: t.Boolean(),
+  include_machine_events: t.Boolean({
+    description: "Whether message.opened / message.clicked events of hits classified as machines (machine: true) are sent too; default false: people only",
+  }),
   disabled_reason: Nullable(t.String({ description: "Why the service disabled the webhook (e.g. the receiver answered 410)" })),
   last_called_at: Nullable(DateTime),
   created_at: DateTime,
@@ -65,6 +68,7 @@ export const CreateWebhookBody = t.Object({
   url: urlField,
   events: eventsField,
   enabled: t.Optional(Nullable(t.Boolean({ error: "The enabled field must be true, false or null." }))),
+  include_machine_events: t.Optional(Nullable(t.Boolean({ error: "The include_machine_events field must be true, false or null." }))),
 });
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 
@@ -73,6 +77,7 @@ export const UpdateWebhookBody = t.Object({
   url: t.Optional(urlField),
   events: t.Optional(eventsField),
   enabled: t.Optional(Nullable(t.Boolean({ error: "The enabled field must be true, false or null." }))),
+  include_machine_events: t.Optional(Nullable(t.Boolean({ error: "The include_machine_events field must be true, false or null." }))),
 });
 export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
 
@@ -133,6 +138,7 @@ export const serializeWebhook = (r: WebhookRow): WebhookData => ({
   url: shownUrl(r.url),
   events: JSON.parse(r.events) as string[],
   enabled: r.enabled === 1,
+  include_machine_events: r.include_machine_events === 1,
   disabled_reason: r.disabled_reason,
   last_called_at: iso(r.last_called_at),
   created_at: iso(r.created_at)!,

@@ -84,6 +84,7 @@ export async function createWebhook(deps: Ctx, teamId: string, body: CreateWebho
     url,
     events: JSON.stringify(uniqueKinds(body.events)),
     enabled: body.enabled === false ? 0 : 1,
+    include_machine_events: body.include_machine_events === true ? 1 : 0,
     secret: newSecret(),
     disabled_reason: null,
     last_called_at: null,
@@ -132,6 +133,7 @@ export async function updateWebhook(deps: Ctx, teamId: string, id: string, body:
     // Re-enabling clears the service's reason; disabling an already disabled webhook keeps it.
     if (body.enabled || current.enabled) next.disabled_reason = null;
   }
+  if (body.include_machine_events !== undefined && body.include_machine_events !== null) next.include_machine_events = body.include_machine_events ? 1 : 0;
   next.updated_at = Date.now();
   const updated = await deps.store.write((tx) => tx.webhooks.update(id, teamId, next));
   if (!updated) throw new NotFoundError("Webhook");

@@ -52,7 +52,7 @@ describe("GET /v1/projects/{id}: ProjectData", () => {
     expect(p.team_members_count).toBe(0);
     // transactional: 6 in the window; broadcast 1; inbound 1. Outcomes: delivered 2 + opened 1 +
     // broadcast delivered 1 = 4 delivered vs hard_bounced 1 + failed 1 → 4/6 = 66.7 %.
-    expect(p.last_28_days).toEqual({ messages_transactional: 6, messages_broadcast: 1, messages_inbound: 1, deliverability: 66.7 });
+    expect(p.last_28_days).toEqual({ messages_transactional: 6, messages_broadcast: 1, messages_inbound: 1, deliverability: 66.7, opens_human: 0, opens_machine: 0, clicks_human: 0, clicks_machine: 0 });
   });
 
   test("another team's project, an unknown id and a non-UUID id are all 404", async () => {
@@ -84,7 +84,7 @@ describe("GET/POST /v1/projects", () => {
     expect(p.smtp_enabled).toBe(true);
     expect(p.routes.map((r: { route_type: string }) => r.route_type)).toEqual(["transactional", "broadcast", "inbound"]);
     expect(p.routes[2].inbound_address).toEndWith(`@${t.config.inboundDomain}`);
-    expect(p.last_28_days).toEqual({ messages_transactional: 0, messages_broadcast: 0, messages_inbound: 0, deliverability: 0 });
+    expect(p.last_28_days).toEqual({ messages_transactional: 0, messages_broadcast: 0, messages_inbound: 0, deliverability: 0, opens_human: 0, opens_machine: 0, clicks_human: 0, clicks_machine: 0 });
     const ping = await t.request("GET", "/v1/ping", { projectToken: res.json.token });
     expect(ping.json.project_id).toBe(p.id);
     // Shown once: reading the project never returns it.

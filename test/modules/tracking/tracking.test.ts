@@ -25,12 +25,12 @@ describe("tracking URLs: every hit observed, only people move the status", () =>
   beforeAll(async () => {
     h = await startOutbound();
     h.routeToSink("dest.test");
-    const sent = await h.send({ from: "hello@sender.test", to: ["ann@dest.test", "bob@dest.test", "cy@dest.test"], subject: "Order", html: "<p>Hi</p>" });
+    const sent = await h.send({ from: "hello@sender.test", to: ["ann@dest.test", "bob@dest.test", "cy@dest.test", "dee@dest.test"], subject: "Order", html: "<p>Hi</p>" });
     messageId = sent.json.message_id;
     await h.waitForStatus(messageId, ["delivered"]);
     rcpt = Object.fromEntries(h.recipients(messageId).map((r) => [r.email, r.id]));
     secret = await serverSecretOf(h.deps.store);
-    await h.deps.store.write((tx) => tx.tracking.addLinks(messageId, [LINK, "https://shop.example/b"]));
+    await h.deps.store.write((tx) => tx.tracking.addLinks(messageId, [LINK, "https://shop.example/b", "https://shop.example/c"]));
     // The 250s came a minute ago: later hits are not "seconds after delivery".
     await h.sql.run("UPDATE message_events SET created_at = created_at - 60000 WHERE message_id = ?", [messageId]);
   });
@@ -98,11 +98,35 @@ describe("tracking URLs: every hit observed, only people move the status", () =>
       expect({ t, status: res.status, location: res.headers.get("location") }).toEqual({ t, status: 404, location: null });
     }
     const statuses = new Set<number>();
-    for (let i = 0; i < 2000; i++) {
-      const len = Math.floor(Math.random() * 120);
-      const t = encodeURIComponent(Array.from({ length: len }, () => String.fromCharCode(33 + Math.floor(Math.random() * 94))).join(""));
-      statuses.add((await hit(`/t/${i % 2 ? "c" : "o"}/${t}`)).status);
+    // 10,000 random tokens: any length and alphabet, and half of them of a real token's length
+    // in its alphabet (base64url), so they reach the signature check.
+    const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const pick = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join("");
+    const printable = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).join("") + "é€\u0000 ";
+    for (let i = 0; i < 10_000; i++) {
+      const t = i % 2 ? pick(B64URL, i % 4 === 1 ? 58 : 60) : encodeURIComponent(pick(printable, Math.floor(Math.random() * 200)));
+      statuses.add((await hit(`/t/${i % 3 ? "c" : "o"}/${t}`)).status);
     }
     expect([...statuses]).toEqual([404]);
+  });
+
+  test("a burst over three links within a second: the third is link_burst, and the two before it are re-judged as the same machine", async () => {
+    const statuses = [];
+    for (const link of [0, 1, 2]) {
+      await hit(`/t/c/${token("click", "dee@dest.test", link)}`, { ua: CHROME });
+      statuses.push(await statusOf("dee@dest.test"));
+    }
+    // The first click looked like a person's and moved the status; a status once moved stays.
+    expect(statuses).toEqual(["clicked", "clicked", "clicked"]);
+    const hits = await h.sql.all<{ machine: number; machine_reason: string | null }>(
+      "SELECT machine, machine_reason FROM tracking_hits WHERE recipient_id = ? ORDER BY created_at, id",
+      [rcpt["dee@dest.test"]!],
+    );
+    expect(hits).toEqual([
+      { machine: 1, machine_reason: "link_burst" },
+      { machine: 1, machine_reason: "link_burst" },
+      { machine: 1, machine_reason: "link_burst" },
+    ]);
+    expect((await events("message.clicked")).filter((e) => e.recipient === "dee@dest.test").map((e) => e.machine)).toEqual([false, false, true]);
   });
 });
