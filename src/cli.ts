@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { VERSION } from "./app.ts";
+import { generatePassword, hashPassword, passwordProblem } from "./auth/passwords.ts";
 import { addBootstrapTeam } from "./bootstrap.ts";
 import { addDomain, apiClient, CommandFailed, verifyDomain } from "./cli-domains.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
@@ -8,6 +9,7 @@ import { backupSqlite } from "./db/backup.ts";
 import { databasePath } from "./db/connection.ts";
 import { copySqliteToPostgres, CopyRefused } from "./db/copy-db.ts";
 import { connectPostgres, redactedUrl } from "./db/store-postgres.ts";
+import { setUserPassword } from "./modules/auth/service.ts";
 import { migrateDatabase, openDeps } from "./runtime.ts";
 import { startServer } from "./server.ts";
 
@@ -17,9 +19,14 @@ Usage:
   posthorn serve                      run the API, SMTP listeners and workers
                                       (first start on an empty database creates a team
                                       and prints its tokens once)
-  posthorn init [--team NAME] [--json]
+  posthorn init [--team NAME] [--email ADDR] [--json]
                                       create a team with a default project; --json prints
-                                      {"team_id","team_token","project_id","project_token"}
+                                      {"team_id","team_token","project_id","project_token"};
+                                      --email makes ADDR the owner with a dashboard password,
+                                      printed once ("password: …"; owner_password in --json)
+  posthorn user passwd EMAIL [--password-stdin]
+                                      set a dashboard password (a new random one, printed, or
+                                      the first line of stdin); ends the user's sessions
   posthorn migrate                    apply database migrations and exit
   posthorn backup FILE                write a consistent copy of the database to FILE
   posthorn copy-db --to postgres://…  copy the (stopped) SQLite database of POSTHORN_DATA_DIR
@@ -47,7 +54,7 @@ function flag(args: string[], name: string): string | undefined {
 
 class UsageError extends Error {}
 
-type Tokens = { team_id: string; team_token: string; project_id: string; project_token: string };
+type Tokens = { team_id: string; team_token: string; project_id: string; project_token: string; owner_email?: string; owner_password?: string };
 
 /** Text framed so it stands out from the JSON log lines around it. */
 function box(lines: string[]): string {
@@ -60,7 +67,7 @@ function box(lines: string[]): string {
  * The tokens, once, in a box; then one line to paste into a shell, outside the box so that it can
  * be copied whole. It names the URL this process listens on, for the CLI and the README's recipes.
  */
-function printTokens(r: Tokens, apiUrl?: string) {
+function printTokens(r: Tokens, apiUrl: string | undefined, dashboardUrl: string) {
   const width = Math.max(r.team_token.length, r.project_token.length);
   const lines = [
     "Created a team and its default project. These tokens are shown ONCE: store them now",
@@ -77,7 +84,12 @@ function printTokens(r: Tokens, apiUrl?: string) {
     `POSTHORN_PROJECT_TOKEN=${r.project_token}`,
     `POSTHORN_PROJECT_ID=${r.project_id}`,
   ].filter(Boolean);
-  console.log(`\n${box(lines)}\nFor the CLI and the README's recipes, in your shell:\nexport ${env.join(" ")}\n`);
+  // The owner's dashboard sign-in, when there is one; the password on a line of its own.
+  const signIn =
+    r.owner_email && r.owner_password
+      ? `Dashboard: ${dashboardUrl}/ — sign in as ${r.owner_email} with this password, shown once (\`posthorn user passwd ${r.owner_email}\` sets a new one):\npassword: ${r.owner_password}\n`
+      : "";
+  console.log(`\n${box(lines)}\nFor the CLI and the README's recipes, in your shell:\nexport ${env.join(" ")}\n${signIn}`);
 }
 
 /** Where a CLI on this machine reaches the API: the listening port, on loopback when bound to all. */
@@ -88,7 +100,7 @@ function localApiUrl(config: Config, port: number): string {
 
 async function serve(config: Config) {
   const server = await startServer(config);
-  if (server.bootstrap) printTokens(server.bootstrap, localApiUrl(config, server.httpPort));
+  if (server.bootstrap) printTokens(server.bootstrap, localApiUrl(config, server.httpPort), localApiUrl(config, server.httpPort));
   // Out of the box the API answers on every interface in plain HTTP: fine on a laptop or behind a
   // firewall, not on a public address, where tokens would cross the network in clear.
   if (process.env.POSTHORN_HTTP_HOST === undefined) {
@@ -112,11 +124,41 @@ async function serve(config: Config) {
 }
 
 async function init(config: Config, args: string[]) {
+  const email = flag(args, "--email")?.trim().toLowerCase();
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`--email needs an email address, not "${email}"`);
   const deps = await openDeps(config);
-  const result = await addBootstrapTeam(deps.store, { teamName: flag(args, "--team") ?? "My team", inboundDomain: config.inboundDomain });
-  await deps.store.close();
-  if (args.includes("--json")) process.stdout.write(JSON.stringify(result) + "\n");
-  else printTokens(result);
+  try {
+    if (email && (await deps.store.read.accounts.userByEmail(email))) {
+      throw new CommandFailed(`${email} already has an account; invite it to the new team instead (POST /v1/team/members)`);
+    }
+    const result = await addBootstrapTeam(deps.store, { teamName: flag(args, "--team") ?? "My team", inboundDomain: config.inboundDomain, ownerEmail: email, ownerPassword: email !== undefined });
+    if (args.includes("--json")) process.stdout.write(JSON.stringify(result) + "\n");
+    else printTokens(result, undefined, config.publicUrl.replace(/\/+$/, ""));
+  } finally {
+    await deps.store.close();
+  }
+}
+
+/** `posthorn user passwd EMAIL`: a random password printed once, or one read from stdin. */
+async function user(config: Config, args: string[]) {
+  const [sub, address] = args;
+  if (sub !== "passwd" || !address || address.startsWith("--")) throw new UsageError("usage: posthorn user passwd EMAIL [--password-stdin]");
+  const email = address.trim().toLowerCase();
+  const fromStdin = args.includes("--password-stdin");
+  const password = fromStdin ? (await Bun.stdin.text()).split(/\r?\n/)[0]! : generatePassword();
+  const problem = passwordProblem(password);
+  if (problem) throw new CommandFailed(problem);
+  const deps = await openDeps(config);
+  try {
+    const account = await deps.store.read.accounts.userByEmail(email);
+    if (!account) throw new CommandFailed(`no user has the address ${email}`);
+    const hash = await hashPassword(password);
+    await deps.store.write((tx) => setUserPassword(tx, account.id, hash));
+  } finally {
+    await deps.store.close();
+  }
+  console.log(`Password set for ${email}; their sessions have ended.`);
+  if (!fromStdin) console.log(`password: ${password}`);
 }
 
 function backup(config: Config, file: string | undefined) {
@@ -183,6 +225,8 @@ async function main(argv: string[]) {
       return backup(config, args[0]);
     case "copy-db":
       return copyDb(config, args);
+    case "user":
+      return user(config, args);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

@@ -11,9 +11,14 @@ export abstract class AppError extends Error {
 /** 401: no valid credentials. */
 export class UnauthenticatedError extends AppError {
   readonly status = 401;
-  constructor() {
-    super("Unauthenticated.");
+  constructor(message = "Unauthenticated.") {
+    super(message);
   }
+}
+
+/** 403: authenticated, but not allowed (a session without its CSRF token, a member who is no owner). */
+export class ForbiddenError extends AppError {
+  readonly status = 403;
 }
 
 /** 404: unknown, or belongs to another team. `resource` is e.g. "Route". */

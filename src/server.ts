@@ -28,7 +28,13 @@ export interface Background {
 /** Starts HTTP, the job runner and the listeners; bootstraps a first team on an empty database. */
 export async function startServer(config: Config, opts: { dbPath?: string } = {}): Promise<RunningServer> {
   const deps = await openDeps(config, opts);
-  const bootstrap = await bootstrapIfEmpty(deps.store, { teamName: "My team", inboundDomain: config.inboundDomain });
+  const bootstrap = await bootstrapIfEmpty(deps.store, {
+    teamName: "My team",
+    inboundDomain: config.inboundDomain,
+    // The first team's owner signs in to the dashboard with this address and the password printed once.
+    ownerEmail: "owner@localhost",
+    ownerPassword: true,
+  });
 
   const runner = new JobRunner(deps);
   // The queues and their handlers: jobs/ knows none of them.

@@ -105,6 +105,9 @@ describe("posthorn CLI", () => {
     const token = exported.get("POSTHORN_TEAM_TOKEN");
     expect(token).toStartWith("ph_team_");
     expect(first.out).toContain(`│ team token      ${token} `);
+    // And the owner's dashboard sign-in, its password on a line of its own.
+    expect(first.out).toContain("sign in as owner@localhost");
+    expect(first.out).toMatch(/^password: [\w-]{20}$/m);
     expect(exported.get("POSTHORN_PROJECT_TOKEN")).toStartWith("ph_");
     // POSTHORN_HTTP_HOST is set here: no warning about listening on all interfaces.
     expect(first.out).not.toContain("listens on all interfaces");

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { AccountRepository } from "./accounts.ts";
 import { DeliveryRepository } from "./deliveries.ts";
 import { DomainRepository, InboundDomainRepository } from "./domains.ts";
 import { EventRepository } from "./events.ts";
@@ -20,6 +21,7 @@ import type { UnitOfWork, Writer } from "./writer.ts";
 
 /** Every repository, bound to one executor: the engine's reads, or one transaction's writes. */
 export interface Repositories {
+  accounts: AccountRepository;
   deliveries: DeliveryRepository;
   domains: DomainRepository;
   inboundDomains: InboundDomainRepository;
@@ -41,6 +43,7 @@ export interface Repositories {
 
 export function repositories(db: SqlExecutor, signals: EnqueueListener = new JobSignals()): Repositories {
   return {
+    accounts: new AccountRepository(db),
     deliveries: new DeliveryRepository(db),
     domains: new DomainRepository(db),
     inboundDomains: new InboundDomainRepository(db),

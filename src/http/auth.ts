@@ -3,6 +3,8 @@ import type { Deps } from "../context.ts";
 import { UnauthenticatedError } from "../errors.ts";
 import { rejectUnknownFilters } from "./filters.ts";
 import { TokenAuthenticator, type ProjectPrincipal, type TeamPrincipal } from "../auth/tokens.ts";
+import { authenticateSession, type SessionPrincipal } from "../auth/sessions.ts";
+import { changesState, CSRF_HEADER, sessionTokenOf } from "./session-cookie.ts";
 
 const bearer = (header: string | undefined): string | null => {
   if (!header) return null;
@@ -19,7 +21,7 @@ export const clientIp = (server: IpServer, request: Request): string | null => s
  * valid credentials is a 401 whatever its body; `resolve` then hands the principal to the handler.
  */
 const authenticated = new WeakMap<Request, TeamPrincipal | ProjectPrincipal>();
-function principalOf<P extends TeamPrincipal | ProjectPrincipal>(request: Request): P {
+function principalOf<P extends TeamPrincipal | ProjectPrincipal | SessionPrincipal>(request: Request): P {
   const principal = authenticated.get(request);
   if (!principal) throw new UnauthenticatedError();
   return principal as P;
@@ -29,27 +31,45 @@ const plugins = new WeakMap<Deps, ReturnType<typeof buildAuthPlugin>>();
 let instances = 0;
 
 /**
- * The auth plugin, one instance per Deps, so every controller of an app shares it. Routes opt in with `{ team: true }` (Bearer team token; resolves `team`),
- * `{ project: true }` (x-service-token; resolves `project`) or `{ anyToken: true }`.
+ * The auth plugin, one instance per Deps, so every controller of an app shares it. Routes opt in with `{ team: true }` (Bearer team token, or a
+ * dashboard session; resolves `team`), `{ session: true }` (a dashboard session only; resolves `session`), `{ project: true }`
+ * (x-service-token; resolves `project`) or `{ anyToken: true }`.
  */
 export function authPlugin(deps: Deps) {
   let plugin = plugins.get(deps);
-  if (!plugin) plugins.set(deps, (plugin = buildAuthPlugin(new TokenAuthenticator(deps), ++instances)));
+  if (!plugin) plugins.set(deps, (plugin = buildAuthPlugin(deps, new TokenAuthenticator(deps), ++instances)));
   return plugin;
 }
 
-const buildAuthPlugin = (authenticator: TokenAuthenticator, seed: number) =>
+type Headers = Record<string, string | undefined>;
+
+/** The dashboard session a request's cookie names (without an Authorization header, which always wins), or null when it has none. */
+const sessionOf = (deps: Deps, headers: Headers, request: Request): Promise<SessionPrincipal> | null => {
+  const token = headers.authorization === undefined ? sessionTokenOf(headers.cookie) : null;
+  return token === null ? null : authenticateSession(deps, token, { changes: changesState(request.method), csrf: headers[CSRF_HEADER] });
+};
+
+const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: number) =>
   new Elysia({ name: "auth", seed })
     .decorate("authenticator", authenticator)
     .macro({
       team: {
         async transform({ headers, request, server }) {
-          authenticated.set(request, await authenticator.authenticateTeam(bearer(headers.authorization), clientIp(server as IpServer, request)));
+          const session = sessionOf(deps, headers, request);
+          authenticated.set(request, await (session ?? authenticator.authenticateTeam(bearer(headers.authorization), clientIp(server as IpServer, request))));
         },
         resolve: ({ request, route }) => {
           rejectUnknownFilters(request, route);
           return { team: principalOf<TeamPrincipal>(request) };
         },
+      },
+      session: {
+        async transform({ headers, request }) {
+          const session = sessionOf(deps, headers, request);
+          if (!session) throw new UnauthenticatedError();
+          authenticated.set(request, await session);
+        },
+        resolve: ({ request }) => ({ session: principalOf<SessionPrincipal>(request) }),
       },
       project: {
         async transform({ headers, request, server }) {
@@ -62,8 +82,10 @@ const buildAuthPlugin = (authenticator: TokenAuthenticator, seed: number) =>
           const ip = clientIp(server as IpServer, request);
           const teamToken = bearer(headers.authorization);
           const projectToken = headers["x-service-token"];
+          const session = teamToken || projectToken ? null : sessionOf(deps, headers, request);
           if (teamToken) authenticated.set(request, await authenticator.authenticateTeam(teamToken, ip));
           else if (projectToken) authenticated.set(request, await authenticator.authenticateProject(projectToken, ip));
+          else if (session) authenticated.set(request, await session);
           else throw new UnauthenticatedError();
         },
         resolve: ({ request }) => ({ principal: principalOf<TeamPrincipal | ProjectPrincipal>(request) }),

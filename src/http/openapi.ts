@@ -37,6 +37,7 @@ export function openapiDocument(app: AnyElysia, opts: OpenApiOptions): Record<st
       securitySchemes: {
         teamToken: { type: "http", scheme: "bearer", description: "Team API token (ph_team_…)" },
         projectToken: { type: "apiKey", in: "header", name: "x-service-token", description: "Project sending token (ph_…)" },
+        sessionCookie: { type: "apiKey", in: "cookie", name: "posthorn_session", description: "Dashboard session (POST /v1/auth/sign-in); also accepted wherever the team token is, with X-CSRF-Token on requests that change something" },
       },
       schemas: components.schemas ?? {},
     },

@@ -15,8 +15,8 @@ export const ValidationErrorBody = t.Object(
 );
 
 /** Response schemas of the error statuses an endpoint can answer, for the OpenAPI document. */
-export function errorResponses(...statuses: (401 | 404 | 409 | 422)[]) {
-  const out: Partial<Record<401 | 404 | 409 | 422, TSchema>> = {};
+export function errorResponses(...statuses: (401 | 403 | 404 | 409 | 422 | 429)[]) {
+  const out: Partial<Record<401 | 403 | 404 | 409 | 422 | 429, TSchema>> = {};
   for (const s of statuses) out[s] = s === 422 ? ValidationErrorBody : ErrorBody;
   return out as Record<number, TSchema>;
 }

@@ -9,6 +9,7 @@ import { messagesController } from "./messages/index.ts";
 import { suppressionsController } from "./suppressions/index.ts";
 import { webhooksController } from "./webhooks/index.ts";
 import { attachmentsController } from "./attachments/index.ts";
+import { authController } from "./auth/index.ts";
 import { trackingController } from "./tracking/index.ts";
 
 /** Every controller the app mounts, in order. Add a module's controller here. */
@@ -25,4 +26,5 @@ export const controllers = (deps: Deps) => [
   webhooksController(deps),
   attachmentsController(deps),
   trackingController(deps),
+  authController(deps),
 ];

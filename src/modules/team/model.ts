@@ -1,7 +1,7 @@
 import { t, type Static } from "elysia";
 import type { MemberRow } from "../../db/teams.ts";
 import { iso } from "../../ids.ts";
-import { Nullable, nullableString } from "../../http/schemas.ts";
+import { Nullable, nullableString, oneOf } from "../../http/schemas.ts";
 
 export const TeamData = t.Object({
   id: t.String(),
@@ -40,4 +40,21 @@ export const serializeMember = (r: MemberRow): TeamMemberData => ({
   joined_at: iso(r.joined_at)!,
   created_at: iso(r.created_at)!,
   user: { id: r.user_id, name: r.user_name, email: r.user_email, avatar: r.user_avatar },
+});
+
+export const MEMBER_ROLES = ["owner", "member"] as const;
+
+export const InviteMemberBody = t.Object({
+  // Any address with one @ (a team on a private server may well sign in as owner@localhost).
+  email: t.String({ pattern: "^[^\\s@]+@[^\\s@]+$", minLength: 3, maxLength: 254, error: "The email field must be a valid email address of at most 254 characters." }),
+  name: t.Optional(t.String({ minLength: 1, maxLength: 255, error: "The name field must be a string of 1 to 255 characters." })),
+  role: t.Optional(oneOf("role", MEMBER_ROLES, "owner: may invite and remove members; member: everything else. Default member")),
+});
+
+export const InvitedMember = t.Object({
+  data: TeamMemberData,
+  password_url: Nullable(
+    t.String({ description: "A one-time link (7 days) where the new member sets a password; shown once. null when the user already has a password (a member of another team)" }),
+  ),
+  message: t.String(),
 });

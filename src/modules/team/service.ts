@@ -1,9 +1,11 @@
+import type { SessionPrincipal } from "../../auth/sessions.ts";
+import type { TeamPrincipal } from "../../auth/tokens.ts";
 import type { Deps } from "../../context.ts";
 import { MEMBER_SORT, MEMBER_SORT_ID, type NewTeam } from "../../db/teams.ts";
-import { NotFoundError, ValidationError } from "../../errors.ts";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../errors.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso, newId, newToken, sha256Hex, TOKEN_PREFIX } from "../../ids.ts";
-import { serializeMember, type TeamData } from "./model.ts";
+import { serializeMember, type TeamData, type TeamMemberData } from "./model.ts";
 
 export interface CreatedTeam {
   teamId: string;
@@ -64,4 +66,67 @@ export async function listTeamMembers(deps: Pick<Deps, "store">, teamId: string,
   const page = parsePage(q.query, sort.length);
   const result = await deps.store.read.teams.members(teamId, { sort, size: page.size, cursor: page.cursor });
   return { page: result, data: result.rows.map(serializeMember), size: page.size };
+}
+
+/** How long an invitation's password link works. */
+export const PASSWORD_LINK_MS = 7 * 24 * 3600_000;
+
+/** Inviting and removing members is for owners: a session of another role gets a 403 (the team token may do anything). */
+function requireOwner(principal: TeamPrincipal): void {
+  if ("session" in principal && (principal as SessionPrincipal).session.role !== "owner") {
+    throw new ForbiddenError("Only team owners can invite or remove members.");
+  }
+}
+
+/**
+ * Adds a member to the team. A new user gets a one-time link to set a password (`passwordUrl`,
+ * shown once); someone who already has a password (a member of another team) signs in with it.
+ */
+export async function inviteMember(
+  deps: Pick<Deps, "store" | "config">,
+  principal: TeamPrincipal,
+  input: { email: string; name?: string; role?: string },
+): Promise<{ data: TeamMemberData; passwordUrl: string | null }> {
+  requireOwner(principal);
+  const email = input.email.trim().toLowerCase();
+  const now = Date.now();
+  const member = { id: newId(), team_id: principal.teamId, role: input.role ?? "member", created_at: now };
+  return deps.store.write(async (tx) => {
+    let user = await tx.accounts.userByEmail(email);
+    if (user && (await tx.accounts.memberships(user.id)).some((m) => m.team_id === principal.teamId)) {
+      throw new ConflictError(`${email} is already a member of the team.`);
+    }
+    if (!user) {
+      user = { id: newId(), name: input.name?.trim() || email.split("@")[0]!, email, password_hash: null };
+      await tx.accounts.insertUser({ ...user, created_at: now });
+    }
+    await tx.accounts.addMember({ ...member, user_id: user.id });
+    let passwordUrl: string | null = null;
+    if (user.password_hash === null) {
+      const token = newToken("");
+      await tx.accounts.replacePasswordToken({ token_hash: sha256Hex(token), user_id: user.id, created_at: now, expires_at: now + PASSWORD_LINK_MS });
+      passwordUrl = `${deps.config.publicUrl.replace(/\/+$/, "")}/#/set-password/${token}`;
+    }
+    const data: TeamMemberData = {
+      id: member.id,
+      role: member.role,
+      joined_at: iso(now)!,
+      created_at: iso(now)!,
+      user: { id: user.id, name: user.name, email: user.email, avatar: null },
+    };
+    return { data, passwordUrl };
+  });
+}
+
+/** Removes a member and ends their sessions in this team; the last owner stays (409). */
+export async function removeMember(deps: Pick<Deps, "store">, principal: TeamPrincipal, memberId: string): Promise<void> {
+  requireOwner(principal);
+  await deps.store.write(async (tx) => {
+    const member = await tx.accounts.member(memberId.toLowerCase(), principal.teamId);
+    if (!member) throw new NotFoundError("Team member");
+    if (member.role === "owner" && (await tx.accounts.countOwners(principal.teamId)) <= 1) {
+      throw new ConflictError("The team's last owner cannot be removed; make another member owner first.");
+    }
+    await tx.accounts.removeMember(member, principal.teamId);
+  });
 }

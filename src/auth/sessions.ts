@@ -1,0 +1,155 @@
+/**
+ * Dashboard sessions: sign-in with a team member's email and password, the session a cookie names,
+ * its CSRF token, and the throttle on failed sign-ins. A session is a team principal, like the team
+ * token (src/auth/tokens.ts), so every management endpoint accepts it and a session of another
+ * team sees 404s exactly as a token would.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { Deps } from "../context.ts";
+import type { MembershipRow, SessionRow } from "../db/accounts.ts";
+import { ForbiddenError, RateLimitedError, UnauthenticatedError } from "../errors.ts";
+import { newId, newToken, sha256Hex } from "../ids.ts";
+import { verifyPassword } from "./passwords.ts";
+import type { TeamPrincipal } from "./tokens.ts";
+
+export const SESSION_TOKEN_PREFIX = "ph_sess_";
+/** A session unused this long ends (its next request is a 401). */
+export const SESSION_IDLE_MS = 12 * 3600_000;
+/** And every session ends this long after sign-in, used or not. */
+export const SESSION_MAX_MS = 30 * 24 * 3600_000;
+/** The last-seen time is written at most this often per session. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Failed sign-ins allowed per window, per address and per client IP. */
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+export const SIGN_IN_FAILURES_PER_EMAIL = 5;
+export const SIGN_IN_FAILURES_PER_IP = 20;
+
+export interface SessionInfo {
+  id: string;
+  userId: string;
+  role: string;
+  csrfToken: string;
+  createdAt: number;
+  lastSeenAt: number;
+}
+
+/** A team principal that came from a session: who signed in, with what role. */
+export type SessionPrincipal = TeamPrincipal & { session: SessionInfo };
+
+/** When the session ends if it stays idle from `lastSeenAt`. */
+export const sessionExpiry = (s: { createdAt: number; lastSeenAt: number }): number => Math.min(s.lastSeenAt + SESSION_IDLE_MS, s.createdAt + SESSION_MAX_MS);
+
+const sameText = (a: string, b: string): boolean => {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+};
+
+/**
+ * The session `token` names, for a request whose method `changes` state or not. A state-changing
+ * request must carry the session's CSRF token (`csrf`), else 403; an unknown, expired or orphaned
+ * session (the member was removed) is a 401.
+ */
+export async function authenticateSession(
+  deps: Pick<Deps, "store" | "log">,
+  token: string,
+  request: { changes: boolean; csrf: string | undefined },
+): Promise<SessionPrincipal> {
+  if (!token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 200) throw new UnauthenticatedError();
+  const row = await deps.store.read.accounts.sessionByTokenHash(sha256Hex(token));
+  const now = Date.now();
+  if (!row || sessionExpiry(sessionTimes(row)) <= now) throw new UnauthenticatedError();
+  if (request.changes && !(request.csrf && sameText(request.csrf, row.csrf_token))) {
+    throw new ForbiddenError("This request needs the session's CSRF token in the X-CSRF-Token header.");
+  }
+  if (now - Number(row.last_seen_at) >= TOUCH_INTERVAL_MS) touch(deps, row.id, now);
+  return { kind: "team", teamId: row.team_id, session: sessionInfo(row) };
+}
+
+const sessionTimes = (row: Pick<SessionRow, "created_at" | "last_seen_at">) => ({ createdAt: Number(row.created_at), lastSeenAt: Number(row.last_seen_at) });
+
+const sessionInfo = (row: SessionRow): SessionInfo => ({ id: row.id, userId: row.user_id, role: row.role, csrfToken: row.csrf_token, ...sessionTimes(row) });
+
+/** Outside the request's unit of work: being seen is true whatever the answer. */
+function touch(deps: Pick<Deps, "store" | "log">, id: string, now: number): void {
+  deps.store
+    .detached(() => deps.store.write((tx) => tx.accounts.touchSession(id, now)))
+    .catch((err: unknown) => deps.log.warn("session last-seen update failed", { error: String(err) }));
+}
+
+export interface SignIn {
+  email: string;
+  password: string;
+  /** The team to sign in to; default the user's first. */
+  teamId?: string;
+}
+
+export interface SignedIn {
+  /** The cookie's value, given to the client once. */
+  token: string;
+  principal: SessionPrincipal;
+  teams: MembershipRow[];
+}
+
+const normalEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * Checks the password and opens a new session. `previousToken` (the cookie the client still sends)
+ * is ended, so a session id is never carried across a sign-in. Refused sign-ins are counted per
+ * address and per client IP in the database (so the limits hold across nodes) and beyond the
+ * limits every attempt is a 429 until the window ends, whatever the password.
+ */
+export async function signIn(
+  deps: Pick<Deps, "store" | "log">,
+  input: SignIn,
+  client: { ip: string | null; userAgent: string | null; previousToken: string | null },
+): Promise<SignedIn> {
+  const email = normalEmail(input.email);
+  const now = Date.now();
+  const windowStart = now - SIGN_IN_WINDOW_MS;
+  const keys = [`email:${email}`, ...(client.ip ? [`ip:${client.ip}`] : [])];
+  for (const f of await deps.store.read.accounts.failures(keys, windowStart)) {
+    const limit = f.key.startsWith("ip:") ? SIGN_IN_FAILURES_PER_IP : SIGN_IN_FAILURES_PER_EMAIL;
+    if (f.failures >= limit) throw new RateLimitedError(Math.max(1, Math.ceil((Number(f.window_started_at) + SIGN_IN_WINDOW_MS - now) / 1000)));
+  }
+
+  const user = await deps.store.read.accounts.userByEmail(email);
+  const matches = await verifyPassword(input.password, user?.password_hash ?? null);
+  const teams = user && matches ? await deps.store.read.accounts.memberships(user.id) : [];
+  const team = input.teamId ? teams.find((m) => m.team_id === input.teamId) : teams[0];
+  if (!user || !team) {
+    // Kept whatever the answer: the request's own writes are rolled back with its 401.
+    await deps.store.detached(() => deps.store.write(async (tx) => {
+      for (const key of keys) await tx.accounts.recordFailure(key, now, windowStart);
+    }));
+    throw new UnauthenticatedError("The email address or password is incorrect.");
+  }
+
+  const token = newToken(SESSION_TOKEN_PREFIX);
+  const session = {
+    id: newId(),
+    token_hash: sha256Hex(token),
+    csrf_token: randomBytes(24).toString("base64url"),
+    user_id: user.id,
+    team_id: team.team_id,
+    ip: client.ip,
+    user_agent: client.userAgent?.slice(0, 500) ?? null,
+    created_at: now,
+  };
+  await deps.store.write(async (tx) => {
+    if (client.previousToken) await tx.accounts.deleteSessionByTokenHash(sha256Hex(client.previousToken));
+    await tx.accounts.deleteExpiredSessions(user.id, now - SESSION_IDLE_MS, now - SESSION_MAX_MS);
+    await tx.accounts.insertSession(session);
+    await tx.accounts.clearFailures(`email:${email}`, windowStart);
+  });
+  return {
+    token,
+    teams,
+    principal: {
+      kind: "team",
+      teamId: team.team_id,
+      session: { id: session.id, userId: user.id, role: team.role, csrfToken: session.csrf_token, createdAt: now, lastSeenAt: now },
+    },
+  };
+}
