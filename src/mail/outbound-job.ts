@@ -299,7 +299,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
 
   /** A recipient's delivery, on record: its receipt, if one was written, has served its purpose. */
   const recordDelivered = async (tx: Repositories, o: RecipientOutcome, at: number) => {
-    await changeRecipientStatus(tx, { recipientId: o.recipientId, status: "delivered", response: o.reply, details: { mx: o.host ?? null } }, at);
+    await changeRecipientStatus(tx, { recipientId: o.recipientId, status: "delivered", response: o.reply, details: { mx: o.host ?? null, tls: o.tls ?? null } }, at);
     await tx.deliveries.removeReceipt(o.recipientId);
   };
 
@@ -313,7 +313,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     const write = async (tx: Repositories) => {
       const at = Date.now();
       for (const o of outcomes) {
-        const base = { recipientId: o.recipientId, response: o.reply, details: { mx: o.host ?? null } };
+        const base = { recipientId: o.recipientId, response: o.reply, details: { mx: o.host ?? null, tls: o.tls ?? null } };
         if (o.verdict === "delivered") await recordDelivered(tx, o, at);
         else if (o.verdict === "hard") {
           await changeRecipientStatus(tx, { ...base, status: "hard_bounced", suppress: o.suppress ? "hard_bounce" : null }, at);

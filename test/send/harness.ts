@@ -47,7 +47,16 @@ const smtpError = (d: { code: number; message: string }) => Object.assign(new Er
  * offered with smtp-server's self-signed certificate, or with `tls` (a test CA's, for verified TLS).
  */
 export async function startSink(
-  opts: { host?: string; port?: number; auth?: { user: string; pass: string }; hideSTARTTLS?: boolean; tls?: { key: string; cert: string } } = {},
+  opts: {
+    host?: string;
+    port?: number;
+    auth?: { user: string; pass: string };
+    /** Not advertised in EHLO, yet still answered. */
+    hideSTARTTLS?: boolean;
+    /** Neither advertised nor answered (500 to STARTTLS): a server without TLS. */
+    noSTARTTLS?: boolean;
+    tls?: { key: string; cert: string };
+  } = {},
 ): Promise<Sink> {
   const sink: Sink = {
     port: 0,
@@ -65,6 +74,7 @@ export async function startSink(
     authOptional: !opts.auth,
     hideSTARTTLS: opts.hideSTARTTLS ?? false,
     ...(opts.tls ? { key: opts.tls.key, cert: opts.tls.cert } : {}),
+    ...(opts.noSTARTTLS ? { disabledCommands: ["STARTTLS"] } : {}),
     allowInsecureAuth: true,
     onAuth(auth, _session, cb) {
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return cb(null, { user: auth.username });
