@@ -1,5 +1,6 @@
 import type { Deps } from "../context.ts";
 import { DnsError, type DnsResolver } from "../dns/resolver.ts";
+import { readUpTo } from "../streams.ts";
 import { signatureHeader } from "./signature.ts";
 import { assertAllowedAddress, parseCidr, parseIp, TargetRefusedError, type Cidr } from "./ssrf.ts";
 
@@ -182,21 +183,9 @@ export class WebhookSender {
   /** Reads at most the response limit; a longer answer is cut (and its connection dropped). */
   private async readExcerpt(res: Response): Promise<string | null> {
     if (!res.body) return null;
-    const reader = res.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-      if (size >= this.responseLimit) {
-        await reader.cancel().catch(() => {});
-        break;
-      }
-    }
-    if (size === 0) return null;
-    const bytes = Buffer.concat(chunks).subarray(0, this.responseLimit);
+    const { bytes: read } = await readUpTo(res.body, this.responseLimit);
+    if (read.byteLength === 0) return null;
+    const bytes = read.subarray(0, this.responseLimit);
     // A cut may split a UTF-8 sequence; the decoder replaces the fragment instead of throwing.
     return new TextDecoder().decode(bytes);
   }

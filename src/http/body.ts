@@ -5,6 +5,7 @@
  * the stack of the parser or the validator.
  */
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../errors.ts";
+import { readUpTo } from "../streams.ts";
 
 /** Deeper than any body of the API (a batch item's attachment is 3 levels). */
 export const MAX_JSON_DEPTH = 32;
@@ -27,27 +28,9 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
   if (!request.body) return new Uint8Array(0);
   // With a declared length the server reads no more than that, so the runtime's own reader can take it whole.
   if (declared !== null) return new Uint8Array(await request.arrayBuffer());
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw new PayloadTooLargeError(limit);
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  const { bytes, complete } = await readUpTo(request.body, limit);
+  if (!complete) throw new PayloadTooLargeError(limit);
+  return bytes;
 }
 
 /** The deepest nesting of arrays and objects in JSON text, stopping early once past `max`. */

@@ -12,6 +12,7 @@
  */
 import { DnsError, type DnsResolver } from "../dns/resolver.ts";
 import type { Logger } from "../log.ts";
+import { readUpTo } from "../streams.ts";
 
 export type StsMode = "enforce" | "testing" | "none";
 
@@ -212,9 +213,9 @@ export async function fetchPolicy(domain: string, opts: PolicyFetchOptions): Pro
       await res.body?.cancel().catch(() => {});
       return refuse(`policy of ${length} bytes, more than ${POLICY_BODY_LIMIT}`);
     }
-    const bytes = await readLimited(res, POLICY_BODY_LIMIT);
-    if (bytes === null) return refuse(`policy larger than ${POLICY_BODY_LIMIT} bytes`);
-    body = new TextDecoder().decode(bytes);
+    const read = res.body ? await readUpTo(res.body, POLICY_BODY_LIMIT) : { bytes: new Uint8Array(), complete: true };
+    if (!read.complete) return refuse(`policy larger than ${POLICY_BODY_LIMIT} bytes`);
+    body = new TextDecoder().decode(read.bytes);
   } catch (err) {
     if (signal.aborted) return refuse(`no complete answer from ${host} within ${timeoutMs} ms`);
     const e = err as { code?: string; message?: string };
@@ -222,25 +223,6 @@ export async function fetchPolicy(domain: string, opts: PolicyFetchOptions): Pro
   }
   const parsed = parsePolicy(body);
   return parsed.ok ? parsed : refuse(`malformed policy: ${parsed.reason}`);
-}
-
-/** The body, or null as soon as it passes `limit` bytes (the rest is not read). */
-async function readLimited(res: Response, limit: number): Promise<Uint8Array | null> {
-  if (!res.body) return new Uint8Array();
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }
 
 export interface MtaStsOptions extends PolicyFetchOptions {

@@ -172,24 +172,33 @@ test("enforce, and no MX host matches the policy: deferred with the reason, neve
   expect(receivedBy(sink, "bob@nomatch.test")).toEqual([]);
 });
 
-test("enforce, and the MX does not offer STARTTLS: deferred, never sent in plaintext", async () => {
-  const id = await send("carol@notls.test");
-  const o = await outcome(id);
+/** Sends to `to`: the outcome is a 4.7.5 soft bounce whose reason starts with `reason`, and `at` never gets it. */
+async function expectTlsDeferral(to: string, reason: string, at: Sink) {
+  const o = await outcome(await send(to));
   expect(o.event).toBe("message.soft_bounced");
-  expect(o.data.response.enhanced_code).toBe("4.7.5");
-  expect(o.data.response.message).toStartWith("MTA-STS policy of notls.test (enforce, id 20260101): mx.plain.test [127.0.0.2]: TLS required, the server does not offer STARTTLS");
+  expect(o.data.response).toMatchObject({ code: null, enhanced_code: "4.7.5" });
+  expect(o.data.response.message).toStartWith(reason);
+  expect(o.data.tls).toEqual({ protocol: null, cipher: null, verified: false, mta_sts: "enforce" });
+  expect(receivedBy(at, to)).toEqual([]);
+  return o.data.response.message as string;
+}
+
+test("enforce, and the MX does not offer STARTTLS: deferred, never sent in plaintext", async () => {
+  await expectTlsDeferral(
+    "carol@notls.test",
+    "MTA-STS policy of notls.test (enforce, id 20260101): mx.plain.test [127.0.0.2]: TLS required, the server does not offer STARTTLS",
+    plainSink,
+  );
   expect(plainSink.connections).toBeGreaterThan(0); // it was asked, and refused to go on without TLS
-  expect(receivedBy(plainSink, "carol@notls.test")).toEqual([]);
 });
 
 test("enforce, and the certificate is not valid for the MX name: deferred, never sent", async () => {
-  const id = await send("dave@badcert.test");
-  const o = await outcome(id);
-  expect(o.event).toBe("message.soft_bounced");
-  expect(o.data.response.enhanced_code).toBe("4.7.5");
-  expect(o.data.response.message).toContain("mx.wrongname.test [127.0.0.1]: TLS required, TLS handshake failed:");
-  expect(o.data.response.message).toContain("mx.wrongname.test");
-  expect(receivedBy(sink, "dave@badcert.test")).toEqual([]);
+  const reason = await expectTlsDeferral(
+    "dave@badcert.test",
+    "MTA-STS policy of badcert.test (enforce, id 20260101): mx.wrongname.test [127.0.0.1]: TLS required, TLS handshake failed:",
+    sink,
+  );
+  expect(reason).toContain("is not in the cert's altnames");
 });
 
 test("testing: delivered to an MX outside the policy, without a certificate valid for it, and logged", async () => {

@@ -7,6 +7,7 @@ import type { Server } from "bun";
 import { DnsResolver } from "../../src/dns/resolver.ts";
 import { createLogger } from "../../src/log.ts";
 import { fetchPolicy, MAX_AGE_LIMIT_S, MtaStsPolicies, mxMatches, parsePolicy, parseStsRecord, POLICY_BODY_LIMIT } from "../../src/mail/mta-sts.ts";
+import { waitFor } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
 import { makeTestCert, type TestCert } from "../webhooks/support.ts";
 
@@ -282,6 +283,20 @@ describe("the policy cache", () => {
     expect(policy?.maxAge).toBe(MAX_AGE_LIMIT_S);
     expect(policy!.expiresAt - policy!.fetchedAt).toBe(MAX_AGE_LIMIT_S * 1000);
     expect(logged).toContainEqual(expect.objectContaining({ level: "warn", msg: "MTA-STS max_age above the RFC 8461 limit; capped", domain: "huge-age.test" }));
+  });
+
+  test("a policy in use is fetched again in the background once a day old, and replaced when that works", async () => {
+    const p = policies();
+    dns.set("_mta-sts.huge-age.test", "TXT", ["v=STSv1; id=r1"]);
+    requests = [];
+    const first = await p.policyFor("huge-age.test");
+    clock += 23 * 3600_000;
+    expect(await p.policyFor("huge-age.test")).toEqual(first);
+    expect(fetchesOf("huge-age")).toBe(1);
+    clock += 3600_000;
+    expect(await p.policyFor("huge-age.test")).toEqual(first); // answered from the cache at once…
+    await waitFor(() => fetchesOf("huge-age") === 2); // …while it is fetched again
+    await waitFor(async () => (await p.policyFor("huge-age.test"))!.fetchedAt === clock);
   });
 
   test("concurrent deliveries to one domain share one fetch", async () => {
