@@ -234,4 +234,35 @@ describe("when tracking applies", () => {
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.json.errors)).toContain("track_opens");
   });
+
+  test("hostile HTML: an 8 KB link, malformed markup and a 5 MB body are tracked, sent as well-formed MIME and signed", async () => {
+    const long = `https://shop.example/q?${"a=1&".repeat(2048)}end=1`; // 8 KB
+    const malformed = `<p>Hi <b><a href="https://shop.example/x">x</a><table><tr><td><a href='${long.replace(/&/g, "&amp;")}'>long</a><div><span><a href="https://shop.example/y`;
+    const big = `<html><body>${Array.from({ length: 10_000 }, (_, i) => `<p>${"word ".repeat(95)}<a href="https://shop.example/p/${i}">p${i}</a></p>`).join("\n")}</body></html>`;
+    expect(big.length).toBeGreaterThan(5 * 1024 * 1024);
+    for (const html of [malformed, big]) {
+      const before = h.sink.received.length;
+      const res = await h.send({ from: "shop@sender.test", to: ["cy@dest.test"], subject: "hostile", html, track_opens: true, track_clicks: true });
+      expect(res.status).toBe(202);
+      expect(await h.waitForStatus(res.json.message_id, ["delivered", "failed"], 30_000)).toBe("delivered");
+      const mail = h.sink.received[before]!;
+      expect(await dkimResults(mail.raw)).toEqual(["pass"]);
+      const parsed = await simpleParser(mail.raw);
+      const out = String(parsed.html);
+      const links = await h.sql.all<{ url: string }>("SELECT url FROM tracked_links WHERE message_id = ? ORDER BY link_index", [res.json.message_id]);
+      if (html === malformed) {
+        expect(links.map((l) => l.url)).toEqual(["https://shop.example/x", long]);
+        expect(out).not.toContain("https://shop.example/x\"");
+        // The link cut off by the end of the document is left as it was, and no pixel is shown as text.
+        expect(out.trimEnd().endsWith('<a href="https://shop.example/y')).toBe(true);
+        // The long link's click goes to its exact URL.
+        const token = new RegExp(`href='?"?${base}/t/c/([A-Za-z0-9_-]+)`, "g");
+        const tokens = [...out.matchAll(token)].map((m) => m[1]!);
+        expect((await hit(`/t/c/${tokens[1]}`)).headers.get("location")).toBe(long);
+      } else {
+        expect(links).toHaveLength(10_000);
+        expect(out.match(/\/t\/c\//g)).toHaveLength(10_000);
+      }
+    }
+  }, 60_000);
 });
