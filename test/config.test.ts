@@ -10,6 +10,7 @@ test("defaults follow DESIGN.md", () => {
   expect(c.inboundDomain).toBe("inbound.mail.example.org");
   expect(c.dnsServers).toBeNull();
   expect(c.rspamdFallbackSeconds).toBe(45);
+  expect(c.mtaStsPort).toBe(443);
 });
 
 const bad: [string, string][] = [
@@ -23,6 +24,8 @@ const bad: [string, string][] = [
   ["POSTHORN_RSPAMD_FALLBACK_SECONDS", "0"],
   ["POSTHORN_RSPAMD_FALLBACK_SECONDS", "61"],
   ["POSTHORN_RSPAMD_FALLBACK_SECONDS", "soon"],
+  ["POSTHORN_MTA_STS_PORT", "0"],
+  ["POSTHORN_MTA_STS_PORT", "https"],
 ];
 for (const [name, value] of bad) {
   test(`${name}=${value} fails naming the variable`, () => {
