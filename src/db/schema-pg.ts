@@ -161,6 +161,14 @@ export const domains = pgTable("domains", {
   dkimPrivateKey: text("dkim_private_key").notNull(),
   /** Base64 SPKI DER, as published in the p= tag. */
   dkimPublicKey: text("dkim_public_key").notNull(),
+  /**
+   * The Ed25519 key signing next to the RSA one (RFC 8463): its selector, PKCS#8 PEM private
+   * key and base64 raw 32-byte public key. Null only for a domain created before Ed25519 DKIM
+   * until the startup step (src/dns/dkim-upgrade.ts) gives it one: SQL cannot make keys.
+   */
+  dkimEd25519Selector: text("dkim_ed25519_selector"),
+  dkimEd25519PrivateKey: text("dkim_ed25519_private_key"),
+  dkimEd25519PublicKey: text("dkim_ed25519_public_key"),
   /** Host under the domain used as envelope sender / bounce domain, e.g. "ph-bounces". */
   returnPathHost: text("return_path_host").notNull(),
   lastCheckedAt: ts("last_checked_at"),
@@ -171,7 +179,7 @@ export const domains = pgTable("domains", {
 export const dnsRecords = pgTable("dns_records", {
   id: text("id").primaryKey(),
   domainId: text("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
-  /** dkim | spf | return_path | dmarc */
+  /** dkim | dkim_ed25519 | spf | return_path | dmarc */
   purpose: text("purpose").notNull(),
   type: text("type").notNull(),
   hostname: text("hostname").notNull(),
