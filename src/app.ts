@@ -1,6 +1,7 @@
 import { Elysia, type AnyElysia } from "elysia";
 import type { Deps } from "./context.ts";
 import { errorHandler } from "./http/errors.ts";
+import { dashboardController } from "./http/dashboard.ts";
 import { openapiController } from "./http/openapi.ts";
 import { unitOfWork } from "./http/unit-of-work.ts";
 import { controllers } from "./modules/index.ts";
@@ -13,7 +14,8 @@ export function createApp(deps: Deps) {
   const app = new Elysia()
     .use(unitOfWork(deps.store, deps.log))
     .use(errors)
-    .use(openapiController((): AnyElysia => app, { version: VERSION, publicUrl: deps.config.publicUrl }));
+    .use(openapiController((): AnyElysia => app, { version: VERSION, publicUrl: deps.config.publicUrl }))
+    .use(dashboardController());
   for (const controller of controllers(deps)) app.use(controller);
   errors.learnRoutes(app.routes);
   return app;

@@ -7,6 +7,7 @@ import { IdempotencyRepository } from "./idempotency.ts";
 import { InboundAddressRepository } from "./inbound-addresses.ts";
 import { JobQueue, JobSignals, type EnqueueListener } from "./job-queue.ts";
 import { LockRepository } from "./locks.ts";
+import { MessageContentRepository } from "./message-contents.ts";
 import { MessageRepository } from "./messages.ts";
 import { ProjectRepository } from "./projects.ts";
 import { RecipientRepository } from "./recipients.ts";
@@ -30,6 +31,7 @@ export interface Repositories {
   inboundAddresses: InboundAddressRepository;
   jobs: JobQueue;
   locks: LockRepository;
+  messageContents: MessageContentRepository;
   messages: MessageRepository;
   projects: ProjectRepository;
   recipients: RecipientRepository;
@@ -52,6 +54,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     inboundAddresses: new InboundAddressRepository(db),
     jobs: new JobQueue(db, signals),
     locks: new LockRepository(db),
+    messageContents: new MessageContentRepository(db),
     messages: new MessageRepository(db),
     projects: new ProjectRepository(db),
     recipients: new RecipientRepository(db),

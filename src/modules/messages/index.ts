@@ -4,11 +4,20 @@ import { authPlugin } from "../../http/auth.ts";
 import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
 import { errorResponses, IdParams } from "../../http/schemas.ts";
 import { MessageData, MessageEventData, MessageListData, MessageListQuery } from "./model.ts";
-import { getMessage, getMessageSource, listMessageEvents, listMessages } from "./service.ts";
+import { getMessage, getMessageHtml, getMessageSource, listMessageEvents, listMessageRecipients, listMessages } from "./service.ts";
 
 const security = [{ teamToken: [] }];
 const params = IdParams("messageId", "Message");
 const errorJsonSchema = { type: "object" as const, required: ["message"], properties: { message: { type: "string" as const } } };
+
+/**
+ * Mail HTML is someone else's markup: served with a policy of its own that makes it a sandbox
+ * (opaque origin, no scripts, forms or plugins) and lets it load nothing but inline styles and
+ * data: images, and remote images only when asked (images=1), so that viewing a message runs
+ * nothing and tells no tracker it was opened.
+ */
+const mailHtmlPolicy = (images: boolean) =>
+  `sandbox; default-src 'none'; style-src 'unsafe-inline'; font-src data:; img-src data:${images ? " https: http:" : ""}; form-action 'none'; base-uri 'none'`;
 
 /** Reading the team's messages: list with filters, detail, history and raw source. */
 export const messagesController = (deps: Deps) =>
@@ -49,6 +58,44 @@ export const messagesController = (deps: Deps) =>
         query: t.Object(PageQuery),
         detail: { summary: "A message's event history (status changes, opens, clicks…), oldest first", security },
         response: { 200: Paginated(MessageEventData), ...errorResponses(401, 404, 422) },
+      },
+    )
+    .get(
+      "/v1/messages/:messageId/recipients",
+      async ({ team, params }) => ({ data: await listMessageRecipients(deps, team.teamId, params.messageId) }),
+      {
+        team: true,
+        params,
+        detail: { summary: "Each recipient of a message with their own status", security },
+        response: { 200: t.Object({ data: t.Array(t.Object({ email: t.String(), status: t.String() })) }), ...errorResponses(401, 404) },
+      },
+    )
+    .get(
+      "/v1/messages/:messageId/html",
+      async ({ team, params, query }) =>
+        new Response(await getMessageHtml(deps, team.teamId, params.messageId), {
+          headers: {
+            "content-type": "text/html; charset=utf-8",
+            "content-security-policy": mailHtmlPolicy(query.images === "1"),
+            "x-content-type-options": "nosniff",
+            "referrer-policy": "no-referrer",
+            "cache-control": "private, no-store",
+          },
+        }),
+      {
+        team: true,
+        params,
+        query: t.Object({ images: t.Optional(t.Union([t.Literal("0"), t.Literal("1")], { error: "The images field must be 0 or 1.", description: "1 lets the HTML load remote images" })) }),
+        detail: {
+          summary: "The message's HTML part, as a sandboxed page (no scripts, no remote loads unless images=1)",
+          security,
+          responses: {
+            200: { description: "The HTML, with a Content-Security-Policy that sandboxes it", content: { "text/html": { schema: { type: "string" } } } },
+            401: { description: "Unauthenticated", content: { "application/json": { schema: errorJsonSchema } } },
+            404: { description: "Unknown message, or one without HTML", content: { "application/json": { schema: errorJsonSchema } } },
+            422: { description: "Invalid images value", content: { "application/json": { schema: errorJsonSchema } } },
+          },
+        },
       },
     )
     .get(

@@ -109,3 +109,17 @@ export async function getMessageSource(deps: Ctx, teamId: string, messageId: str
   if (!raw) throw new NotFoundError("Message source");
   return raw;
 }
+
+/** Each recipient's own status (the message's is their aggregate). */
+export async function listMessageRecipients(deps: Ctx, teamId: string, messageId: string): Promise<{ email: string; status: string }[]> {
+  await assertMessage(deps, teamId, messageId);
+  return (await deps.store.read.messages.recipientsOf(messageId)).map((r) => ({ email: r.email, status: r.status }));
+}
+
+/** The message's HTML part; 404 when it has none. */
+export async function getMessageHtml(deps: Ctx, teamId: string, messageId: string): Promise<string> {
+  await assertMessage(deps, teamId, messageId);
+  const html = await deps.store.read.messageContents.html(messageId);
+  if (html === null) throw new NotFoundError("Message HTML");
+  return html;
+}

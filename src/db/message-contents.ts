@@ -1,0 +1,11 @@
+import type { SqlExecutor } from "./sql.ts";
+
+/** Stored message bodies, as the dashboard shows them. */
+export class MessageContentRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /** The message's HTML part as accepted or received, or null (none, or not stored). */
+  async html(messageId: string): Promise<string | null> {
+    return (await this.db.get<{ html: string | null }>("SELECT html FROM message_contents WHERE message_id = ?", [messageId]))?.html ?? null;
+  }
+}

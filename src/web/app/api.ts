@@ -1,0 +1,90 @@
+/**
+ * The dashboard's client of the /v1 API: same origin, the session cookie, and the session's CSRF
+ * token on every request that changes something. Errors carry the API's message (and field errors).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errors: Record<string, string[]> = {},
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken: string | null = null;
+let onSignedOut: () => void = () => {};
+
+export const setCsrfToken = (token: string | null) => {
+  csrfToken = token;
+};
+/** Called when the API says the session is over (401), so the app can show the sign-in page. */
+export const whenSignedOut = (fn: () => void) => {
+  onSignedOut = fn;
+};
+
+export type Query = Record<string, string | number | undefined | null>;
+
+export function withQuery(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== "") params.set(k, String(v));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+async function request<T>(method: string, path: string, body?: unknown, opts: { quiet401?: boolean } = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method !== "GET" && csrfToken) headers["x-csrf-token"] = csrfToken;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin" });
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = text;
+  }
+  if (!res.ok) {
+    const err = json as { message?: string; errors?: Record<string, string[]> } | null;
+    if (res.status === 401 && !opts.quiet401) onSignedOut();
+    const retry = res.headers.get("retry-after");
+    const message = err?.message ?? `HTTP ${res.status}`;
+    throw new ApiError(res.status, res.status === 429 && retry ? `${message} Try again in ${retry} s.` : message, err?.errors ?? {});
+  }
+  return json as T;
+}
+
+export const api = {
+  get: <T>(path: string, query?: Query) => request<T>("GET", withQuery(path, query)),
+  post: <T>(path: string, body?: unknown, opts?: { quiet401?: boolean }) => request<T>("POST", path, body ?? {}, opts),
+  put: <T>(path: string, body: unknown) => request<T>("PUT", path, body),
+  del: <T>(path: string) => request<T>("DELETE", path),
+  /** The raw text of an endpoint that does not answer JSON (a message's source). */
+  text: async (path: string): Promise<string> => {
+    const res = await fetch(path, { credentials: "same-origin" });
+    if (!res.ok) throw new ApiError(res.status, res.status === 404 ? "Not stored (yet)." : `HTTP ${res.status}`);
+    return res.text();
+  },
+  /** Who is signed in, or null. */
+  session: () => request<{ data: Session }>("GET", "/v1/auth/session", undefined, { quiet401: true }).then((r) => r.data, () => null),
+};
+
+export interface TeamRef {
+  id: string;
+  name: string;
+  role: string;
+}
+export interface Session {
+  user: { id: string; name: string; email: string };
+  team: TeamRef;
+  teams: TeamRef[];
+  csrf_token: string;
+  expires_at: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  per_page: number;
+  next_cursor: string | null;
+  prev_cursor: string | null;
+}

@@ -1,0 +1,154 @@
+import { useState } from "preact/hooks";
+import { api, type Page } from "../api.ts";
+import { CopyButton, ErrorBox, Field, fmtDate, go, Loading, messageOf, Section, Status, useLoad } from "../ui.tsx";
+
+interface DnsRecord {
+  id: string;
+  purpose: string;
+  type: string;
+  hostname: string;
+  fqdn: string;
+  content: string;
+  status: string;
+}
+interface Domain {
+  id: string;
+  domain: string;
+  status: string;
+  created_at: string;
+  dns_records: DnsRecord[];
+  projects: { id: string; name: string }[];
+}
+interface VerifyResult {
+  verified: boolean;
+  message: string;
+  failed: { id: string; purpose: string; fqdn: string; status: string; reason: string; found?: string[] | string | null }[];
+}
+
+export function Domains() {
+  const list = useLoad(() => api.get<Page<Domain>>("/v1/domains", { "page[size]": 100 }), []);
+  const [name, setName] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const add = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const d = await api.post<{ id: string }>("/v1/domains", { domain: name });
+      go(`/domains/${d.id}`);
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  return (
+    <Section title="Domains">
+      <form class="inline" onSubmit={add} aria-label="Add a domain">
+        <Field label="Domain" placeholder="example.com" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <button type="submit" class="primary">
+          Add domain
+        </button>
+      </form>
+      <ErrorBox error={error ?? list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Domain</th>
+            <th scope="col">Status</th>
+            <th scope="col">Projects</th>
+            <th scope="col">Added</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(list.data?.data ?? []).map((d) => (
+            <tr key={d.id}>
+              <td>
+                <a href={`#/domains/${d.id}`}>{d.domain}</a>
+              </td>
+              <td>
+                <Status status={d.status} />
+              </td>
+              <td>{d.projects.map((p) => p.name).join(", ") || "—"}</td>
+              <td>{fmtDate(d.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  );
+}
+
+export function DomainDetail({ id }: { id: string }) {
+  const domain = useLoad(() => api.get<Domain>(`/v1/domains/${id}`), [id]);
+  const [result, setResult] = useState<VerifyResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const verify = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setResult(await api.post<VerifyResult>(`/v1/domains/${id}/dns-records/verify`));
+      domain.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (domain.loading && !domain.data) return <Loading />;
+  if (domain.error) return <ErrorBox error={domain.error} />;
+  const d = domain.data!;
+  const failed = new Map((result?.failed ?? []).map((f) => [f.id, f]));
+  return (
+    <Section
+      title={d.domain}
+      actions={
+        <button type="button" class="primary" onClick={verify} disabled={busy}>
+          {busy ? "Checking…" : "Verify now"}
+        </button>
+      }
+    >
+      <p>
+        <Status status={d.status} /> {result ? <span role="status">{result.message}</span> : null}
+      </p>
+      <ErrorBox error={error} />
+      <table class="records">
+        <caption>Records to publish</caption>
+        <thead>
+          <tr>
+            <th scope="col">Purpose</th>
+            <th scope="col">Type</th>
+            <th scope="col">Name</th>
+            <th scope="col">Value</th>
+            <th scope="col">Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          {d.dns_records.map((r) => {
+            const f = failed.get(r.id);
+            return (
+              <tr key={r.id} data-record={r.purpose}>
+                <td>{r.purpose}</td>
+                <td>{r.type}</td>
+                <td>
+                  <code>{r.fqdn}</code> <CopyButton text={r.fqdn} label="Copy name" />
+                </td>
+                <td class="value">
+                  <code>{r.content}</code> <CopyButton text={r.content} label="Copy value" />
+                </td>
+                <td>
+                  <Status status={r.status} />
+                  {f ? (
+                    <div class="reason">
+                      {f.reason}
+                      {f.found && (Array.isArray(f.found) ? f.found.length : true) ? <div class="muted">found: {Array.isArray(f.found) ? f.found.join(" | ") : f.found}</div> : null}
+                    </div>
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </Section>
+  );
+}

@@ -1,0 +1,98 @@
+import { useState } from "preact/hooks";
+import { api, type Page, type Session } from "../api.ts";
+import { ErrorBox, Field, fmtDate, Loading, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
+
+interface Member {
+  id: string;
+  role: string;
+  joined_at: string;
+  user: { id: string; name: string; email: string };
+}
+
+export function Members({ session }: { session: Session }) {
+  const list = useLoad(() => api.get<Page<Member>>("/v1/team/members", { "page[size]": 100 }), []);
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState("member");
+  const [link, setLink] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const owner = session.team.role === "owner";
+  const invite = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const res = await api.post<{ password_url: string | null }>("/v1/team/members", { email, role });
+      setLink(res.password_url);
+      setEmail("");
+      list.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const remove = async (m: Member) => {
+    if (!confirm(`Remove ${m.user.email} from the team?`)) return;
+    setError(null);
+    try {
+      await api.del(`/v1/team/members/${m.id}`);
+      list.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const signOutEverywhere = async () => {
+    await api.post("/v1/auth/sign-out-everywhere");
+    location.reload();
+  };
+  return (
+    <Section title="Team members" actions={<button type="button" onClick={signOutEverywhere}>Sign out everywhere</button>}>
+      {owner ? (
+        <form class="inline" onSubmit={invite} aria-label="Invite a member">
+          <Field label="Email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <Field label="Role">
+            <select value={role} onChange={(e) => setRole(e.currentTarget.value)}>
+              <option value="member">member</option>
+              <option value="owner">owner</option>
+            </select>
+          </Field>
+          <button type="submit" class="primary">
+            Invite
+          </button>
+        </form>
+      ) : (
+        <p class="muted">Only owners can invite and remove members.</p>
+      )}
+      {link ? <ShownOnce label="Password link for the new member (valid 7 days)" value={link} /> : null}
+      <ErrorBox error={error ?? list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Email</th>
+            <th scope="col">Role</th>
+            <th scope="col">Joined</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {(list.data?.data ?? []).map((m) => (
+            <tr key={m.id}>
+              <td>{m.user.name}</td>
+              <td>{m.user.email}</td>
+              <td>{m.role}</td>
+              <td>{fmtDate(m.joined_at)}</td>
+              <td>
+                {owner && m.user.id !== session.user.id ? (
+                  <button type="button" class="small danger" onClick={() => remove(m)} aria-label={`Remove ${m.user.email}`}>
+                    Remove
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  );
+}

@@ -1,0 +1,235 @@
+import { useState } from "preact/hooks";
+import { api, type Page } from "../api.ts";
+import { ErrorBox, fmtDate, Loading, Section, Status, useLoad } from "../ui.tsx";
+
+interface Message {
+  id: string;
+  type: string;
+  status: string;
+  status_changed_at: string;
+  tag: string | null;
+  from_email: string;
+  from_name: string;
+  subject: string;
+  to: { email: string; name: string }[];
+  cc: { email: string; name: string }[];
+  reply_to: string[];
+  attachments: { filename: string; size: number; content_type: string; content_id: string | null }[];
+  metadata: Record<string, string>;
+  route_id: string | null;
+  created_at: string;
+  spam_score: number | null;
+  spam_symbols: { name: string; score: number; options: string[]; description: string }[];
+}
+interface MessageEvent {
+  id: string;
+  event: string;
+  status: string | null;
+  recipient: string | null;
+  data: Record<string, unknown>;
+  created_at: string;
+}
+
+/** Every event, page after page (a message's history is short). */
+async function allEvents(id: string): Promise<MessageEvent[]> {
+  const out: MessageEvent[] = [];
+  let cursor: string | null = null;
+  for (let i = 0; i < 20; i++) {
+    const page: Page<MessageEvent> = await api.get(`/v1/messages/${id}/events`, { "page[size]": 100, "page[cursor]": cursor });
+    out.push(...page.data);
+    if (!(cursor = page.next_cursor)) break;
+  }
+  return out;
+}
+
+/** The header block of a MIME source, unfolded: one [name, value] per header. */
+export function headersOf(source: string): [string, string][] {
+  const end = source.search(/\r?\n\r?\n/);
+  const block = (end === -1 ? source : source.slice(0, end)).replace(/\r?\n[ \t]+/g, " ");
+  return block
+    .split(/\r?\n/)
+    .map((line) => {
+      const i = line.indexOf(":");
+      return [line.slice(0, i), line.slice(i + 1).trim()] as [string, string];
+    })
+    .filter(([name]) => name.length > 0);
+}
+
+/** The remote server's reply an event carries, when it does. */
+function replyOf(data: Record<string, unknown>): string | null {
+  const r = (data.response ?? data.reply ?? data.smtp_response) as { code?: number; enhanced_code?: string; message?: string } | string | undefined;
+  if (!r) return typeof data.reason === "string" ? data.reason : null;
+  if (typeof r === "string") return r;
+  return [r.code, r.enhanced_code, r.message].filter(Boolean).join(" ");
+}
+
+export function MessageDetail({ id }: { id: string }) {
+  const message = useLoad(() => api.get<Message>(`/v1/messages/${id}`), [id]);
+  const events = useLoad(() => allEvents(id), [id]);
+  const recipients = useLoad(() => api.get<{ data: { email: string; status: string }[] }>(`/v1/messages/${id}/recipients`), [id]);
+  const [tab, setTab] = useState<"html" | "headers" | "source">("html");
+  const [images, setImages] = useState(false);
+  const source = useLoad(() => (tab === "html" ? Promise.resolve(null) : api.text(`/v1/messages/${id}/source`)), [id, tab === "html"]);
+
+  if (message.loading && !message.data) return <Loading />;
+  if (message.error) return <ErrorBox error={message.error} />;
+  const m = message.data!;
+  return (
+    <>
+      <Section title={m.subject || "(no subject)"}>
+        <dl class="facts">
+          <dt>Status</dt>
+          <dd>
+            <Status status={m.status} /> <span class="muted">since {fmtDate(m.status_changed_at)}</span>
+          </dd>
+          <dt>From</dt>
+          <dd>{m.from_name ? `${m.from_name} <${m.from_email}>` : m.from_email}</dd>
+          <dt>To</dt>
+          <dd>{m.to.map((a) => a.email).join(", ") || "—"}</dd>
+          {m.cc.length ? (
+            <>
+              <dt>Cc</dt>
+              <dd>{m.cc.map((a) => a.email).join(", ")}</dd>
+            </>
+          ) : null}
+          <dt>Type</dt>
+          <dd>{m.type}</dd>
+          <dt>Created</dt>
+          <dd>{fmtDate(m.created_at)}</dd>
+          {m.tag ? (
+            <>
+              <dt>Tag</dt>
+              <dd>{m.tag}</dd>
+            </>
+          ) : null}
+          <dt>ID</dt>
+          <dd>
+            <code>{m.id}</code>
+          </dd>
+        </dl>
+      </Section>
+
+      <Section title="Recipients">
+        <ErrorBox error={recipients.error} />
+        <table>
+          <tbody>
+            {(recipients.data?.data ?? []).map((r) => (
+              <tr key={r.email}>
+                <td>{r.email}</td>
+                <td>
+                  <Status status={r.status} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Section>
+
+      <Section title="Timeline">
+        <ErrorBox error={events.error} />
+        <ol class="timeline">
+          {(events.data ?? []).map((e) => {
+            const reply = replyOf(e.data);
+            return (
+              <li key={e.id}>
+                <time>{fmtDate(e.created_at)}</time> <strong>{e.event}</strong> {e.recipient ? <span>{e.recipient}</span> : null}{" "}
+                {e.status ? <Status status={e.status} /> : null}
+                {reply ? <div class="reply">{reply}</div> : null}
+                <details>
+                  <summary>Data</summary>
+                  <pre>{JSON.stringify(e.data, null, 2)}</pre>
+                </details>
+              </li>
+            );
+          })}
+        </ol>
+      </Section>
+
+      {m.attachments.length ? (
+        <Section title="Attachments">
+          <ul>
+            {m.attachments.map((a) => (
+              <li key={a.filename}>
+                {a.filename} <span class="muted">({a.content_type}, {a.size.toLocaleString()} bytes)</span>
+              </li>
+            ))}
+          </ul>
+        </Section>
+      ) : null}
+
+      {m.type === "inbound" ? (
+        <Section title={`Spam score ${m.spam_score ?? "—"}`}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Symbol</th>
+                <th scope="col" class="num">
+                  Score
+                </th>
+                <th scope="col">Description</th>
+              </tr>
+            </thead>
+            <tbody>
+              {m.spam_symbols.map((s) => (
+                <tr key={s.name}>
+                  <td>{s.name}</td>
+                  <td class="num">{s.score}</td>
+                  <td>
+                    {s.description} {s.options.length ? <span class="muted">({s.options.join(", ")})</span> : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Section>
+      ) : null}
+
+      <Section title="Content">
+        <div role="tablist" class="tabs">
+          {(["html", "headers", "source"] as const).map((t) => (
+            <button type="button" role="tab" aria-selected={tab === t} key={t} onClick={() => setTab(t)}>
+              {t === "html" ? "HTML" : t === "headers" ? "Headers" : "Source"}
+            </button>
+          ))}
+        </div>
+        {tab === "html" ? (
+          <div>
+            <p class="muted">
+              Shown in a sandbox: no scripts, no remote content.{" "}
+              {images ? null : (
+                <button type="button" class="small" onClick={() => setImages(true)}>
+                  Load images
+                </button>
+              )}
+            </p>
+            {/* The API answers the HTML with its own CSP (no scripts; remote images only with images=1); the frame is sandboxed too. */}
+            <iframe
+              class="mail"
+              title="Message HTML"
+              sandbox=""
+              referrerpolicy="no-referrer"
+              src={`/v1/messages/${m.id}/html${images ? "?images=1" : ""}`}
+            />
+          </div>
+        ) : source.error ? (
+          <ErrorBox error={source.error} />
+        ) : source.data === null ? (
+          <Loading />
+        ) : tab === "headers" ? (
+          <table class="headers">
+            <tbody>
+              {headersOf(source.data).map(([name, value], i) => (
+                <tr key={i}>
+                  <th scope="row">{name}</th>
+                  <td>{value}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <pre class="source">{source.data}</pre>
+        )}
+      </Section>
+    </>
+  );
+}

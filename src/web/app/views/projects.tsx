@@ -1,0 +1,121 @@
+import { useState } from "preact/hooks";
+import { api, type Page } from "../api.ts";
+import { ErrorBox, Field, Loading, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
+
+interface Project {
+  id: string;
+  name: string;
+  smtp_enabled: boolean;
+}
+interface RouteRow {
+  id: string;
+  name: string;
+  slug: string;
+  route_type: string;
+  is_default: boolean;
+  inbound_address: string | null;
+  track_opens: boolean;
+  track_clicks: boolean;
+}
+
+/** Every route of every project, for pickers. */
+export async function allRoutes(): Promise<(RouteRow & { project_name: string })[]> {
+  const projects = await api.get<Page<Project>>("/v1/projects", { "page[size]": 100 });
+  const out: (RouteRow & { project_name: string })[] = [];
+  for (const p of projects.data) {
+    const routes = await api.get<Page<RouteRow>>(`/v1/projects/${p.id}/routes`, { "page[size]": 100 });
+    out.push(...routes.data.map((r) => ({ ...r, project_name: p.name })));
+  }
+  return out;
+}
+
+export function Projects() {
+  const list = useLoad(() => api.get<Page<Project>>("/v1/projects", { "page[size]": 100 }), []);
+  const [name, setName] = useState("");
+  const [token, setToken] = useState<{ label: string; value: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const act = async (fn: () => Promise<void>) => {
+    setError(null);
+    try {
+      await fn();
+      list.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const create = (e: Event) => {
+    e.preventDefault();
+    return act(async () => {
+      const res = await api.post<{ data: Project; token: string }>("/v1/projects", { name });
+      setToken({ label: `Sending token of ${res.data.name}`, value: res.token });
+      setName("");
+    });
+  };
+  return (
+    <Section title="Projects and routes">
+      <form class="inline" onSubmit={create} aria-label="Create a project">
+        <Field label="New project name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <button type="submit" class="primary">
+          Create project
+        </button>
+      </form>
+      {token ? <ShownOnce label={token.label} value={token.value} /> : null}
+      <ErrorBox error={error ?? list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      {(list.data?.data ?? []).map((p) => (
+        <ProjectCard key={p.id} project={p} act={act} onToken={(value) => setToken({ label: `New sending token of ${p.name}`, value })} />
+      ))}
+    </Section>
+  );
+}
+
+function ProjectCard({ project, act, onToken }: { project: Project; act: (fn: () => Promise<void>) => Promise<void>; onToken: (t: string) => void }) {
+  const routes = useLoad(() => api.get<Page<RouteRow>>(`/v1/projects/${project.id}/routes`, { "page[size]": 100 }), [project.id]);
+  const rotate = () =>
+    act(async () => {
+      if (!confirm(`Replace the sending token of ${project.name}? The old one stops working at once.`)) return;
+      onToken((await api.post<{ token: string }>(`/v1/projects/${project.id}/rotate-token`)).token);
+    });
+  const smtp = (on: boolean) => act(async () => void (await api.put(`/v1/projects/${project.id}`, { smtp_enabled: on })));
+  return (
+    <article class="card">
+      <div class="section-head">
+        <h3>{project.name}</h3>
+        <div class="actions">
+          <label class="switch">
+            <input type="checkbox" checked={project.smtp_enabled} onChange={(e) => smtp(e.currentTarget.checked)} /> SMTP submission
+          </label>
+          <button type="button" onClick={rotate}>
+            Rotate token
+          </button>
+        </div>
+      </div>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Route</th>
+            <th scope="col">Slug</th>
+            <th scope="col">Type</th>
+            <th scope="col">Inbound address</th>
+            <th scope="col">Tracking</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(routes.data?.data ?? []).map((r) => (
+            <tr key={r.id}>
+              <td>
+                <a href={`#/messages?filter[route_id]=${r.id}`}>{r.name}</a> {r.is_default ? <span class="muted">default</span> : null}
+              </td>
+              <td>
+                <code>{r.slug}</code>
+              </td>
+              <td>{r.route_type}</td>
+              <td>{r.inbound_address ?? "—"}</td>
+              <td>{[r.track_opens ? "opens" : "", r.track_clicks ? "clicks" : ""].filter(Boolean).join(", ") || "off"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </article>
+  );
+}

@@ -1,0 +1,72 @@
+import { useState } from "preact/hooks";
+import { api, type Session } from "../api.ts";
+import { ErrorBox, Field, go, messageOf } from "../ui.tsx";
+
+export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await api.post<{ data: Session }>("/v1/auth/sign-in", { email, password }, { quiet401: true });
+      onSignedIn(res.data);
+    } catch (err) {
+      setError(messageOf(err));
+      setPassword("");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="signin">
+      <h1>Posthorn</h1>
+      <form onSubmit={submit} aria-label="Sign in">
+        <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} autoFocus />
+        <Field label="Password" type="password" name="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        <ErrorBox error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+    </main>
+  );
+}
+
+/** The page an invitation's one-time link opens (#/set-password/TOKEN). */
+export function SetPassword({ token }: { token: string }) {
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await api.post("/v1/auth/password", { token, password }, { quiet401: true });
+      setDone(true);
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  return (
+    <main class="signin">
+      <h1>Set your password</h1>
+      {done ? (
+        <p>
+          Password set. <a href="#/" onClick={() => go("/")}>Sign in</a>.
+        </p>
+      ) : (
+        <form onSubmit={submit} aria-label="Set your password">
+          <Field label="New password" hint="At least 10 characters." type="password" autoComplete="new-password" required minLength={10} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          <ErrorBox error={error} />
+          <button type="submit" class="primary">
+            Set password
+          </button>
+        </form>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,106 @@
+import { useState } from "preact/hooks";
+import { api, type Page } from "../api.ts";
+import { ErrorBox, Field, fmtDate, go, Loading, messageOf, Pager, Section, useLoad, type Route } from "../ui.tsx";
+
+interface Suppression {
+  id: string;
+  email: string;
+  scope: string;
+  reason: string;
+  created_at: string;
+}
+
+export function Suppressions({ route }: { route: Route }) {
+  const q = route.query;
+  const list = useLoad(() => api.get<Page<Suppression>>("/v1/suppressions", { ...Object.fromEntries(q.entries()), "page[size]": 50 }), [q.toString()]);
+  const [search, setSearch] = useState(q.get("filter[email]") ?? "");
+  const [bulk, setBulk] = useState("");
+  const [notice, setNotice] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const find = (e: Event) => {
+    e.preventDefault();
+    go(search ? `/suppressions?filter[email]=${encodeURIComponent(search.trim())}` : "/suppressions");
+  };
+  const add = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    const emails = bulk.split(/[\s,;]+/).filter(Boolean);
+    try {
+      const res = await api.post<{ message: string }>("/v1/suppressions", { emails, scope: "team", reason: "manual" });
+      setNotice(res.message);
+      setBulk("");
+      list.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const remove = async (s: Suppression) => {
+    setError(null);
+    try {
+      await api.del(`/v1/suppressions/${s.id}`);
+      setNotice(`${s.email} is no longer suppressed.`);
+      list.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const page = (cursor: string | null) => {
+    const next = new URLSearchParams(q);
+    if (cursor) next.set("page[cursor]", cursor);
+    else next.delete("page[cursor]");
+    go(`/suppressions?${next}`);
+  };
+  return (
+    <Section title="Suppressions">
+      <form class="inline" onSubmit={find} aria-label="Search suppressions">
+        <Field label="Address" type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        <button type="submit">Search</button>
+      </form>
+      <form onSubmit={add} aria-label="Suppress addresses">
+        <Field label="Suppress for the whole team (one address per line, up to 1,000)">
+          <textarea rows={3} value={bulk} onInput={(e) => setBulk(e.currentTarget.value)} required />
+        </Field>
+        <button type="submit" class="primary">
+          Add
+        </button>
+      </form>
+      {notice ? (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+      <ErrorBox error={error ?? list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Address</th>
+            <th scope="col">Scope</th>
+            <th scope="col">Reason</th>
+            <th scope="col">Since</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {(list.data?.data ?? []).map((s) => (
+            <tr key={s.id}>
+              <td>{s.email}</td>
+              <td>{s.scope}</td>
+              <td>{s.reason.replace(/_/g, " ")}</td>
+              <td>{fmtDate(s.created_at)}</td>
+              <td>
+                <button type="button" class="small" onClick={() => remove(s)} aria-label={`Remove ${s.email}`}>
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {list.data ? <Pager next={list.data.next_cursor} prev={list.data.prev_cursor} onPage={page} /> : null}
+    </Section>
+  );
+}

@@ -1,0 +1,211 @@
+import { useState } from "preact/hooks";
+import { api, type Page } from "../api.ts";
+import { ErrorBox, Field, fmtDate, go, Loading, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
+import { allRoutes } from "./projects.tsx";
+
+interface Webhook {
+  id: string;
+  route_id: string;
+  name: string;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  last_called_at: string | null;
+}
+interface Delivery {
+  id: string;
+  event_id: string;
+  event: string;
+  attempt: number;
+  outcome: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export const EVENT_KINDS = [
+  "message.created", "message.sent", "message.delivered", "message.soft_bounced", "message.hard_bounced", "message.bounced",
+  "message.failed", "message.suppressed", "message.opened", "message.clicked", "message.spam_complaint", "message.unsubscribed",
+  "message.auto_replied", "message.inbound", "message.policy_rejected", "domain.dns_record_failed", "webhook.test",
+];
+
+export function Webhooks() {
+  const list = useLoad(() => api.get<Page<Webhook>>("/v1/webhooks", { "page[size]": 100 }), []);
+  const routes = useLoad(allRoutes, []);
+  const [form, setForm] = useState({ name: "", url: "https://", route_id: "" });
+  const [events, setEvents] = useState<string[]>(["message.delivered", "message.bounced"]);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const route_id = form.route_id || routes.data?.[0]?.id || "";
+      const res = await api.post<{ data: { id: string; secret: string } }>("/v1/webhooks", { ...form, route_id, events });
+      setSecret(res.data.secret);
+      list.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const toggle = (kind: string) => setEvents(events.includes(kind) ? events.filter((k) => k !== kind) : [...events, kind]);
+  return (
+    <Section title="Webhooks">
+      <form onSubmit={create} aria-label="Create a webhook">
+        <div class="grid">
+          <Field label="Name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
+          <Field label="URL (https)" type="url" required value={form.url} onInput={(e) => setForm({ ...form, url: e.currentTarget.value })} />
+          <Field label="Route">
+            <select value={form.route_id} onChange={(e) => setForm({ ...form, route_id: e.currentTarget.value })}>
+              {(routes.data ?? []).map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.project_name} / {r.name}
+                </option>
+              ))}
+            </select>
+          </Field>
+        </div>
+        <fieldset>
+          <legend>Events</legend>
+          <div class="checks">
+            {EVENT_KINDS.map((k) => (
+              <label key={k}>
+                <input type="checkbox" checked={events.includes(k)} onChange={() => toggle(k)} /> {k}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <button type="submit" class="primary">
+          Create webhook
+        </button>
+      </form>
+      {secret ? <ShownOnce label="Signing secret" value={secret} /> : null}
+      <ErrorBox error={error ?? list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">URL</th>
+            <th scope="col">Events</th>
+            <th scope="col">State</th>
+            <th scope="col">Last called</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(list.data?.data ?? []).map((w) => (
+            <tr key={w.id}>
+              <td>
+                <a href={`#/webhooks/${w.id}`}>{w.name}</a>
+              </td>
+              <td>{w.url}</td>
+              <td>{w.events.length}</td>
+              <td>{w.enabled ? "enabled" : `disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ""}`}</td>
+              <td>{fmtDate(w.last_called_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  );
+}
+
+export function WebhookDetail({ id }: { id: string }) {
+  const hook = useLoad(() => api.get<{ data: Webhook } | Webhook>(`/v1/webhooks/${id}`).then((r) => ("data" in r ? r.data : r)), [id]);
+  const deliveries = useLoad(() => api.get<Page<Delivery>>(`/v1/webhooks/${id}/deliveries`, { "page[size]": 50 }), [id]);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const act = async (fn: () => Promise<void>) => {
+    setError(null);
+    try {
+      await fn();
+      deliveries.reload();
+      hook.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const test = () => act(async () => setNotice((await api.post<{ message: string }>(`/v1/webhooks/${id}/test`)).message));
+  const rotate = () => act(async () => setSecret((await api.post<{ data: { secret: string } }>(`/v1/webhooks/${id}/regenerate-secret`)).data.secret));
+  const remove = () =>
+    act(async () => {
+      if (!confirm("Delete this webhook?")) return;
+      await api.del(`/v1/webhooks/${id}`);
+      go("/webhooks");
+    });
+  if (hook.loading && !hook.data) return <Loading />;
+  if (hook.error) return <ErrorBox error={hook.error} />;
+  const w = hook.data!;
+  return (
+    <Section
+      title={w.name}
+      actions={
+        <>
+          <button type="button" class="primary" onClick={test}>
+            Send test
+          </button>
+          <button type="button" onClick={rotate}>
+            New secret
+          </button>
+          <button type="button" class="danger" onClick={remove}>
+            Delete
+          </button>
+        </>
+      }
+    >
+      <p>
+        <code>{w.url}</code> — {w.events.join(", ")}
+      </p>
+      {notice ? (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+      {secret ? <ShownOnce label="New signing secret" value={secret} /> : null}
+      <ErrorBox error={error ?? deliveries.error} />
+      <table class="deliveries">
+        <caption>Delivery log</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Event</th>
+            <th scope="col" class="num">
+              Attempt
+            </th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Response</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(deliveries.data?.data ?? []).map((d) => (
+            <tr key={d.id}>
+              <td>{fmtDate(d.created_at)}</td>
+              <td>
+                {d.event} <span class="muted">{d.event_id}</span>
+              </td>
+              <td class="num">{d.attempt}</td>
+              <td>
+                <span class={`status status-${d.outcome}`}>{d.outcome}</span> {d.status_code ?? ""} <span class="muted">{d.duration_ms} ms</span>
+                {d.next_attempt_at ? <div class="muted">next try {fmtDate(d.next_attempt_at)}</div> : null}
+              </td>
+              <td>
+                {d.error ? <div class="reason">{d.error}</div> : null}
+                {d.response_excerpt ? (
+                  <details>
+                    <summary>Body</summary>
+                    <pre>{d.response_excerpt}</pre>
+                  </details>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  );
+}
