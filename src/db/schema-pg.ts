@@ -420,3 +420,32 @@ export const settings = pgTable("settings", {
   value: text("value").notNull(),
   createdAt: ts("created_at").notNull(),
 });
+
+/** Certificates obtained by ACME, and the order's claim (see schema.ts). */
+export const tlsCertificates = pgTable("tls_certificates", {
+  name: text("name").primaryKey(),
+  domains: json("domains"),
+  certPem: text("cert_pem"),
+  keyPem: text("key_pem"),
+  fingerprint: text("fingerprint"),
+  notBefore: ts("not_before"),
+  notAfter: ts("not_after"),
+  issuedAt: ts("issued_at"),
+  renewRequestedAt: ts("renew_requested_at"),
+  failures: integer("failures").notNull().default(0),
+  lastError: text("last_error"),
+  lastAttemptAt: ts("last_attempt_at"),
+  nextAttemptAt: ts("next_attempt_at"),
+  leaseOwner: text("lease_owner"),
+  leaseUntil: ts("lease_until"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+/** Pending ACME HTTP-01 answers (see schema.ts). */
+export const acmeChallenges = pgTable("acme_challenges", {
+  token: text("token").primaryKey(),
+  keyAuthorization: text("key_authorization").notNull(),
+  expiresAt: ts("expires_at").notNull(),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("acme_challenges_expires").on(t.expiresAt)]);

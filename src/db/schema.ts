@@ -403,3 +403,41 @@ export const settings = sqliteTable("settings", {
   value: text("value").notNull(),
   createdAt: integer("created_at").notNull(),
 });
+
+/**
+ * Certificates Posthorn obtains by ACME (src/tls/), one row per certificate (today one: "acme",
+ * for POSTHORN_HOSTNAME and the tracking host), shared by every node. The row is also the order's
+ * claim: a node orders only while it holds the lease (lease_owner, lease_until), so one node of a
+ * cluster orders at a time and a node that dies mid-order lets its lease expire.
+ */
+export const tlsCertificates = sqliteTable("tls_certificates", {
+  name: text("name").primaryKey(),
+  /** JSON array of the DNS names the certificate was ordered for, in order. */
+  domains: text("domains"),
+  certPem: text("cert_pem"),
+  keyPem: text("key_pem"),
+  /** sha256 of cert_pem, hex: nodes compare it to notice a new certificate. */
+  fingerprint: text("fingerprint"),
+  notBefore: integer("not_before"),
+  notAfter: integer("not_after"),
+  issuedAt: integer("issued_at"),
+  /** Set by `posthorn tls renew`: order a new certificate now, whatever the expiry. */
+  renewRequestedAt: integer("renew_requested_at"),
+  /** Failed orders since the last success, the last one's error, and when to try again. */
+  failures: integer("failures").notNull().default(0),
+  lastError: text("last_error"),
+  lastAttemptAt: integer("last_attempt_at"),
+  nextAttemptAt: integer("next_attempt_at"),
+  leaseOwner: text("lease_owner"),
+  leaseUntil: integer("lease_until"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** Pending ACME HTTP-01 answers, kept here so that whichever node the CA reaches can answer. */
+export const acmeChallenges = sqliteTable("acme_challenges", {
+  token: text("token").primaryKey(),
+  keyAuthorization: text("key_authorization").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [index("acme_challenges_expires").on(t.expiresAt)]);
