@@ -7,6 +7,7 @@ import { SqliteStore, type Store } from "./db/store.ts";
 import { Writer } from "./db/writer.ts";
 import { DnsResolver } from "./dns/resolver.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { giveDomainsEd25519Keys } from "./modules/domains/ed25519-upgrade.ts";
 
 type DepsOptions = { dbPath?: string; log?: Logger };
 
@@ -41,10 +42,19 @@ export async function migrateDatabase(config: Config): Promise<string[]> {
   }
 }
 
-/** The dependencies for `config`: PostgreSQL when POSTHORN_DATABASE_URL is set, else SQLite. */
+/**
+ * The dependencies for `config`: PostgreSQL when POSTHORN_DATABASE_URL is set, else SQLite.
+ * Opening migrates; then what SQL could not do for the migrations is done in code.
+ */
 export async function openDeps(config: Config, opts: DepsOptions = {}): Promise<Deps> {
-  if (!config.databaseUrl) return createDeps(config, opts);
+  const deps = config.databaseUrl ? await openPostgresDeps(config, opts) : createDeps(config, opts);
+  const given = await giveDomainsEd25519Keys(deps.store);
+  if (given > 0) deps.log.info("gave existing domains their Ed25519 DKIM keys (pending records to publish)", { domains: given });
+  return deps;
+}
+
+async function openPostgresDeps(config: Config, opts: DepsOptions): Promise<Deps> {
   const log = opts.log ?? createLogger(config.logLevel);
-  const store = await openPostgresStore(config.databaseUrl, { poolSize: config.databasePool, poolWaitMs: config.databasePoolWaitMs }, databaseUrlError);
+  const store = await openPostgresStore(config.databaseUrl!, { poolSize: config.databasePool, poolWaitMs: config.databasePoolWaitMs }, databaseUrlError);
   return depsOf(config, store, log);
 }

@@ -19,15 +19,23 @@ export type OutboundMessageRow = MessageHeadingColumns & {
   domain: string | null;
   dkim_selector: string | null;
   dkim_private_key: string | null;
+  /** The Ed25519 key, only while its dkim_ed25519 record is verified (signing uses it only then). */
+  dkim_ed25519_selector: string | null;
+  dkim_ed25519_private_key: string | null;
   return_path_host: string | null;
 };
+
+/** The Ed25519 key columns of `domains d`, null unless its record is active. */
+const ED25519_WHEN_ACTIVE = (column: string) =>
+  `CASE WHEN EXISTS (SELECT 1 FROM dns_records r WHERE r.domain_id = d.id AND r.purpose = 'dkim_ed25519' AND r.status = 'active') THEN d.${column} END AS ${column}`;
+const ED25519_COLUMNS = `${ED25519_WHEN_ACTIVE("dkim_ed25519_selector")}, ${ED25519_WHEN_ACTIVE("dkim_ed25519_private_key")}`;
 
 type MessagePart = MessageHeadingColumns & Pick<OutboundMessageRow, "id" | "message_id_header" | "created_at"> & {
   route_id: string | null;
   domain_id: string | null;
 };
 type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "headers" | "raw" | "track_opens" | "track_clicks">;
-type DomainPart = Pick<OutboundMessageRow, "domain" | "dkim_selector" | "dkim_private_key" | "return_path_host">;
+type DomainPart = Pick<OutboundMessageRow, "domain" | "dkim_selector" | "dkim_private_key" | "dkim_ed25519_selector" | "dkim_ed25519_private_key" | "return_path_host">;
 
 /** An attachment as composing the message needs it. */
 export type AttachmentContentRow = { filename: string; content_type: string; content_id: string | null; content: Uint8Array };
@@ -67,7 +75,7 @@ export class DeliveryRepository {
     if (this.db.dialect === "postgres") {
       return this.db.get<OutboundMessageRow>(
         `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
-                c.html, c.text, c.headers, c.raw, c.track_opens, c.track_clicks, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, d.return_path_host
+                c.html, c.text, c.headers, c.raw, c.track_opens, c.track_clicks, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
          FROM messages m JOIN message_contents c ON c.message_id = m.id
          LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
          WHERE m.id = ?`,
@@ -83,7 +91,7 @@ export class DeliveryRepository {
     if (!c) return null;
     const route = m.route_id ? await this.db.get<{ route_type: string }>("SELECT route_type FROM routes WHERE id = ?", [m.route_id]) : null;
     const d = m.domain_id
-      ? await this.db.get<DomainPart>("SELECT domain, dkim_selector, dkim_private_key, return_path_host FROM domains WHERE id = ?", [m.domain_id])
+      ? await this.db.get<DomainPart>(`SELECT d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host FROM domains d WHERE d.id = ?`, [m.domain_id])
       : null;
     const { route_id: _route, domain_id: _domain, ...message } = m;
     return {
@@ -93,6 +101,8 @@ export class DeliveryRepository {
       domain: d?.domain ?? null,
       dkim_selector: d?.dkim_selector ?? null,
       dkim_private_key: d?.dkim_private_key ?? null,
+      dkim_ed25519_selector: d?.dkim_ed25519_selector ?? null,
+      dkim_ed25519_private_key: d?.dkim_ed25519_private_key ?? null,
       return_path_host: d?.return_path_host ?? null,
     };
   }

@@ -15,8 +15,17 @@ export type DomainRow = {
   updated_at: number;
 };
 
-/** What inserting a domain stores: the row plus its key pair. */
-export type NewDomainRow = DomainRow & { dkim_private_key: string; dkim_public_key: string };
+/** What inserting a domain stores: the row plus its key pairs. */
+export type NewDomainRow = DomainRow & {
+  dkim_private_key: string;
+  dkim_public_key: string;
+  dkim_ed25519_selector: string;
+  dkim_ed25519_private_key: string;
+  dkim_ed25519_public_key: string;
+};
+
+/** A domain without an Ed25519 DKIM key yet (created before Ed25519 DKIM). */
+export type DomainWithoutEd25519Row = { id: string; domain: string };
 
 export type DnsRecordRow = {
   id: string;
@@ -43,7 +52,7 @@ export const DOMAIN_SORT = { created_at: "created_at", domain: "domain", status:
 const DOMAIN_COLUMNS = "id, team_id, domain, status, status_changed_at, dkim_selector, return_path_host, last_checked_at, created_at, updated_at";
 
 // DKIM first: it decides whether the domain can send.
-const RECORD_ORDER = "CASE purpose WHEN 'dkim' THEN 0 WHEN 'spf' THEN 1 WHEN 'return_path' THEN 2 WHEN 'dmarc' THEN 3 ELSE 4 END, id";
+const RECORD_ORDER = "CASE purpose WHEN 'dkim' THEN 0 WHEN 'dkim_ed25519' THEN 1 WHEN 'spf' THEN 2 WHEN 'return_path' THEN 3 WHEN 'dmarc' THEN 4 ELSE 5 END, id";
 
 const COLUMNS_OF_RECORD = "id, domain_id, purpose, type, hostname, fqdn, content, status, status_reason, verified_at, last_checked_at";
 
@@ -107,8 +116,9 @@ export class DomainRepository {
   /** A new domain and its records, all pending. */
   async insert(row: NewDomainRow, records: readonly NewDnsRecordRow[]): Promise<void> {
     await this.db.run(
-      `INSERT INTO domains (id, team_id, domain, status, status_changed_at, dkim_selector, dkim_private_key, dkim_public_key, return_path_host, last_checked_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO domains (id, team_id, domain, status, status_changed_at, dkim_selector, dkim_private_key, dkim_public_key,
+         dkim_ed25519_selector, dkim_ed25519_private_key, dkim_ed25519_public_key, return_path_host, last_checked_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.id,
         row.team_id,
@@ -118,18 +128,43 @@ export class DomainRepository {
         row.dkim_selector,
         row.dkim_private_key,
         row.dkim_public_key,
+        row.dkim_ed25519_selector,
+        row.dkim_ed25519_private_key,
+        row.dkim_ed25519_public_key,
         row.return_path_host,
         row.last_checked_at,
         row.created_at,
         row.updated_at,
       ],
     );
-    for (const r of records) {
-      await this.db.run(
-        "INSERT INTO dns_records (id, domain_id, purpose, type, hostname, fqdn, content, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
-        [r.id, r.domain_id, r.purpose, r.type, r.hostname, r.fqdn, r.content, r.created_at],
-      );
-    }
+    for (const r of records) await this.insertRecord(r);
+  }
+
+  private async insertRecord(r: NewDnsRecordRow): Promise<void> {
+    await this.db.run(
+      "INSERT INTO dns_records (id, domain_id, purpose, type, hostname, fqdn, content, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+      [r.id, r.domain_id, r.purpose, r.type, r.hostname, r.fqdn, r.content, r.created_at],
+    );
+  }
+
+  /** Up to `limit` domains that have no Ed25519 DKIM key yet. */
+  withoutEd25519Key(limit: number): Promise<DomainWithoutEd25519Row[]> {
+    return this.db.all<DomainWithoutEd25519Row>("SELECT id, domain FROM domains WHERE dkim_ed25519_selector IS NULL ORDER BY id LIMIT ?", [limit]);
+  }
+
+  /**
+   * Gives a domain its Ed25519 DKIM key and the record to publish for it (pending), unless it
+   * got one meanwhile. True when this call set it.
+   */
+  async addEd25519Key(domainId: string, key: { selector: string; privateKeyPem: string; publicKeyBase64: string }, record: NewDnsRecordRow): Promise<boolean> {
+    const set = await this.db.run(
+      `UPDATE domains SET dkim_ed25519_selector = ?, dkim_ed25519_private_key = ?, dkim_ed25519_public_key = ?
+       WHERE id = ? AND dkim_ed25519_selector IS NULL`,
+      [key.selector, key.privateKeyPem, key.publicKeyBase64, domainId],
+    );
+    if (set.changes === 0) return false;
+    await this.insertRecord(record);
+    return true;
   }
 
   /** Deletes the domain, its records and attachments (cascade). True when it existed. */

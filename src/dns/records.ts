@@ -2,10 +2,10 @@ import { isIP } from "node:net";
 import { randomBytes } from "node:crypto";
 import { domainToASCII } from "node:url";
 import { signValue } from "../secrets.ts";
-import { dkimRecordContent } from "./dkim-key.ts";
+import { dkimRecordContent, ed25519DkimRecordContent } from "./dkim-key.ts";
 
 /** What a record is for; also the order records are listed in. */
-export const RECORD_PURPOSES = ["dkim", "spf", "return_path", "dmarc"] as const;
+export const RECORD_PURPOSES = ["dkim", "dkim_ed25519", "spf", "return_path", "dmarc"] as const;
 export type RecordPurpose = (typeof RECORD_PURPOSES)[number];
 
 export type RecordType = "TXT" | "MX";
@@ -74,12 +74,37 @@ export function newDkimSelector(now = new Date()): string {
   return `ph${date}${randomBytes(2).toString("hex")}`;
 }
 
-/** The four records a sending domain publishes for Posthorn (README "DNS records"). */
-export function buildRecordSpecs(d: { domain: string; selector: string; publicKeyBase64: string; returnPathHost: string; hostname: string }): RecordSpec[] {
+/**
+ * A fresh Ed25519 DKIM selector: "phe" + the date + 3 hex, as long as an RSA selector (so the
+ * longest record name, and MAX_DOMAIN_LENGTH, stay as they were) and told apart from one by the "e".
+ */
+export function newEd25519DkimSelector(now = new Date()): string {
+  return `phe${newDkimSelector(now).slice(2, 10)}${randomBytes(2).toString("hex").slice(0, 3)}`;
+}
+
+/** The Ed25519 DKIM record of a domain: TXT at <selector>._domainkey.<domain>. */
+export function ed25519DkimRecordSpec(d: { domain: string; selector: string; publicKeyBase64: string }): RecordSpec {
+  const host = `${d.selector}._domainkey`;
+  return { purpose: "dkim_ed25519", type: "TXT", hostname: host, fqdn: `${host}.${d.domain}`, content: ed25519DkimRecordContent(d.publicKeyBase64) };
+}
+
+/**
+ * The records a sending domain publishes for Posthorn (README "DNS records"): five, or four
+ * without `ed25519` (a domain from before Ed25519 DKIM, until the upgrade step gives it a key).
+ */
+export function buildRecordSpecs(d: {
+  domain: string;
+  selector: string;
+  publicKeyBase64: string;
+  ed25519?: { selector: string; publicKeyBase64: string };
+  returnPathHost: string;
+  hostname: string;
+}): RecordSpec[] {
   const at = (host: string): RecordSpec["fqdn"] => `${host}.${d.domain}`;
   const dkimHost = `${d.selector}._domainkey`;
   return [
     { purpose: "dkim", type: "TXT", hostname: dkimHost, fqdn: at(dkimHost), content: dkimRecordContent(d.publicKeyBase64) },
+    ...(d.ed25519 ? [ed25519DkimRecordSpec({ domain: d.domain, ...d.ed25519 })] : []),
     { purpose: "spf", type: "TXT", hostname: d.returnPathHost, fqdn: at(d.returnPathHost), content: spfRecordContent(d.hostname) },
     { purpose: "return_path", type: "MX", hostname: d.returnPathHost, fqdn: at(d.returnPathHost), content: d.hostname },
     { purpose: "dmarc", type: "TXT", hostname: "_dmarc", fqdn: at("_dmarc"), content: DMARC_RECOMMENDATION },

@@ -77,6 +77,7 @@ export async function checkRecord(ctx: VerifyContext, record: RecordToCheck): Pr
   try {
     switch (record.purpose) {
       case "dkim":
+      case "dkim_ed25519":
         return await checkDkim(ctx, record);
       case "spf":
         return await checkSpf(ctx, record);
@@ -110,7 +111,13 @@ async function checkDkim(ctx: VerifyContext, record: RecordToCheck): Promise<Rec
   const expected = dkimTags(record.content).get("p");
   const txt = await ctx.lookup.txt(record.fqdn);
   if (txt.length === 0) return missing("TXT", record.fqdn);
-  if (txt.some((r) => dkimTags(r).get("p") === expected)) return pass(txt);
+  const same = txt.filter((r) => dkimTags(r).get("p") === expected);
+  // Receivers read a missing k= as rsa: an Ed25519 key published without k=ed25519 never verifies.
+  const keyType = dkimTags(record.content).get("k") ?? "rsa";
+  if (same.some((r) => (dkimTags(r).get("k") ?? "rsa").toLowerCase() === keyType)) return pass(txt);
+  if (same.length > 0) {
+    return mismatch(`The DKIM record at ${record.fqdn} has the right key but not k=${keyType}. Publish "${shorten(record.content)}" as given.`, txt);
+  }
   const keys = txt.filter((r) => dkimTags(r).has("p"));
   if (keys.length === 0) {
     return mismatch(`The TXT record at ${record.fqdn} is not a DKIM key record (no p= tag). Found ${quoteList(txt)}.`, txt);

@@ -88,7 +88,8 @@ async function composeRequest(deps: Deps, row: OutboundMessageRow, secret: () =>
       row.route_type === "broadcast" ? `${deps.config.publicUrl}/v1/unsubscribe/${unsubscribeToken(await secret(), row.id)}` : null,
     received: { by: deps.config.hostname, id: row.id },
   };
-  return { input, key: { domain: row.domain!, selector: row.dkim_selector!, privateKeyPem: row.dkim_private_key! } };
+  const ed25519 = row.dkim_ed25519_selector && row.dkim_ed25519_private_key ? { selector: row.dkim_ed25519_selector, privateKeyPem: row.dkim_ed25519_private_key } : null;
+  return { input, key: { domain: row.domain!, selector: row.dkim_selector!, privateKeyPem: row.dkim_private_key!, ed25519 } };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { buildRecordSpecs, MAX_DOMAIN_LENGTH, newDkimSelector, normalizeDomainName } from "../../src/dns/records.ts";
+import { buildRecordSpecs, MAX_DOMAIN_LENGTH, newDkimSelector, newEd25519DkimSelector, normalizeDomainName } from "../../src/dns/records.ts";
 
 describe("normalizeDomainName", () => {
   const ok: [string, string][] = [
@@ -43,6 +43,21 @@ test("selectors are distinct, dated DNS labels", () => {
   expect(a).toMatch(/^ph20250304[0-9a-f]{4}$/);
   const many = new Set(Array.from({ length: 50 }, () => newDkimSelector()));
   expect(many.size).toBeGreaterThan(45);
+});
+
+test("Ed25519 selectors are dated labels as long as RSA ones, told apart by phe", () => {
+  const e = newEd25519DkimSelector(new Date("2025-03-04T00:00:00Z"));
+  expect(e).toMatch(/^phe20250304[0-9a-f]{3}$/);
+  expect(e.length).toBe(newDkimSelector().length);
+});
+
+test("with an Ed25519 key, its record follows the RSA one", () => {
+  const specs = buildRecordSpecs({ domain: "example.com", selector: "ph1", publicKeyBase64: "KEY", ed25519: { selector: "phe1", publicKeyBase64: "EDKEY" }, returnPathHost: "ph-bounces", hostname: "mx.posthorn.test" });
+  expect(specs.slice(0, 2)).toEqual([
+    { purpose: "dkim", type: "TXT", hostname: "ph1._domainkey", fqdn: "ph1._domainkey.example.com", content: "v=DKIM1; k=rsa; p=KEY" },
+    { purpose: "dkim_ed25519", type: "TXT", hostname: "phe1._domainkey", fqdn: "phe1._domainkey.example.com", content: "v=DKIM1; k=ed25519; p=EDKEY" },
+  ]);
+  expect(specs).toHaveLength(5);
 });
 
 test("the four generated records name the right hosts and values", () => {

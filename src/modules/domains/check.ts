@@ -75,6 +75,7 @@ export async function applyDomainCheck(
       if (row.status === "active" && status === "failed") brokenRecords.push({ row, reason: check.reason ?? "The record no longer matches." });
       summary.records.push({ id: row.id, purpose: row.purpose, type: row.type, fqdn: row.fqdn, status, check });
     }
+    // The RSA record alone decides: a pending or failing Ed25519 record never stops sending.
     if (row.purpose === "dkim") dkimStatus = status;
   }
   // A domain without a DKIM record row (inserted by hand or by a fixture) keeps its status.

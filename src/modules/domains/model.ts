@@ -6,8 +6,7 @@ const Nullable = <T extends import("@sinclair/typebox").TSchema>(s: T) => t.Unio
 
 export const DnsRecordSchema = t.Object({
   id: t.String(),
-  /** dkim | spf | return_path | dmarc */
-  purpose: t.String(),
+  purpose: t.String({ description: "dkim (RSA) | dkim_ed25519 | spf | return_path | dmarc" }),
   type: t.String({ description: "TXT or MX" }),
   hostname: t.String({ description: "Name relative to the domain, as typed in a DNS panel" }),
   fqdn: t.String(),
@@ -21,7 +20,7 @@ export const DnsRecordSchema = t.Object({
 export const DomainSchema = t.Object({
   id: t.String(),
   domain: t.String(),
-  status: t.String({ description: "pending | active | failed; active when the DKIM record is verified" }),
+  status: t.String({ description: "pending | active | failed; active when the RSA DKIM record is verified (the Ed25519 one does not gate sending)" }),
   status_changed_at: Nullable(t.String({ format: "date-time" })),
   last_checked_at: Nullable(t.String({ format: "date-time" })),
   dkim_selector: t.String(),

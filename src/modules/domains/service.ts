@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
 import { DOMAIN_SORT, type DomainRow, type InboundClaimRow } from "../../db/domains.ts";
 import type { Repositories } from "../../db/store.ts";
-import { generateDkimKeyPairAsync } from "../../dns/dkim-key.ts";
+import { generateDkimKeyPairAsync, generateEd25519DkimKeyPair } from "../../dns/dkim-key.ts";
 import {
   buildRecordSpecs,
   canonicalName,
@@ -9,6 +9,7 @@ import {
   inboundVerificationToken,
   nameAndParents,
   newDkimSelector,
+  newEd25519DkimSelector,
   normalizeDomainName,
   RETURN_PATH_HOST,
 } from "../../dns/records.ts";
@@ -39,8 +40,8 @@ export async function getDomain(deps: Pick<Deps, "store">, teamId: string, id: s
 }
 
 /**
- * Registers a sending domain for the team: normalized name, a fresh RSA-2048 DKIM key (the
- * private half never leaves the server) and the four records to publish, all pending.
+ * Registers a sending domain for the team: normalized name, fresh RSA-2048 and Ed25519 DKIM keys
+ * (the private halves never leave the server) and the five records to publish, all pending.
  */
 export async function createDomain(deps: Pick<Deps, "store" | "config">, teamId: string, input: { domain: string }): Promise<DomainData> {
   const name = normalizeDomainName(input.domain);
@@ -51,7 +52,8 @@ export async function createDomain(deps: Pick<Deps, "store" | "config">, teamId:
 
   const key = await generateDkimKeyPairAsync();
   const selector = newDkimSelector();
-  const specs = buildRecordSpecs({ domain, selector, publicKeyBase64: key.publicKeyBase64, returnPathHost: RETURN_PATH_HOST, hostname: deps.config.hostname });
+  const ed25519 = { selector: newEd25519DkimSelector(), ...generateEd25519DkimKeyPair() };
+  const specs = buildRecordSpecs({ domain, selector, publicKeyBase64: key.publicKeyBase64, ed25519, returnPathHost: RETURN_PATH_HOST, hostname: deps.config.hostname });
   const id = newId();
   await deps.store.write(async (tx) => {
     // Checked again inside the write: two concurrent requests for one name must not both succeed.
@@ -67,6 +69,9 @@ export async function createDomain(deps: Pick<Deps, "store" | "config">, teamId:
         dkim_selector: selector,
         dkim_private_key: key.privateKeyPem,
         dkim_public_key: key.publicKeyBase64,
+        dkim_ed25519_selector: ed25519.selector,
+        dkim_ed25519_private_key: ed25519.privateKeyPem,
+        dkim_ed25519_public_key: ed25519.publicKeyBase64,
         return_path_host: RETURN_PATH_HOST,
         last_checked_at: null,
         created_at: now,

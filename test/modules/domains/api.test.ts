@@ -35,7 +35,7 @@ async function create(name = uniq(), token?: string) {
 }
 
 describe("POST /v1/domains", () => {
-  test("201 with the domain directly, its four records to publish and no private key", async () => {
+  test("201 with the domain directly, its five records to publish and no private key", async () => {
     const res = await t.request("POST", "/v1/domains", { body: { domain: "  Mail.Example-Shop.TEST. " } });
     expect(res.status).toBe(201);
     const d = res.json;
@@ -46,6 +46,7 @@ describe("POST /v1/domains", () => {
     expect(d.dkim_selector).toMatch(/^ph\d{8}[0-9a-f]{4}$/);
     expect(d.dns_records.map((r: Rec) => [r.purpose, r.type, r.fqdn])).toEqual([
       ["dkim", "TXT", `${d.dkim_selector}._domainkey.mail.example-shop.test`],
+      ["dkim_ed25519", "TXT", expect.stringMatching(/^phe\d{8}[0-9a-f]{3}\._domainkey\.mail\.example-shop\.test$/)],
       ["spf", "TXT", "ph-bounces.mail.example-shop.test"],
       ["return_path", "MX", "ph-bounces.mail.example-shop.test"],
       ["dmarc", "TXT", "_dmarc.mail.example-shop.test"],
@@ -62,6 +63,15 @@ describe("POST /v1/domains", () => {
     expect(recordOf(d, "dkim").content).toBe(`v=DKIM1; k=rsa; p=${stored.dkim_public_key}`);
     // The public key is an RSA-2048 SPKI: 294 bytes DER.
     expect(Buffer.from(stored.dkim_public_key, "base64").length).toBe(294);
+    // The Ed25519 record (RFC 8463 §4.2): k=ed25519 and the raw 32-byte public key, its own selector.
+    const ed = (await t.sql.get<{ dkim_ed25519_selector: string; dkim_ed25519_private_key: string; dkim_ed25519_public_key: string }>(
+      "SELECT dkim_ed25519_selector, dkim_ed25519_private_key, dkim_ed25519_public_key FROM domains WHERE id = ?",
+      [d.id],
+    ))!;
+    expect(recordOf(d, "dkim_ed25519")).toMatchObject({ hostname: `${ed.dkim_ed25519_selector}._domainkey`, content: `v=DKIM1; k=ed25519; p=${ed.dkim_ed25519_public_key}` });
+    expect(Buffer.from(ed.dkim_ed25519_public_key, "base64").length).toBe(32);
+    expect(ed.dkim_ed25519_private_key).toContain("BEGIN PRIVATE KEY");
+    expect(res.text).not.toContain(ed.dkim_ed25519_private_key.split("\n")[1]!);
     expect(res.text).not.toContain("PRIVATE");
     expect(res.text).not.toContain(stored.dkim_private_key.split("\n")[1]!);
   });
@@ -124,7 +134,7 @@ describe("GET /v1/domains", () => {
     expect(first.status).toBe(200);
     expect(first.json.data.map((d: { domain: string }) => d.domain)).toEqual(["three.example.test", "two.example.test"]);
     expect(first.json).toMatchObject({ path: "http://localhost:8080/v1/domains", per_page: 2, prev_cursor: null });
-    expect(first.json.data[0].dns_records).toHaveLength(4);
+    expect(first.json.data[0].dns_records).toHaveLength(5);
     expect(first.json.next_page_url).toContain("page%5Bcursor%5D=");
     const second = await app.request("GET", `/v1/domains?page[size]=2&page[cursor]=${first.json.next_cursor}`);
     expect(second.json.data.map((d: { domain: string }) => d.domain)).toEqual(["one.example.test"]);
@@ -198,10 +208,10 @@ describe("POST /v1/domains/{id}/dns-records/verify", () => {
     expect(res.json.data.status).toBe("pending");
     expect(res.json.data.status_changed_at).toBeNull();
     expect(res.json.data.last_checked_at).not.toBeNull();
-    expect(res.json.failed.map((f: { purpose: string }) => f.purpose)).toEqual(["dkim", "spf", "return_path", "dmarc"]);
+    expect(res.json.failed.map((f: { purpose: string }) => f.purpose)).toEqual(["dkim", "dkim_ed25519", "spf", "return_path", "dmarc"]);
     const dkim = recordOf(d, "dkim");
     expect(res.json.failed[0]).toEqual({ id: dkim.id, purpose: "dkim", type: "TXT", fqdn: dkim.fqdn, status: "pending", reason: `No TXT record found at ${dkim.fqdn}.`, found: null });
-    expect(res.json.failed[2].reason).toBe(`No MX record found at ${d.return_path_domain}.`);
+    expect(res.json.failed[3].reason).toBe(`No MX record found at ${d.return_path_domain}.`);
     for (const r of res.json.data.dns_records) {
       expect(r.status).toBe("pending");
       expect(r.status_reason).toMatch(/^No (TXT|MX) record found at /);
@@ -241,6 +251,31 @@ describe("POST /v1/domains/{id}/dns-records/verify", () => {
     expect(res.json.failed[0]).toMatchObject({ purpose: "dkim", status: "failed", found: [other] });
     expect(res.json.failed[0].reason).toContain("not the key Posthorn generated");
     expect((await t.sql.get<{ status: string }>("SELECT status FROM domains WHERE id = ?", [d.id]))!.status).toBe("failed");
+  });
+
+  test("the Ed25519 record pending or wrong never keeps the domain from sending; published, it is verified like the RSA one", async () => {
+    const d = await create();
+    publish(d);
+    const ed = recordOf(d, "dkim_ed25519");
+    dns.set(ed.fqdn, "TXT", []);
+    const pending = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
+    expect(pending.json.verified).toBe(true);
+    expect(pending.json.data.status).toBe("active");
+    expect(pending.json.failed).toEqual([expect.objectContaining({ purpose: "dkim_ed25519", status: "pending", reason: `No TXT record found at ${ed.fqdn}.` })]);
+    expect(pending.json.message).toContain("The domain can send");
+
+    // The right key without k=ed25519: receivers would read it as an RSA key, so it fails, saying why.
+    const withoutK = ed.content.replace("k=ed25519; ", "");
+    dns.set(ed.fqdn, "TXT", [withoutK]);
+    const wrong = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
+    expect(wrong.json.data.status).toBe("active");
+    expect(wrong.json.failed).toEqual([expect.objectContaining({ purpose: "dkim_ed25519", status: "failed", found: [withoutK] })]);
+    expect(wrong.json.failed[0].reason).toContain("not k=ed25519");
+
+    dns.set(ed.fqdn, "TXT", [ed.content]);
+    const ok = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
+    expect(ok.json).toMatchObject({ verified: true, failed: [] });
+    expect(recordOf(ok.json.data, "dkim_ed25519")).toMatchObject({ status: "active", status_reason: null });
   });
 
   test("DNS server failures: 200 with the reason, statuses kept, no crash", async () => {

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { dkimVerify } from "mailauth/lib/dkim/verify";
+import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
+import { DnsResolver } from "../../src/dns/resolver.ts";
+import { giveDomainsEd25519Keys } from "../../src/modules/domains/ed25519-upgrade.ts";
+import { tempDir } from "../helpers.ts";
+import { startOutbound, SENDER_DOMAIN, type OutboundHarness } from "./harness.ts";
+
+// The harness's domain is inserted as one from before Ed25519 DKIM: RSA key only, no records.
+let h: OutboundHarness;
+beforeAll(async () => {
+  h = await startOutbound();
+  h.routeToSink("dest.test");
+});
+afterAll(() => h.close());
+
+type Rec = { purpose: string; fqdn: string; content: string; status: string };
+const domainRecords = async (): Promise<Rec[]> => (await h.request("GET", `/v1/domains/${h.domain.domainId}`)).json.dns_records;
+const edRecord = async () => (await domainRecords()).find((r) => r.purpose === "dkim_ed25519");
+
+/** mailauth's verdict on each signature, keys from the loopback DNS server. */
+async function mailauthVerdicts(raw: Buffer) {
+  const resolver = new DnsResolver([h.dns.server]);
+  const { results } = await dkimVerify(raw, {
+    resolver: async (name: string, type: string) => {
+      if (type !== "TXT") throw Object.assign(new Error("no"), { code: "ENOTFOUND" });
+      return (await resolver.txt(name)).map((r) => [r]);
+    },
+  });
+  // algo (the a= tag) is in mailauth's results but not in its type declarations.
+  return results.map((r) => [r.status.result, (r as typeof r & { algo: string }).algo, r.selector]).sort();
+}
+
+/** dkimpy's verdict on each signature (test/support/dkim-verify.py), keys from the given map: no lookup leaves the machine. */
+async function dkimpyVerdicts(raw: Buffer, txt: Record<string, string>) {
+  const records = join(tempDir(), `dkim-records-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  await Bun.write(records, JSON.stringify(txt));
+  const proc = Bun.spawn(["/usr/bin/python3", join(import.meta.dir, "../support/dkim-verify.py"), records], { stdin: new Blob([raw]), stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`dkim-verify.py exited ${code}: ${err}`);
+  return (JSON.parse(out) as { a: string; s: string; pass: boolean }[]).map((r) => [r.pass ? "pass" : "fail", r.a, r.s]).sort();
+}
+
+async function sendOne(subject: string): Promise<Buffer> {
+  const res = await h.send({ from: `news@${SENDER_DOMAIN}`, to: ["ann@dest.test"], subject, html: "<p>Hello  Ann</p>\n", text: "Hello Ann \n\n" });
+  expect(res.status).toBe(202);
+  const id = res.json.message_id as string;
+  expect(await h.waitForStatus(id, ["delivered"])).toBe("delivered");
+  return h.sink.received.find((m) => m.raw.includes(id))!.raw;
+}
+
+test("an existing domain gets its Ed25519 key on upgrade: a pending record that does not stop sending, and RSA alone signs until it verifies", async () => {
+  expect(await edRecord()).toBeUndefined();
+  // Two nodes starting at once: one key, one record.
+  const given = await Promise.all([giveDomainsEd25519Keys(h.deps.store), giveDomainsEd25519Keys(h.deps.store)]);
+  expect(given[0]! + given[1]!).toBeGreaterThanOrEqual(1);
+  expect(await giveDomainsEd25519Keys(h.deps.store)).toBe(0);
+  const records = (await domainRecords()).filter((r) => r.purpose === "dkim_ed25519");
+  expect(records).toHaveLength(1);
+  expect(records[0]!).toMatchObject({ status: "pending", content: expect.stringMatching(/^v=DKIM1; k=ed25519; p=[A-Za-z0-9+/]{43}=$/) });
+  expect(records[0]!.fqdn).toMatch(new RegExp(`^phe\\d{8}[0-9a-f]{3}\\._domainkey\\.${SENDER_DOMAIN.replace(".", "\\.")}$`));
+  expect((await h.request("GET", `/v1/domains/${h.domain.domainId}`)).json.status).toBe("active");
+
+  const raw = await sendOne("Before the Ed25519 record verified");
+  expect(raw.toString("latin1").match(/^DKIM-Signature:/gim)).toHaveLength(1);
+  expect(await mailauthVerdicts(raw)).toEqual([["pass", "rsa-sha256", h.domain.selector]]);
+});
+
+test("once its record verifies, a sent message carries ed25519-sha256 and rsa-sha256 signatures that mailauth and dkimpy both pass", async () => {
+  const ed = (await edRecord())!;
+  h.dns.set(ed.fqdn, "TXT", [ed.content]);
+  const verify = await h.request("POST", `/v1/domains/${h.domain.domainId}/dns-records/verify`);
+  expect(verify.status).toBe(200);
+  expect(verify.json.data.dns_records.find((r: Rec) => r.purpose === "dkim_ed25519").status).toBe("active");
+  const edSelector = ed.fqdn.split(".")[0]!;
+
+  const raw = await sendOne("Signed twice");
+  const text = raw.toString("latin1");
+  expect(text.match(/^DKIM-Signature:/gim)).toHaveLength(2);
+  expect(text).toMatch(/a=ed25519-sha256;[^]*a=rsa-sha256;/);
+  // Both sign the same header list (with oversigning) over the same body hash.
+  const tag = (name: string) => [...text.matchAll(new RegExp(`\\b${name}=([^;]+);`, "g"))].map((m) => m[1]!.replace(/\s+/g, ""));
+  expect(new Set(tag("h")).size).toBe(1);
+  expect(new Set(tag("bh")).size).toBe(1);
+  expect(tag("c")).toEqual(["relaxed/relaxed", "relaxed/relaxed"]);
+
+  const expected = [
+    ["pass", "ed25519-sha256", edSelector],
+    ["pass", "rsa-sha256", h.domain.selector],
+  ];
+  expect(await mailauthVerdicts(raw)).toEqual(expected);
+  const txt = { [ed.fqdn]: ed.content, [`${h.domain.selector}._domainkey.${SENDER_DOMAIN}`]: dkimRecordContent(h.domain.publicKeyBase64) };
+  expect(await dkimpyVerdicts(raw, txt)).toEqual(expected);
+
+  // A changed subject breaks both, for both verifiers: they check what they claim to.
+  const tampered = Buffer.from(text.replace("Subject: Signed twice", "Subject: Signed thrice"), "latin1");
+  const broken = await dkimpyVerdicts(tampered, txt);
+  expect(broken).toEqual([
+    ["fail", "ed25519-sha256", edSelector],
+    ["fail", "rsa-sha256", h.domain.selector],
+  ]);
+  expect((await mailauthVerdicts(tampered)).map((r) => r[0])).toEqual(["fail", "fail"]);
+});
