@@ -1,0 +1,266 @@
+/**
+ * The dashboard in a real browser: Debian's Chromium driven by playwright-core, against a whole
+ * server (startServer: job runner, sink delivery) on loopback, with a DNS server and an HTTPS
+ * webhook receiver of the test's own. Screenshots of the main views are kept in the run's scratch
+ * dir; their paths are printed.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { cpSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import type { BootstrapResult } from "../../src/bootstrap.ts";
+import { WebhookSender, useWebhookSender } from "../../src/events/deliver.ts";
+import { startServer, type RunningServer } from "../../src/server.ts";
+import { databaseEnv, tempDir, testConfig, waitFor } from "../helpers.ts";
+import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
+import { makeTestCert, startReceiver, type TestReceiver } from "../webhooks/support.ts";
+
+const chromiumPath = Bun.which("chromium");
+
+/** The DOM as the code run in the page (page.evaluate) uses it; this project's types have no DOM. */
+type PageElement = { outerHTML: string; tagName: string; textContent: string | null; labels?: { length: number }; getAttribute(name: string): string | null; blur(): void };
+declare const document: { activeElement: PageElement | null; querySelectorAll(selector: string): Iterable<PageElement> };
+
+/** Chromium's own chatter off, and no name resolved by it: every page here is on an IP literal. */
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-domain-reliability",
+  "--disable-sync",
+  "--no-first-run",
+  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE 127.0.0.2",
+];
+
+describe.skipIf(!chromiumPath)("the dashboard in Chromium", () => {
+  let server: RunningServer;
+  let boot: BootstrapResult;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  let dns: TestDnsServer;
+  let receiver: TestReceiver;
+  /** "Another host": a server on 127.0.0.2 that counts every request it gets. */
+  let elsewhere: { hits: string[]; origin: string; stop: () => void };
+  const dialogs: string[] = [];
+  const shots = tempDir("dashboard-screenshots-");
+
+  const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${boot.team_token}` }) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  const send = (message: Record<string, unknown>) => api("POST", "/v1/send", { from: "Shop <hello@shop.example.com>", to: ["customer@example.org"], ...message }, { "x-service-token": boot.project_token });
+  const delivered = (id: string) => waitFor(async () => (await api("GET", `/v1/messages/${id}`)).json.status === "delivered", 15_000);
+  const shoot = async (name: string) => {
+    const path = join(shots, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    console.log(`screenshot: ${path}`);
+  };
+
+  beforeAll(async () => {
+    dns = await startDnsServer();
+    dns.set("hooks.example.test", "A", ["127.0.0.1"]);
+    const cert = makeTestCert(["hooks.example.test"]);
+    receiver = startReceiver(cert);
+    const hits: string[] = [];
+    const other = Bun.serve({ hostname: "127.0.0.2", port: 0, fetch: (req) => (hits.push(req.url), new Response("GIF89a", { headers: { "content-type": "image/gif" } })) });
+    elsewhere = { hits, origin: `http://127.0.0.2:${other.port}`, stop: () => other.stop(true) };
+
+    server = await startServer(
+      testConfig({
+        ...databaseEnv(),
+        POSTHORN_HTTP_HOST: "127.0.0.1",
+        POSTHORN_HTTP_PORT: "0",
+        POSTHORN_DELIVERY: "sink",
+        POSTHORN_REQUIRE_VERIFIED_DOMAIN: "false",
+        POSTHORN_DNS_SERVERS: dns.server,
+        POSTHORN_WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
+      }),
+    );
+    useWebhookSender(server.deps, new WebhookSender({ dns: server.deps.dns, allowedNetworks: ["127.0.0.0/8"], ca: cert.caPem, timeoutMs: 5000 }));
+    boot = server.bootstrap!;
+    base = `http://127.0.0.1:${server.httpPort}`;
+    // The sending domain, attached to the default project (not verified: POSTHORN_REQUIRE_VERIFIED_DOMAIN=false).
+    const domain = await api("POST", "/v1/domains", { domain: "shop.example.com" });
+    await api("PUT", `/v1/domains/${domain.json.id}/projects`, { project_ids: [boot.project_id] });
+
+    browser = await chromium.launch({ executablePath: chromiumPath!, args: CHROMIUM_ARGS, timeout: 30_000 });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(10_000);
+    page.on("dialog", (d) => {
+      dialogs.push(`${d.type()}: ${d.message()}`);
+      void (d.type() === "confirm" ? d.accept() : d.dismiss());
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    // The scratch dir goes with the run: a reviewer who wants the pictures names a directory to keep them in.
+    const keep = process.env.POSTHORN_KEEP_SCREENSHOTS;
+    if (keep) {
+      mkdirSync(keep, { recursive: true });
+      cpSync(shots, keep, { recursive: true });
+      console.log(`screenshots kept in ${keep}`);
+    }
+    await browser?.close();
+    await server?.stop();
+    elsewhere?.stop();
+    await receiver?.stop();
+    await dns?.close();
+  });
+
+  test("sign in from the keyboard: a wrong password is refused, the right one lands on the overview", async () => {
+    for (let i = 0; i < 3; i++) expect((await send({ subject: `Welcome ${i}`, text: "Hello there." })).status).toBe(202);
+    await page.goto(`${base}/`);
+    const email = page.getByLabel("Email");
+    await expect(email.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.keyboard.type(boot.owner_email!);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("not the password");
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("alert").textContent()).resolves.toBe("The email address or password is incorrect.");
+    await expect(page.getByRole("heading", { name: "Last 28 days" }).count()).resolves.toBe(0);
+
+    await page.getByLabel("Password").fill(boot.owner_password!);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Last 28 days" }).waitFor();
+    await waitFor(async () => Number(await page.locator("[data-figure=sent]").textContent()) >= 3);
+    expect(await page.getByText(`${boot.owner_email} · My team`).count()).toBe(1);
+    await shoot("overview");
+  }, 30_000);
+
+  test("find a sent message by its subject and open its timeline", async () => {
+    const sent = await send({ subject: "Invoice 4711", text: "Your invoice." });
+    await send({ subject: "Invoice 4712", text: "Another one." });
+    await delivered(sent.json.message_id);
+    await page.goto(`${base}/#/messages`);
+    await page.locator("table.messages tbody a").first().waitFor();
+    await page.getByLabel("Subject contains").fill("invoice 4711");
+    await page.keyboard.press("Enter");
+    await waitFor(async () => (await page.locator("table.messages tbody a").allTextContents()).join("|") === "Invoice 4711");
+    await shoot("messages");
+    await page.getByRole("link", { name: "Invoice 4711" }).click();
+    await page.locator("ol.timeline li", { hasText: "message.delivered" }).waitFor();
+    expect(await page.locator("ol.timeline li", { hasText: "message.delivered" }).textContent()).toContain("250 2.0.0");
+    expect(await page.locator("ol.timeline strong").allTextContents()).toEqual(["message.created", "message.queued", "message.sent", "message.delivered"]);
+    await page.getByRole("tab", { name: "Headers" }).click();
+    await page.getByRole("row", { name: /^Subject Invoice 4711$/ }).waitFor();
+    await shoot("message");
+  }, 30_000);
+
+  test("a subject of markup and HTML with scripts run nothing, and nothing is fetched from another host until images are asked for", async () => {
+    const subject = "<img src=x onerror=alert(1)>";
+    const html = `<p id="hello">Hello from HTML</p><script>alert(2)</script><img src="${elsewhere.origin}/pixel.gif">
+      <link rel="stylesheet" href="${elsewhere.origin}/style.css"><iframe src="${elsewhere.origin}/frame"></iframe>
+      <form action="${elsewhere.origin}/form"><button id="go">Go</button></form><img src="x" onerror="alert(3)"><svg onload="alert(4)"></svg>`;
+    const sent = await send({ subject, html });
+    await delivered(sent.json.message_id);
+
+    await page.goto(`${base}/#/messages?filter[subject]=${encodeURIComponent("onerror")}`);
+    await page.getByRole("link", { name: subject }).click();
+    await page.getByRole("heading", { name: subject }).waitFor();
+    // The subject is text, wherever it is shown: no element came of it.
+    expect(await page.locator("main img").count()).toBe(0);
+    const frame = page.frameLocator("iframe.mail");
+    expect(await frame.locator("#hello").textContent()).toBe("Hello from HTML");
+    await frame.locator("#go").click({ timeout: 2000 }).catch(() => undefined); // a form in the sandbox may not submit
+    await Bun.sleep(1000);
+    expect(dialogs).toEqual([]);
+    expect(elsewhere.hits).toEqual([]);
+    await shoot("message-html-sandboxed");
+
+    // "Load images" is an explicit click: then, and only then, the image is fetched (still no script).
+    await page.getByRole("button", { name: "Load images" }).click();
+    await waitFor(() => elsewhere.hits.some((u) => u.endsWith("/pixel.gif")), 5000);
+    expect(elsewhere.hits.filter((u) => !u.endsWith("/pixel.gif"))).toEqual([]);
+    expect(await frame.locator("#hello").textContent()).toBe("Hello from HTML");
+    expect(dialogs).toEqual([]);
+  }, 30_000);
+
+  test("add a domain, publish its records on the DNS server, verify it now", async () => {
+    await page.goto(`${base}/#/domains`);
+    await page.getByRole("textbox", { name: "Domain" }).fill("news.example.test");
+    await page.getByRole("button", { name: "Add domain" }).click();
+    await page.getByRole("heading", { name: "news.example.test" }).waitFor();
+    const rows = page.locator("table.records tbody tr");
+    const domains = (await api("GET", "/v1/domains")).json.data as { domain: string; dns_records: unknown[] }[];
+    const records = domains.find((d) => d.domain === "news.example.test")!.dns_records.length;
+    expect(records).toBeGreaterThanOrEqual(4);
+    expect(await rows.count()).toBe(records);
+    expect(await page.getByRole("button", { name: /^Copy value/ }).count()).toBe(records);
+    expect(new Set(await page.locator("table.records .status").allTextContents())).toEqual(new Set(["pending"]));
+
+    // Publish what the page says to publish, as a user would at their DNS provider.
+    for (const row of await rows.all()) {
+      const [type, name, value] = [await row.locator("td").nth(1).textContent(), await row.locator("td:nth-child(3) code").textContent(), await row.locator("td.value code").textContent()];
+      if (type === "MX") dns.set(name!, "MX", [{ exchange: value!, priority: 10 }]);
+      else dns.set(name!, "TXT", [value!]);
+    }
+    dns.remove("_dmarc.news.example.test"); // left out: the page then says what is missing
+    await page.getByRole("button", { name: "Verify now" }).click();
+    await waitFor(async () => (await page.locator("[data-record=dkim] .status").textContent()) === "active");
+    expect(await page.getByRole("status").textContent()).toMatch(/verif/i);
+    expect(await page.locator("[data-record=dmarc] .status").textContent()).toBe("pending");
+    expect(await page.locator("[data-record=dmarc] .reason").textContent()).not.toBe("");
+    await shoot("domain");
+  }, 30_000);
+
+  test("create a webhook (its secret shown once), send a test and see the delivery in its log", async () => {
+    await page.goto(`${base}/#/webhooks`);
+    await page.getByLabel("Name").fill("Orders");
+    await page.getByLabel("URL (https)").fill(receiver.url());
+    await page.getByRole("checkbox", { name: "webhook.test" }).check();
+    await page.getByRole("button", { name: "Create webhook" }).click();
+    const secret = await page.locator(".once code").textContent();
+    expect(secret).toMatch(/^whsec_/);
+    receiver.secret = secret!;
+    await page.getByRole("link", { name: "Orders" }).click();
+    await page.getByRole("button", { name: "Send test" }).click();
+    await page.locator("table.deliveries tbody tr", { hasText: "webhook.test" }).waitFor();
+    expect(await page.locator("table.deliveries tbody tr").first().textContent()).toMatch(/succeeded 200 \d+ ms/);
+    expect(receiver.deliveries.filter((d) => d.verified && d.json?.event === "webhook.test")).toHaveLength(1);
+    await shoot("webhook");
+  }, 30_000);
+
+  test("add suppressions in bulk, find one, remove it", async () => {
+    await page.goto(`${base}/#/suppressions`);
+    await page.getByLabel(/^Suppress for the whole team/).fill("first@example.org\nsecond@example.org");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "2 suppressions created" }).waitFor();
+    await page.getByRole("cell", { name: "second@example.org", exact: true }).waitFor();
+    await shoot("suppressions");
+    await page.getByRole("button", { name: "Remove first@example.org" }).click();
+    await page.getByRole("status").filter({ hasText: "first@example.org is no longer suppressed." }).waitFor();
+    expect((await api("GET", "/v1/suppressions")).json.data.map((s: { email: string }) => s.email)).toEqual(["second@example.org"]);
+    await page.getByRole("searchbox", { name: "Address" }).fill("second@example.org");
+    await page.keyboard.press("Enter");
+    await waitFor(async () => (await page.locator("main table tbody tr").count()) === 1);
+  }, 30_000);
+
+  test("every form control has a label, and each view's controls are reached with Tab", async () => {
+    for (const view of ["messages", "domains", "webhooks", "suppressions", "projects", "members"]) {
+      await page.goto(`${base}/#/${view}`);
+      await page.locator("main section").first().waitFor();
+      await page.waitForLoadState("networkidle");
+      const unlabelled = await page.evaluate(() =>
+        [...document.querySelectorAll("input, select, textarea, button")]
+          .filter((el) => {
+            const named = el.labels?.length || el.getAttribute("aria-label") || (el.tagName === "BUTTON" && el.textContent?.trim());
+            return !named;
+          })
+          .map((el) => el.outerHTML.slice(0, 80)),
+      );
+      expect({ view, unlabelled }).toEqual({ view, unlabelled: [] });
+      // Tab from the top reaches the first control of the view's form (skip link, navigation, sign-out first).
+      await page.evaluate(() => document.activeElement?.blur());
+      const first = await page.locator("main input, main select, main textarea, main button").first().evaluate((el) => el.outerHTML);
+      let reached = false;
+      for (let i = 0; i < 15 && !reached; i++) {
+        await page.keyboard.press("Tab");
+        reached = await page.evaluate((html) => document.activeElement?.outerHTML === html, first);
+      }
+      expect({ view, reached }).toEqual({ view, reached: true });
+      if (view === "projects" || view === "members") await shoot(view);
+    }
+  }, 60_000);
+});
