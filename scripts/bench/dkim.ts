@@ -1,0 +1,48 @@
+// Per-message cost of DKIM signing, RSA-2048 alone vs RSA-2048 + Ed25519 (issue 16's A/B):
+// one composed message (a typical ~3 KB HTML + text transactional mail) signed N times per
+// variant, one at a time and 16 at once. CPU time is the process's (user + system, all threads:
+// WebCrypto signs off the JavaScript thread). Bounded: POSTHORN_BENCH_COUNT signatures per
+// variant (default 2000). Run: bun scripts/bench/dkim.ts
+import { generateDkimKeyPair, generateEd25519DkimKeyPair } from "../../src/dns/dkim-key.ts";
+import { composeMessage } from "../../src/mail/compose.ts";
+import { dkimSign, type DkimKey } from "../../src/mail/dkim.ts";
+
+const COUNT = Math.min(Number(process.env.POSTHORN_BENCH_COUNT ?? 2000), 20000);
+const rsa = generateDkimKeyPair();
+const ed = generateEd25519DkimKeyPair();
+const variants: Record<string, DkimKey> = {
+  rsa: { domain: "sender.test", selector: "ph1", privateKeyPem: rsa.privateKeyPem },
+  dual: { domain: "sender.test", selector: "ph1", privateKeyPem: rsa.privateKeyPem, ed25519: { selector: "phe1", privateKeyPem: ed.privateKeyPem } },
+};
+const paragraph = "<p>Your order #12345 has shipped. Track it at <a href=\"https://shop.example/t/12345\">the carrier's page</a>.</p>\n";
+const raw = await composeMessage({
+  messageId: "bench@sender.test",
+  date: new Date(),
+  from: { email: "shop@sender.test", name: "Shop" },
+  to: [{ email: "ann@dest.test", name: "Ann" }],
+  cc: [],
+  replyTo: [],
+  subject: "Your order has shipped",
+  html: paragraph.repeat(20),
+  text: paragraph.replace(/<[^>]+>/g, "").repeat(20),
+  headers: {},
+  attachments: [],
+  received: { by: "mta.posthorn.test", id: "bench" },
+});
+
+async function run(name: string, key: DkimKey, parallel: number) {
+  for (let i = 0; i < 200; i++) await dkimSign(raw, key); // warm-up: key import, JIT
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    while (next++ < COUNT) await dkimSign(raw, key);
+  }));
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuUs = (cpu.user + cpu.system) / COUNT;
+  console.log(`${name.padEnd(5)} ×${String(parallel).padEnd(2)} ${(cpuUs).toFixed(0).padStart(5)} µs CPU/message  ${((wall * 1000) / COUNT).toFixed(0).padStart(5)} µs wall/message  ${Math.round((COUNT / wall) * 1000)} messages/s`);
+}
+
+console.log(`dkim: ${raw.length} B message, ${COUNT} signatures per variant, ${navigator.hardwareConcurrency} cores`);
+for (const parallel of [1, 16]) for (const [name, key] of Object.entries(variants)) await run(name, key, parallel);
