@@ -4,7 +4,8 @@ import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
 import { DnsResolver } from "../../src/dns/resolver.ts";
 import { giveDomainsEd25519Keys } from "../../src/modules/domains/ed25519-upgrade.ts";
-import { tempDir } from "../helpers.ts";
+import { startServer } from "../../src/server.ts";
+import { engine, insertTestDomainWith, sqlOf, tempDir, testConfig } from "../helpers.ts";
 import { startOutbound, SENDER_DOMAIN, type OutboundHarness } from "./harness.ts";
 
 // The harness's domain is inserted as one from before Ed25519 DKIM: RSA key only, no records.
@@ -101,4 +102,40 @@ test("once its record verifies, a sent message carries ed25519-sha256 and rsa-sh
     ["fail", "rsa-sha256", h.domain.selector],
   ]);
   expect((await mailauthVerdicts(tampered)).map((r) => r[0])).toEqual(["fail", "fail"]);
+});
+
+// SQLite only: the old-style domain is written with SQL the test holds, which it has for a
+// server's SQLite file and not for its PostgreSQL pool; the step itself runs on both engines
+// (the first test, two at once under the lock), and the start wiring is the same for both.
+test.skipIf(engine === "postgres")("a server started on a database with a domain from before Ed25519 DKIM gives it its key and a pending record; a restart changes nothing more", async () => {
+  const config = testConfig({ POSTHORN_HTTP_HOST: "127.0.0.1", POSTHORN_HTTP_PORT: "0" });
+  const first = await startServer(config);
+  let domainId: string;
+  try {
+    domainId = (await insertTestDomainWith(sqlOf(first.deps), { teamId: first.bootstrap!.team_id, domain: "old.example.test" })).domainId;
+  } finally {
+    await first.stop();
+  }
+  const keyOf = async (deps: typeof first.deps) =>
+    (await sqlOf(deps).get<{ dkim_ed25519_selector: string | null; dkim_ed25519_public_key: string | null; status: string }>(
+      "SELECT dkim_ed25519_selector, dkim_ed25519_public_key, status FROM domains WHERE id = ?",
+      [domainId],
+    ))!;
+  const edRecords = (deps: typeof first.deps) => sqlOf(deps).all<{ fqdn: string; content: string; status: string }>("SELECT fqdn, content, status FROM dns_records WHERE domain_id = ? AND purpose = 'dkim_ed25519'", [domainId]);
+  let given: Awaited<ReturnType<typeof keyOf>>;
+  for (let i = 0; i < 2; i++) {
+    const server = await startServer(config);
+    try {
+      const key = await keyOf(server.deps);
+      if (i === 0) given = key;
+      expect(key).toEqual(given!); // the second start keeps the first start's key
+      expect(key.status).toBe("active");
+      expect(key.dkim_ed25519_selector).toMatch(/^phe\d{8}[0-9a-f]{3}$/);
+      expect(await edRecords(server.deps)).toEqual([
+        { fqdn: `${key.dkim_ed25519_selector}._domainkey.old.example.test`, content: `v=DKIM1; k=ed25519; p=${key.dkim_ed25519_public_key}`, status: "pending" },
+      ]);
+    } finally {
+      await server.stop();
+    }
+  }
 });
