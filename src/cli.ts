@@ -4,6 +4,7 @@ import { VERSION } from "./app.ts";
 import { generatePassword, hashPassword, passwordProblem } from "./auth/passwords.ts";
 import { addBootstrapTeam } from "./bootstrap.ts";
 import { addDomain, apiClient, CommandFailed, verifyDomain } from "./cli-domains.ts";
+import { tlsRenew, tlsStatus } from "./cli-tls.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { backupSqlite } from "./db/backup.ts";
 import { databasePath } from "./db/connection.ts";
@@ -38,6 +39,9 @@ Usage:
                                       records to publish as a zone-file snippet, then the JSON
   posthorn domains verify NAME [--json]
                                       check the domain's records now; exit 0 once it can send
+  posthorn tls status [--json]        the certificate served by HTTPS and STARTTLS (files or
+                                      ACME): names, expiry, renewal, the last order's error
+  posthorn tls renew                  ask the running nodes to order a new ACME certificate now
   posthorn --help | --version
 
 Configuration comes from POSTHORN_* environment variables (see README). The domains commands
@@ -227,6 +231,10 @@ async function main(argv: string[]) {
       return copyDb(config, args);
     case "user":
       return user(config, args);
+    case "tls":
+      if (args[0] === "status") return tlsStatus(config, { json: args.includes("--json") });
+      if (args[0] === "renew") return tlsRenew(config);
+      throw new UsageError("usage: posthorn tls status [--json] | posthorn tls renew");
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

@@ -16,6 +16,9 @@ export class ConfigError extends Error {
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 
+/** Let's Encrypt's production ACME directory, the default of POSTHORN_ACME_DIRECTORY. */
+export const LETS_ENCRYPT_DIRECTORY = "https://acme-v02.api.letsencrypt.org/directory";
+
 export const ConfigSchema = Type.Object({
   dataDir: Type.String({ minLength: 1 }),
   /** null: SQLite in dataDir; otherwise the PostgreSQL database every node shares. */
@@ -36,6 +39,11 @@ export const ConfigSchema = Type.Object({
   submissionPort: Port,
   tlsCert: Type.Union([Type.String(), Type.Null()]),
   tlsKey: Type.Union([Type.String(), Type.Null()]),
+  /** HTTPS listener on httpHost (0 = off); it listens once a certificate exists (files or ACME). */
+  httpsPort: Port,
+  /** Set: certificates for hostname (and the tracking host) come from acmeDirectory by HTTP-01. */
+  acmeEmail: Type.Union([Type.String({ pattern: "^[^\\s@]+@[^\\s@]+$" }), Type.Null()]),
+  acmeDirectory: Type.String({ pattern: "^https://[^\\s]+$" }),
   delivery: Type.Union([Type.Literal("direct"), Type.Literal("relay"), Type.Literal("sink")]),
   relayUrl: Type.Union([Type.String({ pattern: "^smtps?://[^\\s]+$" }), Type.Null()]),
   mxPort: Port,
@@ -125,6 +133,9 @@ const ENV_NAMES: Record<keyof Config, string> = {
   submissionPort: "POSTHORN_SUBMISSION_PORT",
   tlsCert: "POSTHORN_TLS_CERT",
   tlsKey: "POSTHORN_TLS_KEY",
+  httpsPort: "POSTHORN_HTTPS_PORT",
+  acmeEmail: "POSTHORN_ACME_EMAIL",
+  acmeDirectory: "POSTHORN_ACME_DIRECTORY",
   delivery: "POSTHORN_DELIVERY",
   relayUrl: "POSTHORN_RELAY_URL",
   mxPort: "POSTHORN_MX_PORT",
@@ -163,6 +174,9 @@ export function loadConfig(env: Env = process.env): Config {
     submissionPort: int(env, "POSTHORN_SUBMISSION_PORT", 1587),
     tlsCert: optional(env, "POSTHORN_TLS_CERT"),
     tlsKey: optional(env, "POSTHORN_TLS_KEY"),
+    httpsPort: int(env, "POSTHORN_HTTPS_PORT", 0),
+    acmeEmail: optional(env, "POSTHORN_ACME_EMAIL"),
+    acmeDirectory: str(env, "POSTHORN_ACME_DIRECTORY", LETS_ENCRYPT_DIRECTORY),
     delivery: str(env, "POSTHORN_DELIVERY", "direct") as Config["delivery"],
     relayUrl: optional(env, "POSTHORN_RELAY_URL"),
     mxPort: int(env, "POSTHORN_MX_PORT", 25),
@@ -197,6 +211,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if ((config.tlsCert === null) !== (config.tlsKey === null)) {
     throw new ConfigError(config.tlsCert ? "POSTHORN_TLS_KEY" : "POSTHORN_TLS_CERT", "set both POSTHORN_TLS_CERT and POSTHORN_TLS_KEY, or neither");
+  }
+  if (config.httpsPort !== 0 && config.httpsPort === config.httpPort) {
+    throw new ConfigError("POSTHORN_HTTPS_PORT", `must differ from POSTHORN_HTTP_PORT (${config.httpPort}), which answers ACME's HTTP-01 challenges`);
   }
   for (const cidr of config.webhookAllowedNetworks) {
     if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) {

@@ -9,6 +9,8 @@ import { ensureDomainRecheckScheduled, registerDomainRecheck } from "./modules/d
 import { registerInboundJobs } from "./smtp/inbound-job.ts";
 import { openDeps } from "./runtime.ts";
 import { startSmtpListeners } from "./smtp/index.ts";
+import { HttpsListener } from "./tls/https-listener.ts";
+import { CertificateManager } from "./tls/manager.ts";
 
 const BODY_LIMIT_SLACK = 1024 * 1024;
 
@@ -16,6 +18,10 @@ export interface RunningServer {
   deps: Deps;
   httpPort: number;
   bootstrap: BootstrapResult | null;
+  /** The certificate served by HTTPS and STARTTLS (files or ACME). */
+  certificates: CertificateManager;
+  /** The HTTPS listener's port, null while it is off or waits for a certificate. */
+  httpsPort(): number | null;
   stop(): Promise<void>;
 }
 
@@ -45,6 +51,9 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   // The periodic DNS re-check is a job that re-enqueues itself; this queues the first one.
   await ensureDomainRecheckScheduled(deps);
   runner.start();
+  // Certificate files, or the ACME certificate already stored, before any listener starts.
+  const certificates = new CertificateManager(deps);
+  await certificates.load();
 
   const app = createApp(deps).listen({
     hostname: config.httpHost,
@@ -58,8 +67,17 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   const httpPort = app.server?.port ?? config.httpPort;
   const background: Background[] = [];
   background.push({ name: "outbound smtp pools", stop: () => closeOutbound(deps) });
+  const https =
+    config.httpsPort > 0
+      ? new HttpsListener({ host: config.httpHost, port: config.httpsPort, fetch: (request) => app.fetch(request), maxRequestBodySize: config.maxBodyBytes + BODY_LIMIT_SLACK }, deps.log)
+      : null;
+  https?.start(certificates.live);
+  if (https) background.push({ name: "https listener", stop: () => https.stop() });
   // MX and submission listeners (port 0 = off); stopped first, so sessions in DATA can finish.
-  background.push(...(await startSmtpListeners(deps)));
+  background.push(...(await startSmtpListeners(deps, certificates.live)));
+  // Renewals and certificates stored by other nodes; ACME's HTTP-01 needs the HTTP listener up.
+  certificates.start();
+  background.push({ name: "certificates", stop: () => certificates.stop() });
   deps.log.info("posthorn started", { http: `${config.httpHost}:${httpPort}`, delivery: config.delivery });
 
   let stopping: Promise<void> | null = null;
@@ -71,5 +89,5 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
       await runner.stop();
       await deps.store.close();
     })());
-  return { deps, httpPort, bootstrap, stop };
+  return { deps, httpPort, bootstrap, certificates, httpsPort: () => https?.port ?? null, stop };
 }

@@ -16,6 +16,7 @@ import { SettingsRepository } from "./settings.ts";
 import { SqliteExecutor, type SqlExecutor } from "./sql.ts";
 import { SuppressionRepository } from "./suppressions.ts";
 import { TeamRepository } from "./teams.ts";
+import { TlsCertificateRepository } from "./tls-certificates.ts";
 import { TrackingRepository } from "./tracking.ts";
 import { WebhookRepository } from "./webhooks.ts";
 import type { UnitOfWork, Writer } from "./writer.ts";
@@ -39,6 +40,7 @@ export interface Repositories {
   settings: SettingsRepository;
   suppressions: SuppressionRepository;
   teams: TeamRepository;
+  tlsCertificates: TlsCertificateRepository;
   tracking: TrackingRepository;
   webhooks: WebhookRepository;
 }
@@ -62,6 +64,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     settings: new SettingsRepository(db),
     suppressions: new SuppressionRepository(db),
     teams: new TeamRepository(db),
+    tlsCertificates: new TlsCertificateRepository(db),
     tracking: new TrackingRepository(db),
     webhooks: new WebhookRepository(db),
   };

@@ -1,4 +1,5 @@
 import type { Deps } from "../context.ts";
+import { acmeChallengeController } from "./acme/index.ts";
 import { domainsController, inboundDomainController } from "./domains/index.ts";
 import { healthController } from "./health/index.ts";
 import { sendController } from "./send/index.ts";
@@ -26,5 +27,6 @@ export const controllers = (deps: Deps) => [
   webhooksController(deps),
   attachmentsController(deps),
   trackingController(deps),
+  acmeChallengeController(deps),
   authController(deps),
 ];

@@ -8,6 +8,7 @@ import { SMTPServer, type SMTPServerError, type SMTPServerOptions } from "smtp-s
 import { SMTPConnection } from "smtp-server/lib/smtp-connection.js";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
+import type { LiveCertificate } from "../tls/certificate.ts";
 
 /** Limits of a listener. Defaults suit production; tests shorten the timeouts. */
 export interface ListenerLimits {
@@ -124,6 +125,25 @@ export function startListening(name: string, server: SMTPServer, host: string, p
       });
     });
   });
+}
+
+/**
+ * STARTTLS with the certificate this node serves (files or ACME), kept current: the first one
+ * turns STARTTLS on, each later one is used from the next STARTTLS on, and sessions already in
+ * TLS keep the certificate they started with.
+ */
+export function followCertificate(listener: RunningListener, live: LiveCertificate): RunningListener {
+  const unfollow = live.follow((cert) => {
+    listener.server.updateSecureContext({ key: cert.keyPem, cert: cert.certPem });
+    listener.server.options.hideSTARTTLS = false;
+  });
+  return {
+    ...listener,
+    stop: async () => {
+      unfollow();
+      await listener.stop();
+    },
+  };
 }
 
 /**
