@@ -161,3 +161,13 @@ export function Section({ title, actions, children }: { title: string; actions?:
     </section>
   );
 }
+
+/** A list's error (or the page's own) and its first load. */
+export function ListStatus({ list, error }: { list: Loaded<unknown>; error?: string | null }) {
+  return (
+    <>
+      <ErrorBox error={error ?? list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+    </>
+  );
+}

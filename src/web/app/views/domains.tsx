@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api.ts";
-import { CopyButton, ErrorBox, Field, fmtDate, go, Loading, messageOf, Section, Status, useLoad } from "../ui.tsx";
+import { CopyButton, ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Section, Status, useLoad } from "../ui.tsx";
 
 interface DnsRecord {
   id: string;
@@ -47,8 +47,7 @@ export function Domains() {
           Add domain
         </button>
       </form>
-      <ErrorBox error={error ?? list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
+      <ListStatus list={list} error={error} />
       <table>
         <thead>
           <tr>

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page, type Session } from "../api.ts";
-import { ErrorBox, Field, fmtDate, Loading, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
+import { Field, fmtDate, ListStatus, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
 
 interface Member {
   id: string;
@@ -61,8 +61,7 @@ export function Members({ session }: { session: Session }) {
         <p class="muted">Only owners can invite and remove members.</p>
       )}
       {link ? <ShownOnce label="Password link for the new member (valid 7 days)" value={link} /> : null}
-      <ErrorBox error={error ?? list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
+      <ListStatus list={list} error={error} />
       <table>
         <thead>
           <tr>

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api.ts";
-import { ErrorBox, Field, Loading, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
+import { Field, ListStatus, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
 
 interface Project {
   id: string;
@@ -60,8 +60,7 @@ export function Projects() {
         </button>
       </form>
       {token ? <ShownOnce label={token.label} value={token.value} /> : null}
-      <ErrorBox error={error ?? list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
+      <ListStatus list={list} error={error} />
       {(list.data?.data ?? []).map((p) => (
         <ProjectCard key={p.id} project={p} act={act} onToken={(value) => setToken({ label: `New sending token of ${p.name}`, value })} />
       ))}

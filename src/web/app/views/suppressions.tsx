@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api.ts";
-import { ErrorBox, Field, fmtDate, go, Loading, messageOf, Pager, Section, useLoad, type Route } from "../ui.tsx";
+import { Field, fmtDate, go, ListStatus, messageOf, Pager, Section, useLoad, type Route } from "../ui.tsx";
 
 interface Suppression {
   id: string;
@@ -70,8 +70,7 @@ export function Suppressions({ route }: { route: Route }) {
           {notice}
         </p>
       ) : null}
-      <ErrorBox error={error ?? list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
+      <ListStatus list={list} error={error} />
       <table>
         <thead>
           <tr>

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api.ts";
-import { ErrorBox, Field, fmtDate, go, Loading, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
+import { ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
 import { allRoutes } from "./projects.tsx";
 
 interface Webhook {
@@ -84,8 +84,7 @@ export function Webhooks() {
         </button>
       </form>
       {secret ? <ShownOnce label="Signing secret" value={secret} /> : null}
-      <ErrorBox error={error ?? list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
+      <ListStatus list={list} error={error} />
       <table>
         <thead>
           <tr>
