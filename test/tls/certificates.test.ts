@@ -1,0 +1,209 @@
+// Certificates without a CA: the renewal rules, the settings, the HTTP-01 route answering from
+// the database, the order's lease between nodes, and certificate files that win over ACME and are
+// re-read when they change.
+import { describe, expect, test } from "bun:test";
+import { copyFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ConfigError, LETS_ENCRYPT_DIRECTORY, loadConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { startServer } from "../../src/server.ts";
+import { renewalTime } from "../../src/tls/certificate.ts";
+import { ACME_CERTIFICATE, CertificateManager, orderableName, orderDue } from "../../src/tls/manager.ts";
+import { createTestApp, databaseEnv, tempDir, testConfig, waitFor } from "../helpers.ts";
+import { freePort } from "../e2e/fixtures/outbound-server.ts";
+import { makeTestCert } from "../webhooks/support.ts";
+import { httpsCertificate, openStartTls } from "./support.ts";
+
+const DAY = 86_400_000;
+
+describe("when a certificate is renewed", () => {
+  test("30 days before expiry, or with a third of a short lifetime left", () => {
+    const t0 = Date.parse("2026-01-01T00:00:00Z");
+    expect(renewalTime(t0, t0 + 90 * DAY)).toBe(t0 + 60 * DAY);
+    expect(renewalTime(t0, t0 + 6 * DAY)).toBe(t0 + 4 * DAY);
+  });
+
+  const t0 = Date.parse("2026-01-01T00:00:00Z");
+  const issued = { certPem: "x", domains: ["mx.example.org"], notBefore: t0, notAfter: t0 + 90 * DAY, renewRequestedAt: null, nextAttemptAt: null };
+  const names = ["mx.example.org"];
+
+  test("an order is due without a certificate, when a name is missing, at the renewal time, or on request", () => {
+    expect(orderDue(null, names, t0)).toBe("no certificate yet");
+    expect(orderDue(issued, names, t0 + DAY)).toBeNull();
+    expect(orderDue(issued, [...names, "links.example.org"], t0 + DAY)).toBe("not valid for links.example.org");
+    expect(orderDue(issued, names, t0 + 60 * DAY - 1)).toBeNull();
+    expect(orderDue(issued, names, t0 + 60 * DAY)).toStartWith("expires ");
+    expect(orderDue({ ...issued, renewRequestedAt: t0 + DAY }, names, t0 + DAY)).toBe("renewal requested");
+  });
+
+  test("a name dropped from the wanted list does not cause an order; a failed order waits for its next attempt", () => {
+    expect(orderDue({ ...issued, domains: [...names, "old.example.org"] }, names, t0 + DAY)).toBeNull();
+    expect(orderDue({ ...issued, certPem: null, nextAttemptAt: t0 + 5 * 60_000 }, names, t0)).toBeNull();
+    expect(orderDue({ ...issued, certPem: null, nextAttemptAt: t0 + 5 * 60_000 }, names, t0 + 5 * 60_000)).toBe("no certificate yet");
+  });
+
+  test("only names a public CA can issue for are ordered", () => {
+    expect(orderableName("mx.example.org")).toBe(true);
+    for (const n of ["localhost", "app.localhost", "mailhost", "192.0.2.1", "::1"]) expect(orderableName(n)).toBe(false);
+  });
+});
+
+describe("settings", () => {
+  test("ACME and HTTPS are off by default; the directory defaults to Let's Encrypt", () => {
+    const c = loadConfig({ POSTHORN_HOSTNAME: "mail.example.org" });
+    expect(c.httpsPort).toBe(0);
+    expect(c.acmeEmail).toBeNull();
+    expect(c.acmeDirectory).toBe(LETS_ENCRYPT_DIRECTORY);
+  });
+
+  const bad: [Record<string, string>, string][] = [
+    [{ POSTHORN_HTTPS_PORT: "8080" }, "POSTHORN_HTTPS_PORT"],
+    [{ POSTHORN_HTTPS_PORT: "tls" }, "POSTHORN_HTTPS_PORT"],
+    [{ POSTHORN_ACME_EMAIL: "ops at example.org" }, "POSTHORN_ACME_EMAIL"],
+    [{ POSTHORN_ACME_DIRECTORY: "http://acme.example.org/directory" }, "POSTHORN_ACME_DIRECTORY"],
+  ];
+  for (const [env, name] of bad) {
+    test(`${JSON.stringify(env)} fails naming ${name}`, () => {
+      let err: unknown;
+      try {
+        loadConfig({ POSTHORN_HOSTNAME: "mail.example.org", ...env });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).variable).toBe(name);
+    });
+  }
+});
+
+describe("GET /.well-known/acme-challenge/{token}", () => {
+  const t = createTestApp();
+  const token = "Zm9vYmFyYmF6cXV4LXRva2VuXzEyMw";
+
+  test("answers a pending challenge from the database, on any node, as text", async () => {
+    await t.deps.store.write((tx) => tx.tlsCertificates.putChallenge(token, `${token}.thumbprint`, Date.now() + 60_000, Date.now()));
+    const res = await t.app.handle(new Request(`http://localhost/.well-known/acme-challenge/${token}`));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("text/plain");
+    expect(await res.text()).toBe(`${token}.thumbprint`);
+  });
+
+  test("unknown, expired, removed and malformed tokens are 404s", async () => {
+    const expired = "ZXhwaXJlZC10b2tlbi1hYmNkZWZn";
+    await t.deps.store.write((tx) => tx.tlsCertificates.putChallenge(expired, "x", Date.now() - 1, Date.now() - 60_000));
+    const removed = "cmVtb3ZlZC10b2tlbi1hYmNkZWZn";
+    await t.deps.store.write((tx) => tx.tlsCertificates.putChallenge(removed, "x", Date.now() + 60_000, Date.now()));
+    await t.deps.store.write((tx) => tx.tlsCertificates.removeChallenge(removed));
+    for (const path of ["dW5rbm93bi10b2tlbi1hYmNkZWZn", expired, removed, "short", "x".repeat(300), "..%2F..%2Fetc%2Fpasswd"]) {
+      const res = await t.app.handle(new Request(`http://localhost/.well-known/acme-challenge/${path}`));
+      expect(res.status).toBe(404);
+    }
+    // The app's guard for any URL with a NUL, before the route.
+    expect((await t.app.handle(new Request("http://localhost/.well-known/acme-challenge/a%00b"))).status).toBe(400);
+  });
+
+  test("is not in the API's document", async () => {
+    const doc = (await (await t.app.handle(new Request("http://localhost/openapi/json"))).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths).some((p) => p.includes("acme-challenge"))).toBe(false);
+  });
+});
+
+describe("one node orders at a time", () => {
+  const t = createTestApp({ env: { POSTHORN_ACME_EMAIL: "ops@example.org", POSTHORN_HOSTNAME: "mx.example.org" } });
+  const repo = () => t.deps.store;
+
+  test("the lease goes to one node until it runs out, and a node that lost it cannot store its outcome", async () => {
+    const now = Date.now();
+    await repo().write((tx) => tx.tlsCertificates.ensure("lease-test", now));
+    expect(await repo().write((tx) => tx.tlsCertificates.claim("lease-test", "node-a", now, 60_000))).toBe(true);
+    expect(await repo().write((tx) => tx.tlsCertificates.claim("lease-test", "node-b", now + 59_999, 60_000))).toBe(false);
+    // node-a died: its lease runs out and node-b takes over.
+    expect(await repo().write((tx) => tx.tlsCertificates.claim("lease-test", "node-b", now + 60_000, 60_000))).toBe(true);
+    const cert = { domains: ["mx.example.org"], certPem: "pem", keyPem: "key", fingerprint: "f", notBefore: now, notAfter: now + 90 * DAY };
+    expect(await repo().write((tx) => tx.tlsCertificates.store("lease-test", "node-a", cert, now, now + 70_000))).toBe(false);
+    expect(await repo().write((tx) => tx.tlsCertificates.recordFailure("lease-test", "node-a", "late", now, now + 70_000))).toBe(false);
+    expect(await repo().write((tx) => tx.tlsCertificates.store("lease-test", "node-b", cert, now, now + 70_000))).toBe(true);
+    expect(await repo().read.tlsCertificates.get("lease-test")).toMatchObject({ fingerprint: "f", leaseOwner: null, failures: 0 });
+  });
+
+  test("a renewal requested during an order survives that order's outcome", async () => {
+    const now = Date.now();
+    await repo().write((tx) => tx.tlsCertificates.ensure("request-test", now));
+    expect(await repo().write((tx) => tx.tlsCertificates.claim("request-test", "node-a", now, 60_000))).toBe(true);
+    await repo().write((tx) => tx.tlsCertificates.requestRenewal("request-test", now + 10));
+    const cert = { domains: ["mx.example.org"], certPem: "pem", keyPem: "key", fingerprint: "f", notBefore: now, notAfter: now + 90 * DAY };
+    await repo().write((tx) => tx.tlsCertificates.store("request-test", "node-a", cert, now, now + 20));
+    expect((await repo().read.tlsCertificates.get("request-test"))!.renewRequestedAt).toBe(now + 10);
+  });
+
+  test("a node does not order while another node's lease runs, even with no certificate at all", async () => {
+    const lines: string[] = [];
+    const deps = { ...t.deps, log: createLogger("debug", (l) => lines.push(l)) };
+    const now = Date.now();
+    await t.deps.store.write((tx) => tx.tlsCertificates.ensure(ACME_CERTIFICATE, now));
+    expect(await t.deps.store.write((tx) => tx.tlsCertificates.claim(ACME_CERTIFICATE, "other-node", now, 60_000))).toBe(true);
+    const manager = new CertificateManager(deps);
+    await manager.load();
+    await manager.check();
+    await manager.stop();
+    expect(lines.filter((l) => l.includes("acme order started"))).toEqual([]);
+    expect(await t.deps.store.read.tlsCertificates.get(ACME_CERTIFICATE)).toMatchObject({ leaseOwner: "other-node", failures: 0, certPem: null });
+  });
+});
+
+describe("certificate files", () => {
+  test("win over ACME, are served on HTTPS and STARTTLS, and are re-read when they change; a broken pair keeps the last good one", async () => {
+    const a = makeTestCert(["mx.posthorn.test"]);
+    const b = makeTestCert(["mx.posthorn.test"]);
+    const dir = tempDir("tls-files-");
+    const certFile = join(dir, "cert.pem");
+    const keyFile = join(dir, "key.pem");
+    copyFileSync(join(dirname(a.caPath), "leaf.pem"), certFile);
+    copyFileSync(join(dirname(a.caPath), "leaf.key"), keyFile);
+    const [httpsPort, smtpPort] = [await freePort(), await freePort()];
+    const server = await startServer(
+      testConfig({
+        ...databaseEnv(),
+        POSTHORN_HTTP_HOST: "127.0.0.1",
+        POSTHORN_HTTP_PORT: "0",
+        POSTHORN_HTTPS_PORT: String(httpsPort),
+        POSTHORN_SMTP_HOST: "127.0.0.1",
+        POSTHORN_SMTP_PORT: String(smtpPort),
+        POSTHORN_TLS_CERT: certFile,
+        POSTHORN_TLS_KEY: keyFile,
+        // Set too, and never used: the files win.
+        POSTHORN_ACME_EMAIL: "ops@posthorn.test",
+        POSTHORN_ACME_DIRECTORY: "https://127.0.0.1:1/directory",
+      }),
+    );
+    try {
+      const first = await httpsCertificate(httpsPort, "mx.posthorn.test", a.caPem);
+      expect(first.authorized).toBe(true);
+      const smtp = await openStartTls(smtpPort, "mx.posthorn.test", a.caPem);
+      expect(smtp.cert.fingerprint).toBe(first.fingerprint);
+
+      // Renewed by hand (or certbot): the key first, then the certificate; served within a check.
+      writeFileSync(keyFile, b.keyPem);
+      writeFileSync(certFile, b.certPem);
+      const second = await waitFor(async () => {
+        const c = await httpsCertificate(httpsPort, "mx.posthorn.test", b.caPem);
+        return c.fingerprint !== first.fingerprint ? c : null;
+      }, 15_000, 200);
+      expect(second.authorized).toBe(true);
+      const renewedSmtp = await openStartTls(smtpPort, "mx.posthorn.test", b.caPem);
+      expect(renewedSmtp.cert).toMatchObject({ fingerprint: second.fingerprint, authorized: true });
+      // The session that started before the change goes on with its certificate.
+      expect(await smtp.send("EHLO client.test")).toStartWith("250");
+      smtp.close();
+      renewedSmtp.close();
+
+      // A certificate whose key is not in the key file: the pair served stays.
+      writeFileSync(certFile, a.certPem);
+      await server.certificates.check();
+      expect((await httpsCertificate(httpsPort, "mx.posthorn.test", b.caPem)).fingerprint).toBe(second.fingerprint);
+      expect(await server.deps.store.read.tlsCertificates.get(ACME_CERTIFICATE)).toBeNull();
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
