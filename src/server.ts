@@ -42,6 +42,10 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
     ownerPassword: true,
   });
 
+  // Certificate files (a broken pair stops the start here), or the ACME certificate already stored.
+  const certificates = new CertificateManager(deps);
+  await certificates.load();
+
   const runner = new JobRunner(deps);
   // The queues and their handlers: jobs/ knows none of them.
   registerOutboundJobs(runner, deps);
@@ -51,9 +55,6 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   // The periodic DNS re-check is a job that re-enqueues itself; this queues the first one.
   await ensureDomainRecheckScheduled(deps);
   runner.start();
-  // Certificate files, or the ACME certificate already stored, before any listener starts.
-  const certificates = new CertificateManager(deps);
-  await certificates.load();
 
   const app = createApp(deps).listen({
     hostname: config.httpHost,
