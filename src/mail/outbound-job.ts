@@ -22,7 +22,7 @@ import { DELIVERY_SCHEDULE_MS, scheduledBackoff } from "../jobs/backoff.ts";
 import type { Job } from "../db/job-queue.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
 import { serverSecretOf, signValue } from "../secrets.ts";
-import type { ComposeInput } from "./compose.ts";
+import type { ComposedMessage, ComposeInput } from "./compose.ts";
 import { Composer, ComposerUnavailableError } from "./composer.ts";
 import type { DkimKey } from "./dkim.ts";
 import { Deliverer, type RecipientOutcome } from "./deliver.ts";
@@ -231,40 +231,32 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     // With tracking, each recipient's copy carries tokens that name it: composed for each, on
     // every attempt (the tokens come out the same); the first copy is stored as the source.
     const tracked = (row.track_opens === 1 || row.track_clicks === 1) && row.html !== null;
-    let copyOf: CopyOf;
-    let stored: Buffer | null = null;
-    let links: string[] = [];
-    if (row.raw && !tracked) {
-      const raw = Buffer.isBuffer(row.raw) ? row.raw : Buffer.from(row.raw);
-      copyOf = () => raw;
-    } else {
+    let copies: ComposedMessage[]; // one for every recipient, or with tracking one per due recipient, in order
+    if (row.raw && !tracked) copies = [{ raw: Buffer.isBuffer(row.raw) ? row.raw : Buffer.from(row.raw), links: [] }];
+    else {
       try {
         const { input, key } = await composeRequest(deps, row, secret);
-        if (!tracked) {
-          const { raw } = await composer.compose(input, key);
-          copyOf = () => raw;
-          stored = raw;
-        } else {
-          const tracking = { opens: row.track_opens === 1, clicks: row.track_clicks === 1, baseUrl: config.trackingUrl, secret: await secret(), messageId };
-          const copies = await Promise.all(due.map((r) => composer.compose({ ...input, tracking: { ...tracking, recipientId: r.id } }, key)));
-          const byRecipient = new Map(due.map((r, i) => [r.id, copies[i]!.raw]));
-          copyOf = (id) => byRecipient.get(id)!;
-          stored = copies[0]!.raw;
-          links = copies[0]!.links;
-        }
+        const tracking = tracked
+          ? { opens: row.track_opens === 1, clicks: row.track_clicks === 1, baseUrl: config.trackingUrl, secret: await secret(), messageId }
+          : null;
+        copies = await Promise.all(
+          (tracking ? due : [null]).map((r) => composer.compose(tracking && r ? { ...input, tracking: { ...tracking, recipientId: r.id } } : input, key)),
+        );
       } catch (err) {
         if (err instanceof ComposerUnavailableError) throw err; // the runner retries the job
         log.error("compose failed", { message: messageId, error: err instanceof Error ? err.message : String(err) });
         return failAll(due.map((r) => r.id), `The message could not be composed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+    const copyIndex = tracked ? new Map(due.map((r, i) => [r.id, i])) : null;
+    const copyOf: CopyOf = (id) => copies[copyIndex?.get(id) ?? 0]!.raw;
     // The attempt is on record before the first byte goes out: after a crash these recipients
     // are attempted again (at-least-once), never forgotten.
     await store.write(async (tx) => {
       const now = Date.now();
-      if (composed && stored) {
-        await tx.deliveries.storeComposed(messageId, stored);
-        if (links.length > 0) await tx.tracking.addLinks(messageId, links);
+      if (composed) {
+        await tx.deliveries.storeComposed(messageId, copies[0]!.raw);
+        if (copies[0]!.links.length > 0) await tx.tracking.addLinks(messageId, copies[0]!.links);
       }
       for (const r of due) {
         const processed = { recipientId: r.id, status: "processed", attempted: true } as const;
