@@ -92,7 +92,6 @@ export class TrackingRepository {
     );
   }
 
-
   /** The recipient's clicks since `since` judged human are a machine's after all (a burst found later). */
   async reclassifyClicks(recipientId: string, since: number, reason: string): Promise<void> {
     await this.db.runDeferred("UPDATE tracking_hits SET machine = 1, machine_reason = ? WHERE recipient_id = ? AND kind = 'click' AND machine = 0 AND created_at >= ?", [

@@ -65,7 +65,6 @@ export class WebhookRepository {
     return this.db.get<WebhookRow>("SELECT * FROM webhooks WHERE id = ?", [id]);
   }
 
-
   async insert(row: WebhookRow): Promise<void> {
     await this.db.run(
       `INSERT INTO webhooks (id, team_id, route_id, name, url, events, enabled, include_machine_events, secret, disabled_reason, last_called_at, created_at, updated_at)

@@ -58,7 +58,6 @@ export const CreateSuppressionsResult = t.Object({
   data: t.Object({ created: t.Array(SuppressionData), skipped: t.Array(SkippedSuppression) }),
 });
 
-
 export const SuppressionListQuery = t.Object({
   ...PageQuery,
   sort: t.Optional(t.String({ maxLength: 100, description: "created_at, email; - for descending; default -created_at" })),
