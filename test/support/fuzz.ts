@@ -149,6 +149,8 @@ export function resourceOf(op: Operation, param: string): Resource {
       return "unsubscribe";
     case "attachmentId":
       return "attachment";
+    case "memberId":
+      return "member";
   }
   if (op.path.startsWith("/v1/webhooks")) return "webhook";
   const seg = op.path.split("/")[2] ?? "";
