@@ -28,7 +28,9 @@ export function databasePath(dataDir: string): string {
 
 /**
  * Applies the embedded migrations that have not run yet, each in its own transaction.
- * Returns the tags applied (empty when the database was already current).
+ * Returns the tags applied (empty when the database was already current). Another process may
+ * migrate the same file at once (a CLI command beside `serve`): each transaction takes the write
+ * lock first (BEGIN IMMEDIATE) and looks for its tag again under it.
  */
 export function migrate(sqlite: Database): string[] {
   sqlite.exec(
@@ -40,13 +42,15 @@ export function migrate(sqlite: Database): string[] {
   const applied: string[] = [];
   for (const m of migrations) {
     if (done.has(m.tag)) continue;
-    sqlite.transaction(() => {
+    const ran = sqlite.transaction(() => {
+      if (sqlite.query("SELECT 1 FROM __posthorn_migrations WHERE tag = ?").get(m.tag)) return false;
       for (const stmt of m.sql.split("--> statement-breakpoint")) {
         if (stmt.trim()) sqlite.exec(stmt);
       }
       sqlite.query("INSERT INTO __posthorn_migrations (tag, applied_at) VALUES (?, ?)").run(m.tag, Date.now());
-    })();
-    applied.push(m.tag);
+      return true;
+    }).immediate();
+    if (ran) applied.push(m.tag);
   }
   return applied;
 }
