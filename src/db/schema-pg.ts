@@ -412,7 +412,11 @@ export const jobs = pgTable("jobs", {
   /** Set when the job is dead (max attempts reached or permanently failed). */
   deadAt: ts("dead_at"),
   createdAt: ts("created_at").notNull(),
-}, (t) => [index("jobs_claim").on(t.queue, t.runAt).where(sql`dead_at IS NULL`)]);
+}, (t) => [
+  index("jobs_claim").on(t.queue, t.runAt).where(sql`dead_at IS NULL`),
+  // A message's job by its id (queue control: retry, cancel, next attempt), without a scan of the queue.
+  index("jobs_message").on(t.queue, sql`(payload::jsonb ->> 'messageId')`),
+]);
 
 /** Server-wide values created on first start, e.g. the HMAC secret for VERP and signed links. */
 export const settings = pgTable("settings", {

@@ -5,6 +5,7 @@ import m2 from "./0002_webhook_machine_events.sql" with { type: "text" };
 import m3 from "./0003_dashboard_accounts.sql" with { type: "text" };
 import m4 from "./0004_dkim_ed25519.sql" with { type: "text" };
 import m5 from "./0005_tls_certificates.sql" with { type: "text" };
+import m6 from "./0006_jobs_message_index.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -13,4 +14,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0003_dashboard_accounts", sql: m3 as unknown as string },
   { tag: "0004_dkim_ed25519", sql: m4 as unknown as string },
   { tag: "0005_tls_certificates", sql: m5 as unknown as string },
+  { tag: "0006_jobs_message_index", sql: m6 as unknown as string },
 ];

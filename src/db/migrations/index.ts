@@ -9,6 +9,7 @@ import m6 from "./0006_webhook_machine_events.sql" with { type: "text" };
 import m7 from "./0007_dashboard_accounts.sql" with { type: "text" };
 import m8 from "./0008_dkim_ed25519.sql" with { type: "text" };
 import m9 from "./0009_tls_certificates.sql" with { type: "text" };
+import m10 from "./0010_jobs_message_index.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -21,4 +22,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0007_dashboard_accounts", sql: m7 as unknown as string },
   { tag: "0008_dkim_ed25519", sql: m8 as unknown as string },
   { tag: "0009_tls_certificates", sql: m9 as unknown as string },
+  { tag: "0010_jobs_message_index", sql: m10 as unknown as string },
 ];

@@ -1,0 +1,1 @@
+CREATE INDEX "jobs_message" ON "jobs" USING btree ("queue",(payload::jsonb ->> 'messageId'));

@@ -1,0 +1,1 @@
+CREATE INDEX `jobs_message` ON `jobs` (`queue`,json_extract(payload, '$.messageId'));
