@@ -9,6 +9,7 @@ import { MessageDetail } from "./views/message.tsx";
 import { Messages } from "./views/messages.tsx";
 import { Overview } from "./views/overview.tsx";
 import { Projects } from "./views/projects.tsx";
+import { RouteSettings } from "./views/route.tsx";
 import { SetPassword, SignIn } from "./views/signin.tsx";
 import { Suppressions } from "./views/suppressions.tsx";
 import { WebhookDetail, Webhooks } from "./views/webhooks.tsx";
@@ -55,7 +56,7 @@ function App() {
         <strong class="brand">Posthorn</strong>
         <nav aria-label="Sections">
           {NAV.map(([path, label]) => (
-            <a key={path} href={`#/${path}`} aria-current={section === path ? "page" : undefined}>
+            <a key={path} href={`#/${path}`} aria-current={section === path || (path === "projects" && section === "routes") ? "page" : undefined}>
               {label}
             </a>
           ))}
@@ -76,6 +77,7 @@ function App() {
         {section === "webhooks" ? id ? <WebhookDetail id={id} /> : <Webhooks /> : null}
         {section === "suppressions" ? <Suppressions route={route} /> : null}
         {section === "projects" ? <Projects /> : null}
+        {section === "routes" && id ? <RouteSettings id={id} /> : null}
         {section === "members" ? <Members session={session} /> : null}
       </main>
     </div>

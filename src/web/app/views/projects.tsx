@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api.ts";
-import { Field, ListStatus, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
+import { Field, go, ListStatus, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
 
 interface Project {
   id: string;
@@ -76,6 +76,15 @@ function ProjectCard({ project, act, onToken }: { project: Project; act: (fn: ()
       onToken((await api.post<{ token: string }>(`/v1/projects/${project.id}/rotate-token`)).token);
     });
   const smtp = (on: boolean) => act(async () => void (await api.put(`/v1/projects/${project.id}`, { smtp_enabled: on })));
+  const [route, setRoute] = useState({ name: "", route_type: "transactional", slug: "" });
+  const createRoute = (e: Event) => {
+    e.preventDefault();
+    return act(async () => {
+      const body = { name: route.name, route_type: route.route_type, ...(route.slug ? { slug: route.slug } : {}) };
+      const res = await api.post<{ data: RouteRow }>(`/v1/projects/${project.id}/routes`, body);
+      go(`/routes/${res.data.id}`);
+    });
+  };
   return (
     <article class="card">
       <div class="section-head">
@@ -97,6 +106,9 @@ function ProjectCard({ project, act, onToken }: { project: Project; act: (fn: ()
             <th scope="col">Type</th>
             <th scope="col">Inbound address</th>
             <th scope="col">Tracking</th>
+            <th scope="col">
+              <span class="sr-only">Settings</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -110,11 +122,35 @@ function ProjectCard({ project, act, onToken }: { project: Project; act: (fn: ()
               </td>
               <td>{r.route_type}</td>
               <td>{r.inbound_address ?? "—"}</td>
-              <td>{[r.track_opens ? "opens" : "", r.track_clicks ? "clicks" : ""].filter(Boolean).join(", ") || "off"}</td>
+              <td>{r.route_type === "inbound" ? "—" : [r.track_opens ? "opens" : "", r.track_clicks ? "clicks" : ""].filter(Boolean).join(", ") || "off"}</td>
+              <td>
+                <a href={`#/routes/${r.id}`} aria-label={`Settings of ${r.name}`}>
+                  Settings
+                </a>
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
+      <form class="inline" onSubmit={createRoute} aria-label={`Create a route in ${project.name}`}>
+        <Field label="New route name" required maxLength={255} value={route.name} onInput={(e) => setRoute({ ...route, name: e.currentTarget.value })} />
+        <Field label="Type">
+          <select value={route.route_type} onChange={(e) => setRoute({ ...route, route_type: e.currentTarget.value })}>
+            <option value="transactional">transactional</option>
+            <option value="broadcast">broadcast</option>
+            <option value="inbound">inbound</option>
+          </select>
+        </Field>
+        <Field
+          label="Slug (optional)"
+          hint="From the name when empty"
+          pattern="[a-z0-9]([a-z0-9_\-]*[a-z0-9])?"
+          maxLength={64}
+          value={route.slug}
+          onInput={(e) => setRoute({ ...route, slug: e.currentTarget.value })}
+        />
+        <button type="submit">Create route</button>
+      </form>
     </article>
   );
 }

@@ -1,0 +1,224 @@
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { CopyButton, ErrorBox, Field, go, Loading, messageOf, Section, useLoad } from "../ui.tsx";
+
+interface InboundRecord {
+  purpose: string;
+  type: string;
+  fqdn: string;
+  content: string;
+}
+interface Route {
+  id: string;
+  name: string;
+  slug: string;
+  route_type: "transactional" | "broadcast" | "inbound";
+  is_default: boolean;
+  inbound_address: string | null;
+  inbound_domain: string | null;
+  inbound_domain_verified_at: string | null;
+  inbound_spam_threshold: number | null;
+  attachment_delivery: string;
+  track_opens: boolean;
+  track_clicks: boolean;
+  webhooks_count: number;
+  suppressed_recipients_count: number;
+  inbound_domain_records?: InboundRecord[];
+  project: { id: string; name: string } | null;
+}
+
+/** The form's values: what PUT /v1/routes/{id} takes, as the inputs hold them. */
+const formOf = (r: Route) => ({
+  name: r.name,
+  track_opens: r.track_opens,
+  track_clicks: r.track_clicks,
+  inbound_domain: r.inbound_domain ?? "",
+  inbound_spam_threshold: r.inbound_spam_threshold === null ? "" : String(r.inbound_spam_threshold),
+  attachment_delivery: r.attachment_delivery,
+});
+
+/** A route's settings: name, tracking (outbound) or inbound domain, spam threshold and attachments (inbound). */
+export function RouteSettings({ id }: { id: string }) {
+  const loaded = useLoad(() => api.get<Route>(`/v1/routes/${id}`, { include: "project" }), [id]);
+  const [form, setForm] = useState<ReturnType<typeof formOf> | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (loaded.data) setForm(formOf(loaded.data));
+  }, [loaded.data]);
+
+  if (loaded.loading && !loaded.data) return <Loading />;
+  if (!loaded.data || !form) return <ErrorBox error={loaded.error} />;
+  const r = loaded.data;
+  const inbound = r.route_type === "inbound";
+
+  const run = async (fn: () => Promise<string>) => {
+    setError(null);
+    setNotice(null);
+    setBusy(true);
+    try {
+      setNotice(await fn());
+      loaded.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const save = (e: Event) => {
+    e.preventDefault();
+    const body = inbound
+      ? {
+          name: form.name,
+          inbound_settings: {
+            inbound_domain: form.inbound_domain.trim() || null,
+            ...(form.inbound_spam_threshold === "" ? {} : { inbound_spam_threshold: Number(form.inbound_spam_threshold) }),
+            attachment_delivery: form.attachment_delivery,
+          },
+        }
+      : { name: form.name, track_opens: form.track_opens, track_clicks: form.track_clicks };
+    return run(async () => (await api.put<{ message: string }>(`/v1/routes/${id}`, body)).message);
+  };
+  const verify = () => run(async () => (await api.post<{ data: { message: string } }>(`/v1/routes/${id}/verify-inbound-domain`)).data.message);
+  const remove = async () => {
+    if (!confirm(`Delete the route ${r.name}? Its webhooks and route suppressions go with it; its messages stay.`)) return;
+    setError(null);
+    try {
+      await api.del(`/v1/routes/${id}`);
+      go("/projects");
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const set = (patch: Partial<typeof form>) => setForm({ ...form, ...patch });
+
+  return (
+    <Section
+      title={`Route ${r.name}`}
+      actions={
+        <a href={`#/messages?filter[route_id]=${r.id}`} class="small">
+          Messages of this route
+        </a>
+      }
+    >
+      <dl class="facts">
+        <dt>Project</dt>
+        <dd>{r.project?.name ?? "—"}</dd>
+        <dt>Slug</dt>
+        <dd>
+          <code>{r.slug}</code>
+        </dd>
+        <dt>Type</dt>
+        <dd>
+          {r.route_type}
+          {r.is_default ? " (the project's default)" : ""}
+        </dd>
+        {inbound ? (
+          <>
+            <dt>Inbound address</dt>
+            <dd>
+              <code>{r.inbound_address ?? "—"}</code> {r.inbound_address ? <CopyButton text={r.inbound_address} label="Copy address" /> : null}
+            </dd>
+          </>
+        ) : null}
+        <dt>Webhooks</dt>
+        <dd>{r.webhooks_count}</dd>
+        <dt>Suppressed addresses</dt>
+        <dd>{r.suppressed_recipients_count}</dd>
+      </dl>
+      <form onSubmit={save} aria-label="Route settings" class="settings">
+        <div class="grid">
+          <Field label="Name" required maxLength={255} value={form.name} onInput={(e) => set({ name: e.currentTarget.value })} />
+          {inbound ? (
+            <>
+              <Field
+                label="Custom inbound domain"
+                hint="Empty: only the address above. Changing it asks for verification again."
+                maxLength={253}
+                value={form.inbound_domain}
+                onInput={(e) => set({ inbound_domain: e.currentTarget.value })}
+              />
+              <Field
+                label="Spam threshold"
+                hint="Inbound mail scoring this or more is rejected (0–100)"
+                type="number"
+                min={0}
+                max={100}
+                step="any"
+                value={form.inbound_spam_threshold}
+                onInput={(e) => set({ inbound_spam_threshold: e.currentTarget.value })}
+              />
+              <Field label="Attachments in webhooks">
+                <select value={form.attachment_delivery} onChange={(e) => set({ attachment_delivery: e.currentTarget.value })}>
+                  <option value="inline">inline (base64 in the payload)</option>
+                  <option value="url">url (signed, expiring links)</option>
+                </select>
+              </Field>
+            </>
+          ) : null}
+        </div>
+        {inbound ? null : (
+          <fieldset>
+            <legend>Tracking</legend>
+            <label class="check">
+              <input type="checkbox" checked={form.track_opens} onChange={(e) => set({ track_opens: e.currentTarget.checked })} /> Track opens
+            </label>
+            <label class="check">
+              <input type="checkbox" checked={form.track_clicks} onChange={(e) => set({ track_clicks: e.currentTarget.checked })} /> Track clicks
+            </label>
+          </fieldset>
+        )}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Save settings
+          </button>
+          {r.is_default ? null : (
+            <button type="button" class="danger" onClick={remove}>
+              Delete route
+            </button>
+          )}
+        </div>
+      </form>
+      <ErrorBox error={error} />
+      {notice ? (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+      {r.inbound_domain ? (
+        <>
+          <h3>
+            Records for {r.inbound_domain}{" "}
+            <span class={`status status-${r.inbound_domain_verified_at ? "active" : "pending"}`}>{r.inbound_domain_verified_at ? "verified" : "not verified"}</span>
+          </h3>
+          <table class="records">
+            <thead>
+              <tr>
+                <th scope="col">Type</th>
+                <th scope="col">Name</th>
+                <th scope="col">Value</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(r.inbound_domain_records ?? []).map((rec) => (
+                <tr key={rec.purpose}>
+                  <td>{rec.type}</td>
+                  <td>
+                    <code>{rec.fqdn}</code> <CopyButton text={rec.fqdn} label="Copy name" />
+                  </td>
+                  <td>
+                    <code>{rec.content}</code> <CopyButton text={rec.content} label="Copy value" />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <button type="button" onClick={verify} disabled={busy}>
+            Verify inbound domain
+          </button>
+        </>
+      ) : null}
+    </Section>
+  );
+}
