@@ -33,10 +33,10 @@ const SESSION_BY_TOKEN = `SELECT s.id, s.csrf_token, s.user_id, s.team_id, s.cre
   WHERE s.token_hash = ?`;
 
 /** Counts a failure in the key's window, or starts a new window when the old one is over (`? ` = the window's earliest start). */
-const RECORD_FAILURE = `INSERT INTO sign_in_failures (key, failures, window_started_at) VALUES (?, 1, ?)
+const RECORD_FAILURE = `INSERT INTO auth_failures (key, failures, window_started_at) VALUES (?, 1, ?)
   ON CONFLICT (key) DO UPDATE SET
-    failures = CASE WHEN sign_in_failures.window_started_at <= ? THEN 1 ELSE sign_in_failures.failures + 1 END,
-    window_started_at = CASE WHEN sign_in_failures.window_started_at <= ? THEN excluded.window_started_at ELSE sign_in_failures.window_started_at END`;
+    failures = CASE WHEN auth_failures.window_started_at <= ? THEN 1 ELSE auth_failures.failures + 1 END,
+    window_started_at = CASE WHEN auth_failures.window_started_at <= ? THEN excluded.window_started_at ELSE auth_failures.window_started_at END`;
 
 /**
  * Dashboard accounts: users' passwords, team memberships as sign-in sees them, sessions, one-time
@@ -155,7 +155,7 @@ export class AccountRepository {
   async failures(keys: string[], windowStart: number): Promise<{ key: string; failures: number; window_started_at: number }[]> {
     if (keys.length === 0) return [];
     return this.db.all(
-      `SELECT key, failures, window_started_at FROM sign_in_failures WHERE key IN (${keys.map(() => "?").join(", ")}) AND window_started_at > ?`,
+      `SELECT key, failures, window_started_at FROM auth_failures WHERE key IN (${keys.map(() => "?").join(", ")}) AND window_started_at > ?`,
       [...keys, windowStart],
       { dynamic: true },
     );
@@ -168,6 +168,6 @@ export class AccountRepository {
 
   async clearFailures(key: string, windowStart: number): Promise<void> {
     // The key's counter, and every other one whose window is over (they would reset anyway).
-    await this.db.run("DELETE FROM sign_in_failures WHERE key = ? OR window_started_at <= ?", [key, windowStart]);
+    await this.db.run("DELETE FROM auth_failures WHERE key = ? OR window_started_at <= ?", [key, windowStart]);
   }
 }

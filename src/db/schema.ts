@@ -65,11 +65,21 @@ export const passwordTokens = sqliteTable("password_tokens", {
   expiresAt: ts("expires_at").notNull(),
 }, (t) => [index("password_tokens_user").on(t.userId)]);
 
-/** Failed sign-ins per key ("email:…" or "ip:…") in the current window, shared by every node. */
-export const signInFailures = sqliteTable("sign_in_failures", {
+/**
+ * Failed authentications per key in its current window, shared by every node: "ip:<address>" for
+ * every kind (API tokens, SMTP AUTH, dashboard sign-in) and "email:<address>" for sign-in.
+ */
+export const authFailures = sqliteTable("auth_failures", {
   key: text("key").primaryKey(),
   failures: integer("failures").notNull(),
   windowStartedAt: ts("window_started_at").notNull(),
+});
+
+/** API rate limit token buckets ("send:<project id>", "api:<team id>") on PostgreSQL, shared by every node. */
+export const rateLimitBuckets = sqliteTable("rate_limit_buckets", {
+  key: text("key").primaryKey(),
+  tokens: real("tokens").notNull(),
+  updatedAt: ts("updated_at").notNull(),
 });
 
 export const teamMembers = sqliteTable("team_members", {

@@ -6,6 +6,8 @@ import m3 from "./0003_dashboard_accounts.sql" with { type: "text" };
 import m4 from "./0004_dkim_ed25519.sql" with { type: "text" };
 import m5 from "./0005_tls_certificates.sql" with { type: "text" };
 import m6 from "./0006_jobs_message_index.sql" with { type: "text" };
+import m7 from "./0007_auth_failures_rate_limit_buckets.sql" with { type: "text" };
+import m8 from "./0008_drop_sign_in_failures.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -15,4 +17,6 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0004_dkim_ed25519", sql: m4 as unknown as string },
   { tag: "0005_tls_certificates", sql: m5 as unknown as string },
   { tag: "0006_jobs_message_index", sql: m6 as unknown as string },
+  { tag: "0007_auth_failures_rate_limit_buckets", sql: m7 as unknown as string },
+  { tag: "0008_drop_sign_in_failures", sql: m8 as unknown as string },
 ];

@@ -211,9 +211,9 @@ describe("failed sign-ins are throttled", () => {
     expect(res.status).toBe(429);
 
     // Once the window is over, the right password works again and clears the count.
-    await t.sql.run("UPDATE sign_in_failures SET window_started_at = window_started_at - 900000");
+    await t.sql.run("UPDATE auth_failures SET window_started_at = window_started_at - 900000");
     expect((await signIn(t, email)).res.status).toBe(201);
-    expect(await t.sql.all("SELECT key FROM sign_in_failures WHERE key = ?", [`email:${email}`])).toEqual([]);
+    expect(await t.sql.all("SELECT key FROM auth_failures WHERE key = ?", [`email:${email}`])).toEqual([]);
   }, 30_000);
 
   test(`per client IP: after ${SIGN_IN_FAILURES_PER_IP} failures over any addresses, that IP gets 429s`, async () => {
@@ -227,7 +227,7 @@ describe("failed sign-ins are throttled", () => {
       const res = await post({ email, password: PASSWORD });
       expect(res.status).toBe(429);
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-      expect(await t.sql.get("SELECT failures FROM sign_in_failures WHERE key = ?", ["ip:127.0.0.1"])).toEqual({ failures: SIGN_IN_FAILURES_PER_IP });
+      expect(await t.sql.get("SELECT failures FROM auth_failures WHERE key = ?", ["ip:127.0.0.1"])).toEqual({ failures: SIGN_IN_FAILURES_PER_IP });
     } finally {
       await server.stop();
     }
