@@ -233,6 +233,8 @@ export const messages = pgTable("messages", {
   messageIdHeader: text("message_id_header"),
   spamScore: doublePrecision("spam_score"),
   spamSymbols: json("spam_symbols"),
+  /** When retention purged the message's bodies, source, attachment contents and published events (null: kept). */
+  purgedAt: ts("purged_at"),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [

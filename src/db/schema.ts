@@ -213,6 +213,8 @@ export const messages = sqliteTable("messages", {
   messageIdHeader: text("message_id_header"),
   spamScore: real("spam_score"),
   spamSymbols: json<{ name: string; score: number; options: string[]; description: string }[]>("spam_symbols"),
+  /** When retention purged the message's bodies, source, attachment contents and published events (null: kept). */
+  purgedAt: ts("purged_at"),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [

@@ -8,6 +8,7 @@ import m5 from "./0005_tls_certificates.sql" with { type: "text" };
 import m6 from "./0006_jobs_message_index.sql" with { type: "text" };
 import m7 from "./0007_auth_failures_rate_limit_buckets.sql" with { type: "text" };
 import m8 from "./0008_drop_sign_in_failures.sql" with { type: "text" };
+import m9 from "./0009_message_purged_at.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -19,4 +20,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0006_jobs_message_index", sql: m6 as unknown as string },
   { tag: "0007_auth_failures_rate_limit_buckets", sql: m7 as unknown as string },
   { tag: "0008_drop_sign_in_failures", sql: m8 as unknown as string },
+  { tag: "0009_message_purged_at", sql: m9 as unknown as string },
 ];
