@@ -245,6 +245,8 @@ export const messages = pgTable("messages", {
   index("messages_team_type_created").on(t.teamId, t.type, t.createdAt, t.id),
   index("messages_team_status_created").on(t.teamId, t.status, t.createdAt, t.id),
   index("messages_route_created").on(t.routeId, t.createdAt, t.id),
+  // A route's 28-day counts by type and status: one index range per (type, status), no sort.
+  index("messages_route_type_status_created").on(t.routeId, t.type, t.status, t.createdAt),
   index("messages_domain_created").on(t.domainId, t.createdAt, t.id),
   index("messages_team_tag_created").on(t.teamId, t.tag, t.createdAt, t.id),
   index("messages_message_id_header").on(t.messageIdHeader),

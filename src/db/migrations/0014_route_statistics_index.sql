@@ -1,0 +1,1 @@
+CREATE INDEX `messages_route_type_status_created` ON `messages` (`route_id`,`type`,`status`,`created_at`);
