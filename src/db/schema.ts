@@ -82,6 +82,25 @@ export const rateLimitBuckets = sqliteTable("rate_limit_buckets", {
   updatedAt: ts("updated_at").notNull(),
 });
 
+/**
+ * Per-destination shaping (src/mail/shaping.ts): one row per destination, the sorted MX host set
+ * of a recipient domain ("relay:<host>" through a relay), shared by every node. concurrency and
+ * per_minute are the limits in force (null: none); paused_until holds every node off after a
+ * rate reply; strikes grow the next pause; last_reply is the remote's reply as JSON.
+ */
+export const destinations = sqliteTable("destinations", {
+  name: text("name").primaryKey(),
+  domains: text("domains").notNull(),
+  concurrency: integer("concurrency"),
+  perMinute: integer("per_minute"),
+  pausedUntil: ts("paused_until"),
+  strikes: integer("strikes").notNull().default(0),
+  lastReply: text("last_reply"),
+  throttledAt: ts("throttled_at"),
+  updatedBy: text("updated_by").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+}, (t) => [index("destinations_updated").on(t.updatedAt)]);
+
 export const teamMembers = sqliteTable("team_members", {
   id: text("id").primaryKey(),
   teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
