@@ -204,6 +204,29 @@ export const dnsRecords = sqliteTable("dns_records", {
   createdAt: ts("created_at").notNull(),
 }, (t) => [index("dns_records_domain").on(t.domainId)]);
 
+/**
+ * The DKIM keys of a domain besides the two that sign (those are in domains): a rotation's new
+ * pair while its records are pending (state next), and the replaced pair, kept published until
+ * keep_until (state retiring). Each key belongs to its DNS record, and goes with it.
+ */
+export const dkimKeys = sqliteTable("dkim_keys", {
+  id: text("id").primaryKey(),
+  domainId: text("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+  recordId: text("record_id").notNull().references(() => dnsRecords.id, { onDelete: "cascade" }),
+  /** rsa | ed25519 */
+  algorithm: text("algorithm").notNull(),
+  selector: text("selector").notNull(),
+  /** PKCS#8 PEM; never leaves the server. */
+  privateKey: text("private_key").notNull(),
+  /** As published in the p= tag. */
+  publicKey: text("public_key").notNull(),
+  /** next | retiring */
+  state: text("state").notNull(),
+  /** When a retiring key and its record are dropped; null for next. */
+  keepUntil: ts("keep_until"),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("dkim_keys_domain").on(t.domainId), index("dkim_keys_record").on(t.recordId), index("dkim_keys_keep_until").on(t.keepUntil)]);
+
 export const projectDomains = sqliteTable("project_domains", {
   projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
   domainId: text("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),

@@ -15,6 +15,7 @@ import m12 from "./0012_drop_sign_in_failures.sql" with { type: "text" };
 import m13 from "./0013_message_purged_at.sql" with { type: "text" };
 import m14 from "./0014_route_statistics_index.sql" with { type: "text" };
 import m15 from "./0015_destinations.sql" with { type: "text" };
+import m16 from "./0016_dkim_keys.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -33,4 +34,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0013_message_purged_at", sql: m13 as unknown as string },
   { tag: "0014_route_statistics_index", sql: m14 as unknown as string },
   { tag: "0015_destinations", sql: m15 as unknown as string },
+  { tag: "0016_dkim_keys", sql: m16 as unknown as string },
 ];
