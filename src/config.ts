@@ -16,6 +16,9 @@ export class ConfigError extends Error {
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 
+/** Shortest retention window: webhook deliveries of an event keep retrying for about 2.5 days. */
+export const MIN_RETENTION_DAYS = 3;
+
 /** Let's Encrypt's production ACME directory, the default of POSTHORN_ACME_DIRECTORY. */
 export const LETS_ENCRYPT_DIRECTORY = "https://acme-v02.api.letsencrypt.org/directory";
 
@@ -62,6 +65,8 @@ export const ConfigSchema = Type.Object({
   ]),
   /** How long outbound mail keeps retrying before it is failed. */
   queueLifetimeSeconds: Type.Integer({ minimum: 1 }),
+  /** Days a final message keeps its bodies, source, attachments and published events (0 = forever); see src/modules/retention/. */
+  retentionDays: Type.Integer({ minimum: 0, maximum: 36500 }),
   /** Refuse to send from a domain whose DKIM record is not verified. */
   requireVerifiedDomain: Type.Boolean(),
   rspamdUrl: Type.Union([Type.String({ pattern: "^https?://[^\\s]+$" }), Type.Null()]),
@@ -145,6 +150,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   webhookAllowedNetworks: "POSTHORN_WEBHOOK_ALLOWED_NETWORKS",
   logLevel: "POSTHORN_LOG_LEVEL",
   queueLifetimeSeconds: "POSTHORN_QUEUE_LIFETIME",
+  retentionDays: "POSTHORN_RETENTION_DAYS",
   requireVerifiedDomain: "POSTHORN_REQUIRE_VERIFIED_DOMAIN",
   rspamdUrl: "POSTHORN_RSPAMD_URL",
   rspamdFallbackSeconds: "POSTHORN_RSPAMD_FALLBACK_SECONDS",
@@ -186,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowedNetworks: list(env, "POSTHORN_WEBHOOK_ALLOWED_NETWORKS") ?? [],
     logLevel: str(env, "POSTHORN_LOG_LEVEL", "info") as Config["logLevel"],
     queueLifetimeSeconds: int(env, "POSTHORN_QUEUE_LIFETIME", 5 * 24 * 3600),
+    retentionDays: int(env, "POSTHORN_RETENTION_DAYS", 30),
     requireVerifiedDomain: bool(env, "POSTHORN_REQUIRE_VERIFIED_DOMAIN", true),
     rspamdUrl: optional(env, "POSTHORN_RSPAMD_URL"),
     rspamdFallbackSeconds: int(env, "POSTHORN_RSPAMD_FALLBACK_SECONDS", 45),
@@ -214,6 +221,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.httpsPort !== 0 && config.httpsPort === config.httpPort) {
     throw new ConfigError("POSTHORN_HTTPS_PORT", `must differ from POSTHORN_HTTP_PORT (${config.httpPort}), which answers ACME's HTTP-01 challenges`);
+  }
+  if (config.retentionDays > 0 && config.retentionDays < MIN_RETENTION_DAYS) {
+    // A purged event can no longer be sent: the window must outlast its webhook retries (~2.5 days).
+    throw new ConfigError("POSTHORN_RETENTION_DAYS", `must be 0 (keep forever) or at least ${MIN_RETENTION_DAYS} days, the time webhook deliveries keep retrying (got ${config.retentionDays})`);
   }
   for (const cidr of config.webhookAllowedNetworks) {
     if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) {

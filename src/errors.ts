@@ -29,6 +29,14 @@ export class NotFoundError extends AppError {
   }
 }
 
+/** 404 for what retention purged: says so, so that nobody looks for a bug. */
+export class PurgedError extends NotFoundError {
+  constructor(resource: string, purgedAt: string) {
+    super(resource);
+    this.message = `${resource} was purged on ${purgedAt}, once the message had been final for longer than the retention window (POSTHORN_RETENTION_DAYS).`;
+  }
+}
+
 /**
  * An empty map of field path → messages. It has no prototype: paths are built from client text
  * (a body key "__proto__" or "toString", a header name), and on a plain object `map[path] ??= []`

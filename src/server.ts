@@ -6,6 +6,7 @@ import { JobRunner } from "./jobs/runner.ts";
 import { registerWebhookJobs } from "./events/webhook-job.ts";
 import { closeOutbound, registerOutboundJobs } from "./mail/outbound-job.ts";
 import { ensureDomainRecheckScheduled, registerDomainRecheck } from "./modules/domains/recheck.ts";
+import { registerRetention, startRetention } from "./modules/retention/service.ts";
 import { registerInboundJobs } from "./smtp/inbound-job.ts";
 import { openDeps } from "./runtime.ts";
 import { startSmtpListeners } from "./smtp/index.ts";
@@ -52,8 +53,11 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   registerWebhookJobs(runner, deps);
   registerDomainRecheck(runner, deps);
   registerInboundJobs(runner, deps);
+  registerRetention(runner, deps);
   // The periodic DNS re-check is a job that re-enqueues itself; this queues the first one.
   await ensureDomainRecheckScheduled(deps);
+  // Retention's one job across the cluster (and, once, the SQLite file's switch to incremental vacuum).
+  await startRetention(deps);
   runner.start();
 
   const app = createApp(deps).listen({

@@ -62,6 +62,8 @@ const FLAVORS = {
             RETURNING id, queue, payload, attempts, max_attempts, created_at`,
     webhookOfPayload: "json_extract(payload, '$.webhookId')",
     pendingDead: "sum(dead_at IS NULL) AS pending, sum(dead_at IS NOT NULL) AS dead",
+    // The expression of the jobs_message index, written exactly as there so that it is used.
+    messageOfPayload: "json_extract(payload, '$.messageId')",
   },
   postgres: {
     insert: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, ?, ?, 0, ?, ?)",
@@ -70,6 +72,7 @@ const FLAVORS = {
             RETURNING id, queue, payload, attempts, max_attempts, created_at`,
     webhookOfPayload: "(payload::jsonb ->> 'webhookId')",
     pendingDead: "count(*) FILTER (WHERE dead_at IS NULL) AS pending, count(*) FILTER (WHERE dead_at IS NOT NULL) AS dead",
+    messageOfPayload: "(payload::jsonb ->> 'messageId')",
   },
 } as const;
 
@@ -184,6 +187,51 @@ export class JobQueue {
       `DELETE FROM jobs WHERE queue = ? AND ${this.sql.webhookOfPayload} IN
          (SELECT w.id FROM webhooks w JOIN routes r ON r.id = w.route_id WHERE ${column} = ?)`,
       [queue, id],
+    );
+  }
+
+  /** The live (not dead) jobs of `queue` whose payload names one of `messageIds`, with when each is due next. */
+  async ofMessages(queue: string, messageIds: readonly string[]): Promise<{ message_id: string; run_at: number }[]> {
+    if (messageIds.length === 0) return [];
+    const rows = await this.db.all<{ message_id: string; run_at: number }>(
+      `SELECT ${this.sql.messageOfPayload} AS message_id, run_at FROM jobs
+       WHERE queue = ? AND ${this.sql.messageOfPayload} IN (${messageIds.map(() => "?").join(", ")}) AND dead_at IS NULL`,
+      [queue, ...messageIds],
+      { dynamic: true },
+    );
+    return rows.map((r) => ({ message_id: r.message_id, run_at: Number(r.run_at) }));
+  }
+
+  /**
+   * Makes the live jobs of `queue` that name one of `messageIds` due now, unless they are due
+   * within `leaseMs` anyway: a claimed job's run_at is the end of its lease, never further than
+   * that, so a job running now is never made claimable a second time. Returns the ids of the
+   * messages whose job was moved.
+   */
+  async hurry(queue: string, messageIds: readonly string[], leaseMs: number): Promise<string[]> {
+    if (messageIds.length === 0) return [];
+    const now = this.now();
+    const rows = await this.db.all<{ message_id: string }>(
+      `UPDATE jobs SET run_at = ? WHERE queue = ? AND ${this.sql.messageOfPayload} IN (${messageIds.map(() => "?").join(", ")})
+       AND dead_at IS NULL AND run_at > ? RETURNING ${this.sql.messageOfPayload} AS message_id`,
+      [now, queue, ...messageIds, now + leaseMs],
+      { dynamic: true },
+    );
+    if (rows.length > 0) this.signals.enqueued(queue);
+    return rows.map((r) => r.message_id);
+  }
+
+  /**
+   * Removes the jobs of `queue` that name one of `messageIds` and are not running (due later
+   * than `leaseMs` from now, or dead); a running one finishes on its own.
+   */
+  async dropOfMessages(queue: string, messageIds: readonly string[], leaseMs: number): Promise<void> {
+    if (messageIds.length === 0) return;
+    await this.db.run(
+      `DELETE FROM jobs WHERE queue = ? AND ${this.sql.messageOfPayload} IN (${messageIds.map(() => "?").join(", ")})
+       AND (dead_at IS NOT NULL OR run_at > ?)`,
+      [queue, ...messageIds, this.now() + leaseMs],
+      { dynamic: true },
     );
   }
 

@@ -17,3 +17,19 @@ export function configureConnection(sqlite: Database): void {
   sqlite.exec("PRAGMA temp_store = MEMORY");
   sqlite.exec("PRAGMA cache_size = -65536");
 }
+
+/**
+ * Makes the file give freed pages back to the file system on request (`PRAGMA incremental_vacuum`,
+ * run by retention after it purges), instead of keeping them for reuse only. A new file gets the
+ * mode before its first table, for free. An existing file needs one full VACUUM to switch: it
+ * rewrites the whole file (about as long as a backup, and as much free disk as the file's size),
+ * so it happens once, at the start of `serve`, and returns whether it ran.
+ */
+export function useIncrementalVacuum(sqlite: Database): { vacuumed: boolean } {
+  const mode = () => (sqlite.query("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum;
+  if (mode() === 2) return { vacuumed: false };
+  sqlite.exec("PRAGMA auto_vacuum = INCREMENTAL");
+  if (mode() === 2) return { vacuumed: false };
+  sqlite.exec("VACUUM");
+  return { vacuumed: true };
+}

@@ -49,14 +49,16 @@ export class RecipientRepository {
    *
    * On PostgreSQL one join, which also counts the message's recipients, and locks the message's
    * row until the write commits: changes to recipients of one message take turns, so each
-   * derives the message's status from the others' committed statuses (see statusesOf).
+   * derives the message's status from the others' committed statuses (see statusesOf). The
+   * recipient's row is locked too, so its status is the one the last committed change left
+   * (a cancel that committed while this waited), not the statement's snapshot.
    */
   async withMessage(recipientId: string): Promise<RecipientWithMessage | null> {
     if (this.db.dialect === "postgres") {
       return this.db.get<RecipientWithMessage>(
         `SELECT r.id, r.message_id, r.email, r.status, r.attempts, m.team_id, m.route_id, m.project_id, m.tag, m.metadata, m.status AS message_status,
            (SELECT count(*) FROM recipients c WHERE c.message_id = m.id) AS recipient_count
-         FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ? FOR NO KEY UPDATE OF m`,
+         FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ? FOR NO KEY UPDATE OF m, r`,
         [recipientId],
       );
     }

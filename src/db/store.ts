@@ -10,6 +10,7 @@ import { LockRepository } from "./locks.ts";
 import { MessageContentRepository } from "./message-contents.ts";
 import { MessageRepository } from "./messages.ts";
 import { ProjectRepository } from "./projects.ts";
+import { QueueRepository } from "./queue.ts";
 import { RecipientRepository } from "./recipients.ts";
 import { RouteRepository } from "./routes.ts";
 import { SettingsRepository } from "./settings.ts";
@@ -35,6 +36,7 @@ export interface Repositories {
   messageContents: MessageContentRepository;
   messages: MessageRepository;
   projects: ProjectRepository;
+  queue: QueueRepository;
   recipients: RecipientRepository;
   routes: RouteRepository;
   settings: SettingsRepository;
@@ -59,6 +61,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     messageContents: new MessageContentRepository(db),
     messages: new MessageRepository(db),
     projects: new ProjectRepository(db),
+    queue: new QueueRepository(db),
     recipients: new RecipientRepository(db),
     routes: new RouteRepository(db),
     settings: new SettingsRepository(db),

@@ -117,6 +117,17 @@ export class WebhookRepository {
     });
   }
 
+  /** One of the webhook's delivery attempts; null when unknown or another webhook's. */
+  findDelivery(id: string, webhookId: string): Promise<DeliveryRow | null> {
+    return this.db.get<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE id = ? AND webhook_id = ?", [id, webhookId]);
+  }
+
+  /** The highest attempt number recorded for the event at the webhook (0 when none). */
+  async lastAttempt(webhookId: string, eventId: string): Promise<number> {
+    const row = await this.db.get<{ n: number | null }>("SELECT max(attempt) AS n FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ?", [webhookId, eventId]);
+    return Number(row?.n ?? 0);
+  }
+
   /**
    * Records one attempt and stamps the webhook's last_called_at; on 410 Gone also disables it.
    * Nothing is written when the webhook was deleted meanwhile. Returns the delivery row's id, or null.

@@ -105,11 +105,25 @@ export type { RecipientWithMessage };
  * (queued, then processed) are applied in order from one read. Returns the message's status afterwards.
  */
 export async function changeRecipientStatus(tx: Repositories, change: RecipientChange | readonly RecipientChange[], now = Date.now()): Promise<string> {
+  return (await applyChanges(tx, change, now, false)).messageStatus;
+}
+
+/**
+ * changeRecipientStatus for delivery itself (the outbound job): nothing is changed, and false
+ * returned, when the recipient already has a final status, which another write (a cancel, a
+ * report) committed while the attempt was under way. Whichever commits first wins.
+ */
+export async function changeDueRecipientStatus(tx: Repositories, change: RecipientChange | readonly RecipientChange[], now = Date.now()): Promise<boolean> {
+  return (await applyChanges(tx, change, now, true)).applied;
+}
+
+async function applyChanges(tx: Repositories, change: RecipientChange | readonly RecipientChange[], now: number, onlyIfDue: boolean) {
   const changes: readonly RecipientChange[] = Array.isArray(change) ? change : [change as RecipientChange];
   const r = await tx.recipients.withMessage(changes[0]!.recipientId);
   if (!r) throw new Error(`recipient ${changes[0]!.recipientId} not found`);
+  if (onlyIfDue && FINAL_RECIPIENT_STATUSES.has(r.status)) return { applied: false, messageStatus: r.message_status };
   for (const c of changes) await applyChange(tx, r, c, now);
-  return r.message_status;
+  return { applied: true, messageStatus: r.message_status };
 }
 
 /** One change of `r`, which is brought up to date with it. */

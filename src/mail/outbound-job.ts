@@ -4,7 +4,8 @@
  * every destination domain over SMTP (direct to MX, through the relay, or to the sink), all with
  * the composed bytes in hand. Soft failures retry the same job on DELIVERY_SCHEDULE_MS until the
  * queue lifetime; a retry finds the raw source stored and only delivers. Every status change goes
- * through changeRecipientStatus and commits together with the job's fate.
+ * through changeDueRecipientStatus (a recipient cancelled meanwhile is left alone) and commits
+ * together with the job's fate.
  */
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -16,7 +17,7 @@ import type { DatabaseLocation } from "../db/receipt-writer.ts";
 import type { DueRecipientRow } from "../db/recipients.ts";
 import type { Repositories, Store } from "../db/store.ts";
 import type { Address } from "../db/schema.ts";
-import { changeRecipientStatus, type RemoteReply } from "../events/message-status.ts";
+import { changeDueRecipientStatus, type RemoteReply } from "../events/message-status.ts";
 import { iso } from "../ids.ts";
 import { DELIVERY_SCHEDULE_MS, scheduledBackoff } from "../jobs/backoff.ts";
 import type { Job } from "../db/job-queue.ts";
@@ -40,6 +41,8 @@ export interface OutboundJob {
 }
 /** Claims of one message's job, crashes included; the queue lifetime ends it long before. */
 export const OUTBOUND_MAX_ATTEMPTS = 1000;
+/** How long a claimed job is held by default (renewed while it runs); queue control leaves a job due within it alone. */
+export const OUTBOUND_LEASE_MS = 10_000;
 
 export interface OutboundOptions {
   /** Delays between delivery attempts; default DESIGN.md §5 (tests shorten them). */
@@ -137,7 +140,7 @@ export async function closeOutbound(deps: Deps): Promise<void> {
 /** Registers the outbound queue. Returns the pools (tests read their stats). */
 export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: OutboundOptions = {}): SmtpSender {
   const { store, config, log } = deps;
-  const leaseMs = opts.leaseMs ?? 10_000;
+  const leaseMs = opts.leaseMs ?? OUTBOUND_LEASE_MS;
   const schedule = opts.retryScheduleMs ?? DELIVERY_SCHEDULE_MS;
   const pools = new SmtpAgent({ heloName: config.hostname, logLevel: config.logLevel, database: receiptDatabase(config), ...opts.pool }, log);
   const composer = new Composer(opts.composeThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)), log);
@@ -192,7 +195,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     write: async (tx) => {
       const now = Date.now();
       for (const id of ids) {
-        await changeRecipientStatus(tx, { recipientId: id, status: "failed", response: null, details: { reason } }, now);
+        await changeDueRecipientStatus(tx, { recipientId: id, status: "failed", response: null, details: { reason } }, now);
       }
     },
   });
@@ -251,7 +254,8 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     const copyIndex = tracked ? new Map(due.map((r, i) => [r.id, i])) : null;
     const copyOf: CopyOf = (id) => copies[copyIndex?.get(id) ?? 0]!.raw;
     // The attempt is on record before the first byte goes out: after a crash these recipients
-    // are attempted again (at-least-once), never forgotten.
+    // are attempted again (at-least-once), never forgotten. A recipient cancelled meanwhile is not attempted.
+    const started: DueRecipientRow[] = [];
     await store.write(async (tx) => {
       const now = Date.now();
       if (composed) {
@@ -260,10 +264,11 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       }
       for (const r of due) {
         const processed = { recipientId: r.id, status: "processed", attempted: true } as const;
-        await changeRecipientStatus(tx, r.status === "pending" ? [{ recipientId: r.id, status: "queued" }, processed] : processed, now);
+        if (await changeDueRecipientStatus(tx, r.status === "pending" ? [{ recipientId: r.id, status: "queued" }, processed] : processed, now)) started.push(r);
       }
     });
-    return attempt(due.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, domain: row.domain, return_path_host: row.return_path_host }, copyOf);
+    if (started.length === 0) return { type: "done" };
+    return attempt(started.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, domain: row.domain, return_path_host: row.return_path_host }, copyOf);
   };
 
   /** One delivery attempt for recipients already marked processed: each destination domain in parallel. */
@@ -292,7 +297,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
 
   /** A recipient's delivery, on record: its receipt, if one was written, has served its purpose. */
   const recordDelivered = async (tx: Repositories, o: RecipientOutcome, at: number) => {
-    await changeRecipientStatus(tx, { recipientId: o.recipientId, status: "delivered", response: o.reply, details: { mx: o.host ?? null, tls: o.tls ?? null } }, at);
+    await changeDueRecipientStatus(tx, { recipientId: o.recipientId, status: "delivered", response: o.reply, details: { mx: o.host ?? null, tls: o.tls ?? null } }, at);
     await tx.deliveries.removeReceipt(o.recipientId);
   };
 
@@ -309,15 +314,15 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
         const base = { recipientId: o.recipientId, response: o.reply, details: { mx: o.host ?? null, tls: o.tls ?? null } };
         if (o.verdict === "delivered") await recordDelivered(tx, o, at);
         else if (o.verdict === "hard") {
-          await changeRecipientStatus(tx, { ...base, status: "hard_bounced", suppress: o.suppress ? "hard_bounce" : null }, at);
+          await changeDueRecipientStatus(tx, { ...base, status: "hard_bounced", suppress: o.suppress ? "hard_bounce" : null }, at);
         } else if (expired) {
-          await changeRecipientStatus(
+          await changeDueRecipientStatus(
             tx,
             { ...base, status: "failed", details: { ...base.details, reason: `Not delivered within the queue lifetime of ${config.queueLifetimeSeconds} s.` } },
             at,
           );
         } else {
-          await changeRecipientStatus(tx, { ...base, status: "soft_bounced", details: { ...base.details, next_attempt_at: iso(at + delayMs) } }, at);
+          await changeDueRecipientStatus(tx, { ...base, status: "soft_bounced", details: { ...base.details, next_attempt_at: iso(at + delayMs) } }, at);
         }
       }
     };

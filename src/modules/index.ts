@@ -7,6 +7,7 @@ import { teamController } from "./team/index.ts";
 import { projectsController } from "./projects/index.ts";
 import { routesController } from "./routes/index.ts";
 import { messagesController } from "./messages/index.ts";
+import { queueController } from "./queue/index.ts";
 import { suppressionsController } from "./suppressions/index.ts";
 import { webhooksController } from "./webhooks/index.ts";
 import { attachmentsController } from "./attachments/index.ts";
@@ -23,6 +24,7 @@ export const controllers = (deps: Deps) => [
   projectsController(deps),
   routesController(deps),
   messagesController(deps),
+  queueController(deps),
   suppressionsController(deps),
   webhooksController(deps),
   attachmentsController(deps),

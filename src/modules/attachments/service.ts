@@ -3,6 +3,7 @@ import type { Deps } from "../../context.ts";
 import { NotFoundError } from "../../errors.ts";
 import { attachmentLinkValid, wellFormedAttachmentLink } from "../../auth/attachment-links.ts";
 import { serverSecretOf } from "../../secrets.ts";
+import { throwIfAttachmentPurged } from "../retention/service.ts";
 
 export interface AttachmentFile {
   filename: string;
@@ -25,6 +26,8 @@ export async function openSignedAttachment(
   if (!attachmentLinkValid(await serverSecretOf(deps.store), attachmentId, expires!, signature!, now)) throw new NotFoundError("Attachment");
   const row = await deps.store.read.messages.attachmentFile(attachmentId);
   if (!row) throw new NotFoundError("Attachment");
+  // Retention empties the content of a purged message's files and keeps their metadata.
+  if (row.content.length === 0) await throwIfAttachmentPurged(deps, attachmentId);
   return { filename: row.filename, contentType: row.content_type, content: Buffer.from(row.content) };
 }
 

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from "../../errors.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso } from "../../ids.ts";
 import { parseDateFilter } from "../../http/schemas.ts";
+import { throwIfPurged } from "../retention/service.ts";
 import { serializeListItem, type MessageData, type MessageListQuery } from "./model.ts";
 
 type Ctx = Pick<Deps, "store">;
@@ -106,7 +107,10 @@ export async function listMessageEvents(deps: Ctx, teamId: string, messageId: st
 export async function getMessageSource(deps: Ctx, teamId: string, messageId: string): Promise<Uint8Array> {
   await assertMessage(deps, teamId, messageId);
   const raw = await deps.store.read.messages.rawSource(messageId);
-  if (!raw) throw new NotFoundError("Message source");
+  if (!raw) {
+    await throwIfPurged(deps, messageId, "Message source");
+    throw new NotFoundError("Message source");
+  }
   return raw;
 }
 
@@ -120,6 +124,9 @@ export async function listMessageRecipients(deps: Ctx, teamId: string, messageId
 export async function getMessageHtml(deps: Ctx, teamId: string, messageId: string): Promise<string> {
   await assertMessage(deps, teamId, messageId);
   const html = await deps.store.read.messageContents.html(messageId);
-  if (html === null) throw new NotFoundError("Message HTML");
+  if (html === null) {
+    await throwIfPurged(deps, messageId, "Message HTML");
+    throw new NotFoundError("Message HTML");
+  }
   return html;
 }

@@ -19,6 +19,7 @@ import {
   getWebhook,
   listDeliveries,
   listWebhooks,
+  redeliver,
   regenerateSecret,
   testWebhook,
   updateWebhook,
@@ -117,6 +118,25 @@ export const webhooksController = (deps: Deps) =>
         team: true,
         params,
         detail: { summary: "Send a signed webhook.test event now and report the attempt", security },
+        response: { 200: t.Object({ data: TestResultData, message: t.String() }), ...errorResponses(401, 404) },
+      },
+    )
+    .post(
+      "/v1/webhooks/:id/deliveries/:deliveryId/redeliver",
+      async ({ team, params }) => {
+        const data = await redeliver(deps, team.teamId, params.id, params.deliveryId);
+        return {
+          data,
+          message: data.success ? "Event redelivered successfully." : `Event redelivery failed: ${data.error ?? "unknown error"}`,
+        };
+      },
+      {
+        team: true,
+        params: t.Object({ ...params.properties, ...IdParams("deliveryId", "Delivery attempt").properties }),
+        detail: {
+          summary: "Send the event of a delivery attempt again now (same event id and body, signed afresh), recorded as a new attempt",
+          security,
+        },
         response: { 200: t.Object({ data: TestResultData, message: t.String() }), ...errorResponses(401, 404) },
       },
     )

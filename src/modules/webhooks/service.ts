@@ -2,7 +2,7 @@ import { Value } from "@sinclair/typebox/value";
 import type { Deps } from "../../context.ts";
 import type { WebhookRow } from "../../db/webhooks.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
-import { webhookSenderFor } from "../../events/deliver.ts";
+import { webhookSenderFor, type AttemptResult } from "../../events/deliver.ts";
 import { forbiddenKind, inNetworks, parseCidr, parseIp } from "../../events/ssrf.ts";
 import { iso, newId, newToken, TOKEN_PREFIX } from "../../ids.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
@@ -171,15 +171,40 @@ export async function testWebhook(deps: Deps, teamId: string, id: string): Promi
     await tx.events.insert({ id: eventId, team_id: teamId, route_id: hook.route_id, message_id: null, kind: "webhook.test", body, created_at: createdAt });
     return tx.webhooks.recordAttempt({ webhookId: hook.id, eventId, event: "webhook.test", attempt: 1, result, nextAttemptAt: null });
   });
-  return {
-    success: result.outcome === "succeeded",
-    status_code: result.statusCode,
-    duration_ms: result.durationMs,
-    error: result.error,
-    response_excerpt: result.responseExcerpt,
-    event_id: eventId,
-    delivery_id: deliveryId,
-  };
+  return attemptData(result, eventId, deliveryId);
+}
+
+const attemptData = (result: AttemptResult, eventId: string, deliveryId: string | null): TestResultData => ({
+  success: result.outcome === "succeeded",
+  status_code: result.statusCode,
+  duration_ms: result.durationMs,
+  error: result.error,
+  response_excerpt: result.responseExcerpt,
+  event_id: eventId,
+  delivery_id: deliveryId,
+});
+
+/**
+ * Sends the event of one of the webhook's delivery attempts again, now: the stored body (same
+ * event id, same bytes) signed afresh (new t), with the next attempt number, recorded as a new
+ * attempt in the log. Like the test send it goes out whether the webhook is enabled or not (it
+ * is asked for by hand); a 410 disables the webhook as any attempt's would. Queued retries of the
+ * event are left as they are.
+ */
+export async function redeliver(deps: Deps, teamId: string, webhookId: string, deliveryId: string): Promise<TestResultData> {
+  const hook = await findWebhook(deps, teamId, webhookId);
+  const delivery = await deps.store.read.webhooks.findDelivery(deliveryId, hook.id);
+  if (!delivery) throw new NotFoundError("Webhook delivery");
+  // The event's body may have been purged by retention since.
+  const eventId = delivery.event_id;
+  const event = await deps.store.read.events.find(eventId);
+  if (!event?.body) throw new NotFoundError("Event");
+  const attempt = (await deps.store.read.webhooks.lastAttempt(hook.id, eventId)) + 1;
+  const result = await webhookSenderFor(deps).send({ url: hook.url, secret: hook.secret, event: event.kind, body: event.body, attempt });
+  const newDeliveryId = await deps.store.write((tx) =>
+    tx.webhooks.recordAttempt({ webhookId: hook.id, eventId, event: event.kind, attempt, result, nextAttemptAt: null }),
+  );
+  return attemptData(result, eventId, newDeliveryId);
 }
 
 /** A webhook's attempts, newest first, with filters. */

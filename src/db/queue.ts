@@ -1,0 +1,96 @@
+import { FINAL_RECIPIENT_STATUSES, MESSAGE_STATUSES } from "../events/message-status.ts";
+import { keysetPageOf, whereEquals, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
+import type { SqlExecutor } from "./sql.ts";
+
+/**
+ * The statuses of a recipient still in the delivery queue (pending, queued, processed,
+ * soft_bounced). A message's status is the highest-ranked of its recipients' and these rank
+ * above every final one, so a message is in the queue exactly when its own status is one of them.
+ */
+export const QUEUED_STATUSES = MESSAGE_STATUSES.filter((s) => !FINAL_RECIPIENT_STATUSES.has(s));
+const QUEUED_SQL = QUEUED_STATUSES.map((s) => `'${s}'`).join(", ");
+
+/** The queue's filters; every one optional. `domain` is a recipient domain, lower case. */
+export interface QueueFilter {
+  domain?: string;
+  routeId?: string;
+}
+
+/** An outbound message not yet final, as the queue lists it. */
+export type QueuedMessageRow = {
+  id: string;
+  route_id: string | null;
+  status: string;
+  from_email: string;
+  subject: string;
+  created_at: number;
+};
+
+/** A recipient not yet final; `last_response` is the serialized RemoteReply of its last attempt. */
+export type QueuedRecipientRow = {
+  id: string;
+  message_id: string;
+  email: string;
+  status: string;
+  attempts: number;
+  last_response: string | null;
+  status_changed_at: number;
+};
+
+/** The queue's order: oldest first, as a mail queue is drained. */
+export const QUEUE_SORT: SortKey[] = [
+  { column: "created_at", desc: false },
+  { column: "id", desc: false },
+];
+
+/** A LIKE pattern matching addresses at `domain` exactly (escape character `\`). */
+const atDomain = (domain: string): string => `%@${domain.replace(/[\\%_]/g, (c) => `\\${c}`)}`;
+
+/**
+ * The outbound delivery queue as queue control sees it: the team's messages not yet final and
+ * their recipients still to be delivered. The jobs that carry them are the job queue's
+ * (JobQueue.ofMessages, hurry, dropOfMessages).
+ */
+export class QueueRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /**
+   * One keyset page of the team's queued messages, oldest first. The status condition walks
+   * messages_team_status_created; a recipient domain is matched on the recipients still queued.
+   */
+  list(teamId: string, filter: QueueFilter, page: { size: number; cursor: Cursor | null }): Promise<KeysetPage<QueuedMessageRow>> {
+    const where = ["team_id = ?", "type = 'outbound'", `status IN (${QUEUED_SQL})`];
+    const params: (string | number)[] = [teamId];
+    whereEquals(where, params, { route_id: filter.routeId });
+    if (filter.domain !== undefined) {
+      // dialect: SQLite's LIKE folds ASCII case itself; PostgreSQL needs ILIKE for the same match.
+      const like = this.db.dialect === "postgres" ? "ILIKE" : "LIKE";
+      where.push(`EXISTS (SELECT 1 FROM recipients r WHERE r.message_id = messages.id AND r.status IN (${QUEUED_SQL}) AND r.email ${like} ? ESCAPE '\\')`);
+      params.push(atDomain(filter.domain));
+    }
+    return keysetPageOf<QueuedMessageRow>(this.db, {
+      select: "SELECT id, route_id, status, from_email, subject, created_at FROM messages",
+      where,
+      params,
+      sort: QUEUE_SORT,
+      ...page,
+      valuesOf: (row) => [row.created_at, row.id],
+    });
+  }
+
+  /** The recipients of these messages that are not final yet, in the order they were added. */
+  recipientsOf(messageIds: readonly string[]): Promise<QueuedRecipientRow[]> {
+    if (messageIds.length === 0) return Promise.resolve([]);
+    return this.db.all<QueuedRecipientRow>(
+      `SELECT id, message_id, email, status, attempts, last_response, status_changed_at FROM recipients
+       WHERE message_id IN (${messageIds.map(() => "?").join(", ")}) AND status IN (${QUEUED_SQL}) ORDER BY created_at, id`,
+      messageIds,
+      { dynamic: true },
+    );
+  }
+
+  /** One of the team's messages with its type and status, for an action on it; null when unknown to the team. */
+  messageOfTeam(id: string, teamId: string): Promise<{ id: string; type: string; status: string } | null> {
+    return this.db.get("SELECT id, type, status FROM messages WHERE id = ? AND team_id = ?", [id, teamId]);
+  }
+}

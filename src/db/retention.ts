@@ -1,0 +1,110 @@
+import { useIncrementalVacuum } from "./pragmas.ts";
+import { FINAL_STATUSES_SQL } from "./recipients.ts";
+import { SqliteExecutor, type SqlExecutor } from "./sql.ts";
+
+/** One message of the walk in id order: whether retention already purged it. */
+export type RetentionWalkRow = { id: string; purged: number };
+
+/** What the database holds and could give back (SQLite; PostgreSQL reports nulls). */
+export type StorageFootprint = { pageSize: number | null; pages: number | null; freePages: number | null; autoVacuum: string | null };
+
+const AUTO_VACUUM_MODES = ["none", "full", "incremental"];
+
+/**
+ * A message is purged only when it and every one of its recipients reached a final status
+ * before the cutoff: mail still queued, retried or half delivered is never touched, whatever its
+ * age. Checked again inside the purge's own transaction, so a message that moved since the walk
+ * read it is left alone.
+ */
+const PURGEABLE = `purged_at IS NULL AND created_at < ? AND status_changed_at < ? AND status IN (${FINAL_STATUSES_SQL})
+  AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.message_id = messages.id AND (r.status NOT IN (${FINAL_STATUSES_SQL}) OR r.status_changed_at >= ?))`;
+
+const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+
+/**
+ * Retention's statements (src/modules/retention/): walking the messages in id order, purging
+ * what a message no longer needs once final for the retention window, and giving the space back.
+ */
+export class RetentionRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /**
+   * The next `limit` messages after `after` whose id is below `before`, in id order. Ids are
+   * UUIDv7, so id order is acceptance order and `before` (an id made of the cutoff's time) ends
+   * the walk at the window; reading by primary key bounds each step whatever was purged already.
+   */
+  walk(after: string, before: string, limit: number): Promise<RetentionWalkRow[]> {
+    return this.db.all<RetentionWalkRow>(
+      "SELECT id, CASE WHEN purged_at IS NULL THEN 0 ELSE 1 END AS purged FROM messages WHERE id > ? AND id < ? ORDER BY id LIMIT ?",
+      [after, before, limit],
+    );
+  }
+
+  /**
+   * Purges those of `ids` that are final since before `cutoff`: their bodies, headers and raw
+   * source, their attachments' content (the attachment rows stay, as metadata), their published
+   * events and those events' webhook delivery logs. The message, its recipients and its history
+   * stay for statistics. Returns the ids purged (the others did not qualify).
+   */
+  async purge(ids: readonly string[], cutoff: number, now: number): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const list = placeholders(ids.length);
+    const purged = (
+      await this.db.all<{ id: string }>(`UPDATE messages SET purged_at = ? WHERE id IN (${list}) AND ${PURGEABLE} RETURNING id`, [now, ...ids, cutoff, cutoff, cutoff], {
+        dynamic: true,
+      })
+    ).map((r) => r.id);
+    if (purged.length === 0) return purged;
+    const these = placeholders(purged.length);
+    const opts = { dynamic: true };
+    await this.db.run(`UPDATE message_contents SET html = NULL, text = NULL, headers = '{}', raw = NULL WHERE message_id IN (${these})`, purged, opts);
+    // The rows stay (filename, type, size are the message's metadata); an empty content is what a purged file reads as.
+    await this.db.run(`UPDATE attachments SET content = ? WHERE message_id IN (${these})`, [new Uint8Array(0), ...purged], opts);
+    await this.db.run(`DELETE FROM webhook_deliveries WHERE event_id IN (SELECT id FROM events WHERE message_id IN (${these}))`, purged, opts);
+    await this.db.run(`DELETE FROM events WHERE message_id IN (${these})`, purged, opts);
+    return purged;
+  }
+
+  /** When the message was purged (ms), or null when its contents are kept or it does not exist. */
+  async purgedAt(messageId: string): Promise<number | null> {
+    return (await this.db.get<{ purged_at: number | null }>("SELECT purged_at FROM messages WHERE id = ?", [messageId]))?.purged_at ?? null;
+  }
+
+  /** When the message of the attachment was purged (ms), or null. */
+  async attachmentPurgedAt(attachmentId: string): Promise<number | null> {
+    return (
+      (await this.db.get<{ purged_at: number | null }>("SELECT m.purged_at FROM attachments a JOIN messages m ON m.id = a.message_id WHERE a.id = ?", [attachmentId]))?.purged_at ??
+      null
+    );
+  }
+
+  /** The database file's pages and free pages (SQLite); nulls on PostgreSQL. */
+  async footprint(): Promise<StorageFootprint> {
+    if (this.db.dialect === "postgres") return { pageSize: null, pages: null, freePages: null, autoVacuum: null };
+    const pragma = async (name: string) => Object.values((await this.db.get<Record<string, number>>(`PRAGMA ${name}`)) ?? {})[0] ?? 0;
+    return {
+      pageSize: await pragma("page_size"),
+      pages: await pragma("page_count"),
+      freePages: await pragma("freelist_count"),
+      autoVacuum: AUTO_VACUUM_MODES[await pragma("auto_vacuum")] ?? null,
+    };
+  }
+
+  /**
+   * Switches an SQLite file to incremental auto-vacuum (pragmas.ts), once: on a file that was not
+   * yet, this is a full VACUUM, run while nothing else writes (at start, before the listeners).
+   * PostgreSQL has nothing to switch.
+   */
+  useIncrementalVacuum(): { vacuumed: boolean } {
+    return this.db instanceof SqliteExecutor ? useIncrementalVacuum(this.db.sqlite) : { vacuumed: false };
+  }
+
+  /**
+   * Gives up to `pages` free pages back to the file system. dialect: SQLite moves pages from the
+   * file's end into the free ones and truncates it (incremental auto-vacuum, see pragmas.ts);
+   * PostgreSQL's autovacuum makes deleted rows' space reusable by itself, so there is nothing to do.
+   */
+  async reclaim(pages: number): Promise<void> {
+    if (this.db.dialect === "sqlite") await this.db.run(`PRAGMA incremental_vacuum(${Math.max(1, Math.trunc(pages))})`, [], { dynamic: true });
+  }
+}
