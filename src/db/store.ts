@@ -12,6 +12,7 @@ import { MessageRepository } from "./messages.ts";
 import { ProjectRepository } from "./projects.ts";
 import { QueueRepository } from "./queue.ts";
 import { RecipientRepository } from "./recipients.ts";
+import { RetentionRepository } from "./retention.ts";
 import { RouteRepository } from "./routes.ts";
 import { SettingsRepository } from "./settings.ts";
 import { SqliteExecutor, type SqlExecutor } from "./sql.ts";
@@ -38,6 +39,7 @@ export interface Repositories {
   projects: ProjectRepository;
   queue: QueueRepository;
   recipients: RecipientRepository;
+  retention: RetentionRepository;
   routes: RouteRepository;
   settings: SettingsRepository;
   suppressions: SuppressionRepository;
@@ -63,6 +65,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     projects: new ProjectRepository(db),
     queue: new QueueRepository(db),
     recipients: new RecipientRepository(db),
+    retention: new RetentionRepository(db),
     routes: new RouteRepository(db),
     settings: new SettingsRepository(db),
     suppressions: new SuppressionRepository(db),
