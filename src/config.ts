@@ -78,6 +78,8 @@ export const ConfigSchema = Type.Object({
   maxMessageBytes: Type.Integer({ minimum: 1024 }),
   /** Refused RCPTs (550) a client IP may have on the MX per 10 minutes before every RCPT gets 421; 0 = no limit. */
   smtpRcptFailureLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  /** How long the MX waits before its greeting; a client that talks first is refused (early-talker check). */
+  smtpGreetDelayMs: Type.Integer({ minimum: 0, maximum: 60_000 }),
   /** Concurrent outbound deliveries and webhook posts. */
   deliveryConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
   webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
@@ -157,6 +159,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   maxBodyBytes: "POSTHORN_MAX_BODY_BYTES",
   maxMessageBytes: "POSTHORN_MAX_MESSAGE_BYTES",
   smtpRcptFailureLimit: "POSTHORN_SMTP_RCPT_FAILURE_LIMIT",
+  smtpGreetDelayMs: "POSTHORN_SMTP_GREET_DELAY_MS",
   deliveryConcurrency: "POSTHORN_DELIVERY_CONCURRENCY",
   webhookConcurrency: "POSTHORN_WEBHOOK_CONCURRENCY",
 };
@@ -199,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: int(env, "POSTHORN_MAX_BODY_BYTES", 50 * 1024 * 1024),
     maxMessageBytes: int(env, "POSTHORN_MAX_MESSAGE_BYTES", 25 * 1024 * 1024),
     smtpRcptFailureLimit: int(env, "POSTHORN_SMTP_RCPT_FAILURE_LIMIT", 20),
+    smtpGreetDelayMs: int(env, "POSTHORN_SMTP_GREET_DELAY_MS", 100),
     deliveryConcurrency: int(env, "POSTHORN_DELIVERY_CONCURRENCY", 64),
     webhookConcurrency: int(env, "POSTHORN_WEBHOOK_CONCURRENCY", 64),
   };

@@ -11,7 +11,7 @@ import type { Deps } from "../context.ts";
 import { LEGACY_VERP_MS, parseLegacyVerpLocalPart, verpCutoverOf, verpLocalPart } from "../mail/verp.ts";
 import { serverSecretOf } from "../secrets.ts";
 import { acceptInbound } from "./accept.ts";
-import { baseServerOptions, DEFAULT_LIMITS, DataBudget, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+import { baseServerOptions, DEFAULT_LIMITS, DataBudget, greetDelayOption, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
 import { clientKey, RCPT_FAILURE_WINDOW_MS, RcptFailureThrottle } from "./rcpt-throttle.ts";
 import { RecipientResolver, splitAddress, type InboundTarget, type RecipientVerdict } from "./recipients.ts";
 
@@ -34,6 +34,7 @@ export async function createInboundServer(deps: Deps, limits: ListenerLimits): P
 
   return new SMTPServer({
     ...baseServerOptions(deps.config, limits),
+    ...greetDelayOption(deps.config.smtpGreetDelayMs),
     authOptional: true,
     disabledCommands: ["AUTH"],
     onRcptTo(address, session, callback) {

@@ -70,6 +70,50 @@ function letRepliesCarryTheirOwnEnhancedCode(): void {
   };
 }
 
+/** smtp-server's own pause before the greeting, used by a listener that does not set greetDelayMs. */
+const LIBRARY_GREET_DELAY_MS = 100;
+let greetPatched = false;
+
+/**
+ * smtp-server holds every new connection's greeting for a fixed 100 ms and refuses a client that
+ * talks first ("You talk too soon": a spambot that does not wait). The pause bounds what a
+ * connection per message can do (about sessions / 0.1 s), so the MX makes it a setting,
+ * POSTHORN_SMTP_GREET_DELAY_MS, passed as the server option greetDelayMs; 0 greets at once.
+ * Same library code otherwise; refuses to run on a version whose init() looks different.
+ */
+function letTheGreetingDelayBeASetting(): void {
+  if (greetPatched) return;
+  type Connection = {
+    _server: { options: { maxClients?: number; greetDelayMs?: number }; connections: Set<unknown> };
+    name: string;
+    _setListeners(callback: () => void): void;
+    connectionReady(): void;
+    send(code: number, data: string, context: boolean): void;
+  };
+  const proto = SMTPConnection.prototype as unknown as Connection & { init(this: Connection): void };
+  if (!String(proto.init).includes(`this.connectionReady(), ${LIBRARY_GREET_DELAY_MS})`)) {
+    throw new Error("smtp-server's connection init() changed; review letTheGreetingDelayBeASetting in src/smtp/listener.ts");
+  }
+  greetPatched = true;
+  proto.init = function (this: Connection) {
+    this._setListeners(() => {
+      const options = this._server.options;
+      if (options.maxClients && this._server.connections.size > options.maxClients) {
+        return this.send(421, this.name + " Too many connected clients, try again in a moment", false);
+      }
+      const delay = options.greetDelayMs ?? LIBRARY_GREET_DELAY_MS;
+      if (delay === 0) return this.connectionReady();
+      setTimeout(() => this.connectionReady(), delay).unref();
+    });
+  };
+}
+
+/** The options of a listener whose greeting waits `ms` (see letTheGreetingDelayBeASetting). */
+export function greetDelayOption(ms: number): { greetDelayMs: number } {
+  letTheGreetingDelayBeASetting();
+  return { greetDelayMs: ms };
+}
+
 /** An error for a handler callback: `smtpError(550, "5.7.1 Relaying denied")`. */
 export function smtpError(code: number, text: string): SMTPServerError {
   const err = new Error(text) as SMTPServerError;
