@@ -25,9 +25,13 @@ export type OutboundMessageRow = MessageHeadingColumns & {
   return_path_host: string | null;
 };
 
-/** The Ed25519 key columns of `domains d`, null unless its record is active. */
+/**
+ * The Ed25519 key columns of `domains d`, null unless its record is active: the record of that
+ * key (its selector's), not a retiring or next one of a key rotation.
+ */
 const ED25519_WHEN_ACTIVE = (column: string) =>
-  `CASE WHEN EXISTS (SELECT 1 FROM dns_records r WHERE r.domain_id = d.id AND r.purpose = 'dkim_ed25519' AND r.status = 'active') THEN d.${column} END AS ${column}`;
+  `CASE WHEN EXISTS (SELECT 1 FROM dns_records r WHERE r.domain_id = d.id AND r.purpose = 'dkim_ed25519' AND r.status = 'active'
+     AND r.hostname = d.dkim_ed25519_selector || '._domainkey') THEN d.${column} END AS ${column}`;
 const ED25519_COLUMNS = `${ED25519_WHEN_ACTIVE("dkim_ed25519_selector")}, ${ED25519_WHEN_ACTIVE("dkim_ed25519_private_key")}`;
 
 type MessagePart = MessageHeadingColumns & Pick<OutboundMessageRow, "id" | "message_id_header" | "created_at"> & {

@@ -39,6 +39,38 @@ export type DnsRecordRow = {
   status_reason: string | null;
   verified_at: number | null;
   last_checked_at: number | null;
+  /**
+   * For a DKIM record whose key does not sign: next (a rotation's new key, signing once its
+   * records verify) or retiring (a replaced key, kept published until keep_until). Null for the
+   * keys that sign and for every other record.
+   */
+  key_state: DkimKeyState | null;
+  keep_until: number | null;
+};
+
+/** A DKIM key besides the two that sign (dkim_keys). */
+export type DkimKeyState = "next" | "retiring";
+export type DkimKeyRow = {
+  id: string;
+  domain_id: string;
+  record_id: string;
+  algorithm: "rsa" | "ed25519";
+  selector: string;
+  private_key: string;
+  public_key: string;
+  state: DkimKeyState;
+  keep_until: number | null;
+  created_at: number;
+};
+
+/** The two keys that sign for a domain (the Ed25519 one null only before the upgrade step). */
+export type SigningKeysRow = {
+  dkim_selector: string;
+  dkim_private_key: string;
+  dkim_public_key: string;
+  dkim_ed25519_selector: string | null;
+  dkim_ed25519_private_key: string | null;
+  dkim_ed25519_public_key: string | null;
 };
 
 export type NewDnsRecordRow = Pick<DnsRecordRow, "id" | "domain_id" | "purpose" | "type" | "hostname" | "fqdn" | "content"> & { created_at: number };
@@ -51,10 +83,16 @@ export const DOMAIN_SORT = { created_at: "created_at", domain: "domain", status:
 
 const DOMAIN_COLUMNS = "id, team_id, domain, status, status_changed_at, dkim_selector, return_path_host, last_checked_at, created_at, updated_at";
 
-// DKIM first: it decides whether the domain can send.
-const RECORD_ORDER = "CASE purpose WHEN 'dkim' THEN 0 WHEN 'dkim_ed25519' THEN 1 WHEN 'spf' THEN 2 WHEN 'return_path' THEN 3 WHEN 'dmarc' THEN 4 ELSE 5 END, id";
+// DKIM first: it decides whether the domain can send; the signing keys, then a rotation's next
+// keys, then the retiring ones.
+const RECORD_ORDER = `CASE WHEN r.purpose IN ('dkim', 'dkim_ed25519') THEN 0 ELSE 1 END,
+  CASE WHEN k.state IS NULL THEN 0 WHEN k.state = 'next' THEN 1 ELSE 2 END,
+  CASE r.purpose WHEN 'dkim' THEN 0 WHEN 'dkim_ed25519' THEN 1 WHEN 'spf' THEN 2 WHEN 'return_path' THEN 3 WHEN 'dmarc' THEN 4 ELSE 5 END, r.id`;
 
-const COLUMNS_OF_RECORD = "id, domain_id, purpose, type, hostname, fqdn, content, status, status_reason, verified_at, last_checked_at";
+const COLUMNS_OF_RECORD =
+  "r.id, r.domain_id, r.purpose, r.type, r.hostname, r.fqdn, r.content, r.status, r.status_reason, r.verified_at, r.last_checked_at, k.state AS key_state, k.keep_until";
+
+const SIGNING_KEY_COLUMNS = "dkim_selector, dkim_private_key, dkim_public_key, dkim_ed25519_selector, dkim_ed25519_private_key, dkim_ed25519_public_key";
 
 interface Page {
   sort: SortKey[];
@@ -190,10 +228,70 @@ export class DomainRepository {
     });
   }
 
-  /** The domain's records, DKIM first. */
+  /** The domain's records, DKIM first, each DKIM record with the state of its key. */
   records(domainId: string): Promise<DnsRecordRow[]> {
-    return this.db.all<DnsRecordRow>(`SELECT ${COLUMNS_OF_RECORD} FROM dns_records WHERE domain_id = ? ORDER BY ${RECORD_ORDER}`, [domainId]);
+    return this.db.all<DnsRecordRow>(
+      `SELECT ${COLUMNS_OF_RECORD} FROM dns_records r LEFT JOIN dkim_keys k ON k.record_id = r.id WHERE r.domain_id = ? ORDER BY ${RECORD_ORDER}`,
+      [domainId],
+    );
   }
+
+  /** The two keys that sign for the domain now. */
+  signingKeys(domainId: string): Promise<SigningKeysRow | null> {
+    return this.db.get<SigningKeysRow>(`SELECT ${SIGNING_KEY_COLUMNS} FROM domains WHERE id = ?`, [domainId]);
+  }
+
+  /** The domain's DKIM keys in that state (a rotation's next pair, or the retiring ones). */
+  dkimKeys(domainId: string, state: DkimKeyState): Promise<DkimKeyRow[]> {
+    return this.db.all<DkimKeyRow>(
+      "SELECT id, domain_id, record_id, algorithm, selector, private_key, public_key, state, keep_until, created_at FROM dkim_keys WHERE domain_id = ? AND state = ? ORDER BY id",
+      [domainId, state],
+    );
+  }
+
+  /** A DKIM key that does not sign, with its record (a next key's record is new and pending; a retiring key's is the one it signed under). */
+  async insertDkimKey(key: DkimKeyRow, newRecord: NewDnsRecordRow | null): Promise<void> {
+    if (newRecord) await this.insertRecord(newRecord);
+    await this.db.run(
+      `INSERT INTO dkim_keys (id, domain_id, record_id, algorithm, selector, private_key, public_key, state, keep_until, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [key.id, key.domain_id, key.record_id, key.algorithm, key.selector, key.private_key, key.public_key, key.state, key.keep_until, key.created_at],
+    );
+  }
+
+  /** Forgets a pending rotation: its keys and their records. */
+  async deleteNextKeys(domainId: string): Promise<void> {
+    await this.db.run("DELETE FROM dns_records WHERE id IN (SELECT record_id FROM dkim_keys WHERE domain_id = ? AND state = 'next')", [domainId]);
+    await this.db.run("DELETE FROM dkim_keys WHERE domain_id = ? AND state = 'next'", [domainId]);
+  }
+
+  /**
+   * The next pair signs from now on: its keys move into the domain row and out of dkim_keys,
+   * which leaves their records as the signing keys' records. Move the old pair to retiring first.
+   */
+  async promoteNextKeys(domainId: string, rsa: DkimKeyRow, ed25519: DkimKeyRow, now: number): Promise<void> {
+    await this.db.run(
+      `UPDATE domains SET dkim_selector = ?, dkim_private_key = ?, dkim_public_key = ?,
+         dkim_ed25519_selector = ?, dkim_ed25519_private_key = ?, dkim_ed25519_public_key = ?, updated_at = ? WHERE id = ?`,
+      [rsa.selector, rsa.private_key, rsa.public_key, ed25519.selector, ed25519.private_key, ed25519.public_key, now, domainId],
+    );
+    await this.db.run("DELETE FROM dkim_keys WHERE domain_id = ? AND state = 'next'", [domainId]);
+  }
+
+  /**
+   * Drops the retiring keys whose keep_until has come, with their records, on every domain at
+   * once; the domains they belonged to are updated_at `now`. The number of keys dropped.
+   */
+  async dropRetiredDkimKeys(now: number): Promise<number> {
+    const due = await this.db.all<{ id: string }>("SELECT id FROM dkim_keys WHERE state = 'retiring' AND keep_until <= ?", [now]);
+    if (due.length === 0) return 0;
+    const dueSql = (column: string) => `SELECT ${column} FROM dkim_keys WHERE state = 'retiring' AND keep_until <= ?`;
+    await this.db.run(`UPDATE domains SET updated_at = ? WHERE id IN (${dueSql("domain_id")})`, [now, now]);
+    // The keys go with their records (cascade).
+    await this.db.run(`DELETE FROM dns_records WHERE id IN (${dueSql("record_id")})`, [now]);
+    return due.length;
+  }
+
 
   async recordCheck(recordId: string, u: RecordCheckUpdate): Promise<void> {
     await this.db.run("UPDATE dns_records SET status = ?, status_reason = ?, verified_at = ?, last_checked_at = ? WHERE id = ?", [

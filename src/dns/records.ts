@@ -82,6 +82,12 @@ export function newEd25519DkimSelector(now = new Date()): string {
   return `phe${newDkimSelector(now).slice(2, 10)}${randomBytes(2).toString("hex").slice(0, 3)}`;
 }
 
+/** The RSA DKIM record of a domain: TXT at <selector>._domainkey.<domain>. */
+export function rsaDkimRecordSpec(d: { domain: string; selector: string; publicKeyBase64: string }): RecordSpec {
+  const host = `${d.selector}._domainkey`;
+  return { purpose: "dkim", type: "TXT", hostname: host, fqdn: `${host}.${d.domain}`, content: dkimRecordContent(d.publicKeyBase64) };
+}
+
 /** The Ed25519 DKIM record of a domain: TXT at <selector>._domainkey.<domain>. */
 export function ed25519DkimRecordSpec(d: { domain: string; selector: string; publicKeyBase64: string }): RecordSpec {
   const host = `${d.selector}._domainkey`;
@@ -101,9 +107,8 @@ export function buildRecordSpecs(d: {
   hostname: string;
 }): RecordSpec[] {
   const at = (host: string): RecordSpec["fqdn"] => `${host}.${d.domain}`;
-  const dkimHost = `${d.selector}._domainkey`;
   return [
-    { purpose: "dkim", type: "TXT", hostname: dkimHost, fqdn: at(dkimHost), content: dkimRecordContent(d.publicKeyBase64) },
+    rsaDkimRecordSpec(d),
     ...(d.ed25519 ? [ed25519DkimRecordSpec({ domain: d.domain, ...d.ed25519 })] : []),
     { purpose: "spf", type: "TXT", hostname: d.returnPathHost, fqdn: at(d.returnPathHost), content: spfRecordContent(d.hostname) },
     { purpose: "return_path", type: "MX", hostname: d.returnPathHost, fqdn: at(d.returnPathHost), content: d.hostname },

@@ -3,15 +3,18 @@ import type { DnsRecordRow } from "../../db/domains.ts";
 import type { Repositories } from "../../db/store.ts";
 import { checkRecord, type RecordCheck, type VerifyContext } from "../../dns/verify.ts";
 import { publishEvent } from "../../events/publish.ts";
+import { promoteNextDkimKeys } from "./rotation.ts";
 
 /** What one check of a domain changed. */
 export interface DomainCheckSummary {
   domainId: string;
   status: string;
   statusChanged: boolean;
-  records: { id: string; purpose: string; type: string; fqdn: string; status: string; check: RecordCheck }[];
+  records: { id: string; purpose: string; type: string; fqdn: string; status: string; key_state: string | null; check: RecordCheck }[];
   /** Records that were active and are now failed (an event was published for each). */
   broken: string[];
+  /** Both records of a pending DKIM key rotation verified: the new keys sign from now on. */
+  dkimSwitched: boolean;
 }
 
 /**
@@ -62,9 +65,10 @@ export async function applyDomainCheck(
 ): Promise<DomainCheckSummary | null> {
   const domain = await tx.domains.lockForChange(domainId);
   if (!domain) return null;
-  const summary: DomainCheckSummary = { domainId, status: domain.status, statusChanged: false, records: [], broken: [] };
+  const summary: DomainCheckSummary = { domainId, status: domain.status, statusChanged: false, records: [], broken: [], dkimSwitched: false };
   const brokenRecords: { row: DnsRecordRow; reason: string }[] = [];
   let dkimStatus: string | null = null;
+  const checked: DnsRecordRow[] = [];
   for (const row of await tx.domains.records(domainId)) {
     const check = checks.get(row.id);
     let status = row.status;
@@ -73,11 +77,16 @@ export async function applyDomainCheck(
       const verifiedAt = status === "active" ? (row.status === "active" && row.verified_at !== null ? row.verified_at : now) : row.verified_at;
       await tx.domains.recordCheck(row.id, { status, status_reason: check.reason, verified_at: verifiedAt, last_checked_at: now });
       if (row.status === "active" && status === "failed") brokenRecords.push({ row, reason: check.reason ?? "The record no longer matches." });
-      summary.records.push({ id: row.id, purpose: row.purpose, type: row.type, fqdn: row.fqdn, status, check });
+      summary.records.push({ id: row.id, purpose: row.purpose, type: row.type, fqdn: row.fqdn, status, key_state: row.key_state, check });
     }
-    // The RSA record alone decides: a pending or failing Ed25519 record never stops sending.
-    if (row.purpose === "dkim") dkimStatus = status;
+    checked.push({ ...row, status });
+    // The signing RSA key's record alone decides: a pending or failing Ed25519 record, or one of
+    // a key rotation, never stops sending.
+    if (row.purpose === "dkim" && row.key_state === null) dkimStatus = status;
   }
+  summary.dkimSwitched = await promoteNextDkimKeys(tx, domainId, checked, now);
+  // The new RSA key's record, active, decides from now on.
+  if (summary.dkimSwitched) dkimStatus = "active";
   // A domain without a DKIM record row (inserted by hand or by a fixture) keeps its status.
   const status = dkimStatus ?? domain.status;
   summary.status = status;

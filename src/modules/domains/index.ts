@@ -14,7 +14,7 @@ import {
   RouteParams,
   VerifyResponse,
 } from "./model.ts";
-import { createDomain, deleteDomain, getDomain, listDomains, setDomainProjects, verifyDomain, verifyInboundDomain } from "./service.ts";
+import { createDomain, deleteDomain, getDomain, listDomains, rotateDkim, setDomainProjects, verifyDomain, verifyInboundDomain } from "./service.ts";
 
 const security = [{ teamToken: [] }];
 
@@ -75,7 +75,23 @@ export const domainsController = (deps: Deps) =>
       params: DomainParams,
       response: { 200: VerifyResponse, ...errorResponses(401, 404, 409) },
       detail: { summary: "Check every DNS record now; answers which failed and why", security },
-    });
+    })
+    .post(
+      "/v1/domains/:domainId/dkim/rotate",
+      async ({ team, params }) => ({
+        data: await rotateDkim(deps, team.teamId, params.domainId),
+        message: "New DKIM keys created. Publish their records (key_state next); signing switches to them once both verify, and the old records stay listed for 7 days after.",
+      }),
+      {
+        team: true,
+        params: DomainParams,
+        response: { 200: Envelope(DomainSchema), ...errorResponses(401, 404) },
+        detail: {
+          summary: "Rotate the domain's DKIM keys: new RSA and Ed25519 keys under new selectors, pending until their records verify (a pending rotation is replaced)",
+          security,
+        },
+      },
+    );
 
 /** The route inbound-domain check lives with the DNS code; the routes module owns the rest of /v1/routes. */
 export const inboundDomainController = (deps: Deps) =>

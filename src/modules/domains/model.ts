@@ -15,6 +15,13 @@ export const DnsRecordSchema = t.Object({
   status_reason: Nullable(t.String({ description: "Why the last check did not pass" })),
   verified_at: Nullable(t.String()),
   last_checked_at: Nullable(t.String({ format: "date-time" })),
+  key_state: Nullable(
+    t.String({
+      description:
+        "DKIM records only: current (its key signs), next (a rotation's new key: publish it; it signs once both next records verify) or retiring (a replaced key: keep it published until keep_until); null for other records",
+    }),
+  ),
+  keep_until: Nullable(t.String({ format: "date-time", description: "A retiring DKIM record: when it is dropped from this list and may be removed from DNS" })),
 });
 
 export const DomainSchema = t.Object({
@@ -82,6 +89,8 @@ export const serializeRecord = (r: DnsRecordRow): DnsRecordData => ({
   status_reason: r.status_reason,
   verified_at: iso(r.verified_at),
   last_checked_at: iso(r.last_checked_at),
+  key_state: r.key_state ?? (r.purpose === "dkim" || r.purpose === "dkim_ed25519" ? "current" : null),
+  keep_until: iso(r.keep_until),
 });
 
 export const serializeDomain = (d: DomainRow, records: DnsRecordRow[], projects: { id: string; name: string }[]): DomainData => ({

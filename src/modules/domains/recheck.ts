@@ -4,6 +4,7 @@ import { verifyContext } from "../../dns/verify.ts";
 import type { JobHandler, JobRunner } from "../../jobs/runner.ts";
 import type { RecordCheck } from "../../dns/verify.ts";
 import { applyDomainCheck, runDomainChecks, type DomainCheckSummary } from "./check.ts";
+import { dropRetiredDkimKeys } from "./rotation.ts";
 
 /** One job in this queue at a time: it re-checks the domains that are due, then re-enqueues itself. */
 export const DOMAIN_RECHECK_QUEUE = "domain-recheck";
@@ -19,6 +20,8 @@ export interface RecheckOptions {
   sweepIntervalMs: number;
   /** Most domains checked by one sweep; when full, the next sweep follows at once. */
   batch: number;
+  /** The sweep's clock: which domains are due, which retiring DKIM keys are over their 7 days (tests move it). */
+  now?: () => number;
 }
 
 export const DEFAULT_RECHECK: RecheckOptions = {
@@ -89,19 +92,31 @@ export async function recheckDomains(
   );
   flush();
   const results = await Promise.all(writes);
-  return { checked: results.filter((r) => r !== null).length, broken: results.reduce((n, r) => n + (r?.broken.length ?? 0), 0), dns: lookup.stats };
+  return {
+    checked: results.filter((r) => r !== null).length,
+    broken: results.reduce((n, r) => n + (r?.broken.length ?? 0), 0),
+    dkimSwitched: results.filter((r) => r?.dkimSwitched).length,
+    dns: lookup.stats,
+  };
 }
 
 /** The sweep: checks what is due and schedules the next sweep in the same commit as its own end. */
 export function domainRecheckHandler(deps: Deps, opts: RecheckOptions = DEFAULT_RECHECK): JobHandler {
   return async () => {
     let full = false;
+    const now = (opts.now ?? Date.now)();
     try {
-      const ids = await dueDomainIds(deps, opts);
+      const dropped = await dropRetiredDkimKeys(deps, now);
+      if (dropped > 0) deps.log.info("retired DKIM keys dropped", { keys: dropped });
+    } catch (err) {
+      deps.log.error("dropping retired DKIM keys failed", { error: String(err) });
+    }
+    try {
+      const ids = await dueDomainIds(deps, opts, now);
       full = ids.length >= opts.batch;
       if (ids.length > 0) {
         const r = await recheckDomains(deps, ids, opts.dnsConcurrency);
-        deps.log.info("domains re-checked", { checked: r.checked, broken: r.broken, dns_queries: r.dns.queries, dns_inflight_max: r.dns.inflightMax });
+        deps.log.info("domains re-checked", { checked: r.checked, broken: r.broken, dkim_keys_switched: r.dkimSwitched, dns_queries: r.dns.queries, dns_inflight_max: r.dns.inflightMax });
       }
     } catch (err) {
       deps.log.error("domain re-check sweep failed", { error: String(err) });

@@ -20,6 +20,7 @@ import { pageBody, parsePage, parseSort } from "../../http/pagination.ts";
 import { serverSecretOf } from "../../secrets.ts";
 import { checkDomain } from "./check.ts";
 import { serializeDomain, type DomainData } from "./model.ts";
+import { startDkimRotation } from "./rotation.ts";
 
 const STATUSES = ["pending", "active", "failed"];
 
@@ -124,6 +125,16 @@ export async function setDomainProjects(deps: Pick<Deps, "store">, teamId: strin
   return getDomain(deps, teamId, id);
 }
 
+/**
+ * Starts a DKIM key rotation (src/modules/domains/rotation.ts): new keys, their records pending
+ * in the answer; a pending rotation is replaced.
+ */
+export async function rotateDkim(deps: Pick<Deps, "store">, teamId: string, id: string): Promise<DomainData> {
+  const row = await findDomain(deps, teamId, id);
+  await startDkimRotation(deps, row.id);
+  return getDomain(deps, teamId, id);
+}
+
 export interface VerifyResult {
   data: DomainData;
   verified: boolean;
@@ -141,10 +152,13 @@ export async function verifyDomain(deps: Deps, teamId: string, id: string): Prom
     .map((r) => ({ id: r.id, purpose: r.purpose, type: r.type, fqdn: r.fqdn, status: r.status, reason: r.check.reason ?? "", found: r.check.found }));
   const verified = summary.status === "active";
   const total = summary.records.length;
+  const label = (r: { purpose: string; key_state: string | null }) => (r.key_state ? `${r.purpose} (${r.key_state} key)` : r.purpose);
+  const notYet = summary.records.filter((r) => r.check.outcome !== "pass").map(label);
+  const switched = summary.dkimSwitched ? " The new DKIM keys sign from now on; keep the old records published until their keep_until." : "";
   const message =
-    failed.length === 0
+    (failed.length === 0
       ? "All DNS records are verified."
-      : `${total - failed.length} of ${total} DNS records verified; ${failed.map((f) => f.purpose).join(", ")} not yet.${verified ? " The domain can send (its DKIM record is verified)." : ""}`;
+      : `${total - failed.length} of ${total} DNS records verified; ${notYet.join(", ")} not yet.${verified ? " The domain can send (its DKIM record is verified)." : ""}`) + switched;
   return { data: await getDomain(deps, teamId, id), verified, message, failed };
 }
 

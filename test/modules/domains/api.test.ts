@@ -52,8 +52,10 @@ describe("POST /v1/domains", () => {
       ["dmarc", "TXT", "_dmarc.mail.example-shop.test"],
     ]);
     for (const r of d.dns_records) {
-      expect(Object.keys(r).sort()).toEqual(["content", "fqdn", "hostname", "id", "last_checked_at", "purpose", "status", "status_reason", "type", "verified_at"]);
+      expect(Object.keys(r).sort()).toEqual(["content", "fqdn", "hostname", "id", "keep_until", "key_state", "last_checked_at", "purpose", "status", "status_reason", "type", "verified_at"]);
       expect(r.status).toBe("pending");
+      // Both DKIM keys sign (once verified); other records have no key.
+      expect([r.purpose, r.key_state, r.keep_until]).toEqual([r.purpose, r.purpose.startsWith("dkim") ? "current" : null, null]);
     }
     expect(recordOf(d, "dkim").hostname).toBe(`${d.dkim_selector}._domainkey`);
     expect(recordOf(d, "spf").content).toBe("v=spf1 a:mx.posthorn.test ~all");
@@ -320,6 +322,7 @@ describe("auth and cross-team isolation", () => {
       ["DELETE", `/v1/domains/${d.id}`],
       ["PUT", `/v1/domains/${d.id}/projects`, { project_ids: [] }],
       ["POST", `/v1/domains/${d.id}/dns-records/verify`],
+      ["POST", `/v1/domains/${d.id}/dkim/rotate`],
       ["POST", `/v1/routes/${d.id}/verify-inbound-domain`],
     ];
     for (const [method, path, body] of calls) {
@@ -341,6 +344,7 @@ describe("auth and cross-team isolation", () => {
         ["DELETE", `/v1/domains/${id}`],
         ["PUT", `/v1/domains/${id}/projects`, { project_ids: [b.projectId] }],
         ["POST", `/v1/domains/${id}/dns-records/verify`],
+        ["POST", `/v1/domains/${id}/dkim/rotate`],
       ];
       for (const [method, path, body] of calls) {
         const res = await t.request(method, path, { token: b.teamToken, body });
@@ -352,6 +356,8 @@ describe("auth and cross-team isolation", () => {
     expect(list.json.data.map((x: { id: string }) => x.id)).not.toContain(d.id);
     const still = await t.request("GET", `/v1/domains/${d.id}`);
     expect(still.json).toMatchObject({ id: d.id, projects: [], last_checked_at: null });
+    // No rotation was started by the other team's calls.
+    expect(still.json.dns_records.filter((r: { key_state: string | null }) => r.key_state === "next")).toEqual([]);
   });
 });
 
