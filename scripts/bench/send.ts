@@ -7,6 +7,9 @@
 //      (default, plain SMTP like Postfix's smtp-sink) or smtp-server (full receiver, STARTTLS);
 //   4. the full server's peak RSS.
 //
+// POSTHORN_BENCH_DKIM=rsa|dual (the A/B of issue 16) picks the DKIM signatures of the full
+// server's messages; the run prints those of one delivered message either way.
+//
 // POSTHORN_BENCH_DATABASE=postgres runs the same on PostgreSQL: a cluster of its own on loopback
 // with production durability (fsync, synchronous_commit=on), a fresh database per server.
 //
@@ -92,6 +95,41 @@ const TRACKING = process.env.POSTHORN_BENCH_TRACKING ?? null;
 if (TRACKING !== null && TRACKING !== "on" && TRACKING !== "off") throw new Error("POSTHORN_BENCH_TRACKING is on or off");
 const LINKS = Array.from({ length: 20 }, (_, k) => `<p><a href="https://shop.example/products/${k}?utm_source=mail&amp;utm_medium=email">Product ${k}</a></p>`).join("");
 
+// POSTHORN_BENCH_DKIM: the bench domain is written without an Ed25519 key, so the server's start
+// gives it one with a pending dkim_ed25519 record, and RSA alone signs ("rsa", also when unset).
+// "dual" publishes that record in the loopback DNS and verifies the domain through the API, as a
+// user would, so every message carries ed25519-sha256 and rsa-sha256 signatures.
+const DKIM = process.env.POSTHORN_BENCH_DKIM ?? null;
+if (DKIM !== null && DKIM !== "rsa" && DKIM !== "dual") throw new Error("POSTHORN_BENCH_DKIM is rsa or dual");
+
+type BenchRecord = { purpose: string; key_state: string | null; fqdn: string; content: string; status: string };
+
+/** Publishes and verifies the Ed25519 record for "dual"; for "rsa" checks it is still pending. */
+async function applyDkimArm(url: string, teamToken: string, domain: string): Promise<void> {
+  const auth = { authorization: `Bearer ${teamToken}` };
+  const list = (await (await fetch(`${url}/v1/domains?page[size]=100`, { headers: auth })).json()) as { data: { id: string; domain: string; dns_records: BenchRecord[] }[] };
+  const d = list.data.find((x) => x.domain === domain)!;
+  const ed = d.dns_records.find((r) => r.purpose === "dkim_ed25519" && r.key_state === "current");
+  if (!ed) throw new Error("the bench domain has no Ed25519 record: the server did not give it a key");
+  if (DKIM !== "dual") {
+    if (ed.status === "active") throw new Error("the Ed25519 record is active: RSA would not sign alone");
+    return;
+  }
+  dns.set(ed.fqdn, "TXT", [ed.content]);
+  const verified = (await (await fetch(`${url}/v1/domains/${d.id}/dns-records/verify`, { method: "POST", headers: auth })).json()) as { data: { dns_records: BenchRecord[] } };
+  if (verified.data.dns_records.find((r) => r.fqdn === ed.fqdn)?.status !== "active") throw new Error("the Ed25519 record did not verify");
+}
+
+/** The a= of each DKIM-Signature of a message the full server sent, read back through the API. */
+async function signaturesOfOneMessage(url: string, token: string, teamToken: string, domain: string, wait: () => Promise<boolean>): Promise<string[]> {
+  const res = await fetch(`${url}/v1/send`, { method: "POST", headers: { "content-type": "application/json", "x-service-token": token }, body: JSON.stringify(email(domain, 0)) });
+  const id = ((await res.json()) as { message_id: string }).message_id;
+  await wait();
+  const source = await (await fetch(`${url}/v1/messages/${id}/source`, { headers: { authorization: `Bearer ${teamToken}` } })).text();
+  const headerBlock = source.slice(0, source.indexOf("\r\n\r\n"));
+  return [...headerBlock.matchAll(/^DKIM-Signature:[^]*?\ba=([a-z0-9-]+);/gim)].map((m) => m[1]!);
+}
+
 function email(domain: string, i: number) {
   return {
     from: `Bench <bench@${domain}>`,
@@ -128,15 +166,15 @@ async function singleSends(url: string, token: string, domain: string, count: nu
   return { rate: latencies.length / secs, n: latencies.length, p50: pct(latencies, 50), p99: pct(latencies, 99), failures };
 }
 
-async function setup(apiOnly: boolean): Promise<{ dir: string; server: ServerProcess; token: string; domain: string; db: Counter }> {
+async function setup(apiOnly: boolean): Promise<{ dir: string; server: ServerProcess; token: string; teamToken: string; domain: string; db: Counter }> {
   const dir = mkdtempSync(join(tmpdir(), "posthorn-bench-send-"));
   const env: Record<string, string> = { POSTHORN_DELIVERY: "direct", POSTHORN_MX_PORT: String(sink.port), POSTHORN_DNS_SERVERS: dns.server };
-  let data: { projectToken: string; domain: string; publicKeyBase64: string };
+  let data: { projectToken: string; teamToken: string; domain: string; publicKeyBase64: string };
   let db: Counter;
   if (cluster) {
     const url = await cluster.createDatabase();
     const pg = await preparePostgresDatabase(url);
-    data = { projectToken: pg.boot.project_token, domain: pg.domain, publicKeyBase64: pg.publicKeyBase64 };
+    data = { projectToken: pg.boot.project_token, teamToken: pg.boot.team_token, domain: pg.domain, publicKeyBase64: pg.publicKeyBase64 };
     env.POSTHORN_DATABASE_URL = url;
     const sql: SQL = pg.sql;
     db = { count: async (q) => Number(((await sql.unsafe(q)) as { n: bigint }[])[0]!.n), close: () => sql.close() };
@@ -147,7 +185,7 @@ async function setup(apiOnly: boolean): Promise<{ dir: string; server: ServerPro
   }
   dns.set(`ph1._domainkey.${data.domain}`, "TXT", [dkimRecordContent(data.publicKeyBase64)]);
   const server = await spawnServer({ dataDir: dir, port: await freePort(), apiOnly, env });
-  return { dir, server, token: data.projectToken, domain: data.domain, db };
+  return { dir, server, token: data.projectToken, teamToken: data.teamToken, domain: data.domain, db };
 }
 
 async function teardown(s: { dir: string; server: ServerProcess; db: Counter }) {
@@ -192,8 +230,10 @@ async function waitAllDelivered(): Promise<boolean> {
   }
   return false;
 }
+await applyDkimArm(s.server.url, s.teamToken, s.domain);
 await singleSends(s.server.url, s.token, s.domain, 500); // warm-up: JIT, pools, statement caches
 await waitAllDelivered();
+console.log(`DKIM signatures of each message: ${(await signaturesOfOneMessage(s.server.url, s.token, s.teamToken, s.domain, waitAllDelivered)).join(" + ")} (POSTHORN_BENCH_DKIM=${DKIM ?? "unset: rsa"})`);
 
 if (SINGLE > 0) {
   const full = await singleSends(s.server.url, s.token, s.domain, SINGLE);
