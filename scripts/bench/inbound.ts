@@ -1,81 +1,33 @@
 // Inbound benchmark: the MX listener and the inbound job runner in this process on a file
 // database (synchronous=FULL, production settings), mailauth's SPF/DKIM/DMARC lookups answered
-// by a loopback DNS server, and an SMTP client in a subprocess (so it does not share this
-// process's thread) keeping 20 sessions busy, each sending message after message.
+// by a loopback DNS server, and an SMTP client in a subprocess (anchors/smtp-load.ts, so it does
+// not share this process's thread) keeping its sessions busy, each sending message after message.
 //
-//   bun scripts/bench/inbound.ts [messages2k=4000] [messages200k=400] [sessions=20]
+//   bun scripts/bench/inbound.ts [messages2k=4000] [messages200k=400] [sessions=20] [anchorMessages=3000] [anchorRounds=2]
 //
-// Prints per message size (and, for comparison with Haraka's figure, with a new connection per
-// message): accepted/s (250 after the durable commit, seen by the client) and
+// Prints per message size: accepted/s (250 after the durable commit, seen by the client) and
 // processed/s (parsed, checked, scored, stored and message.inbound queued as an event, measured
-// until the last event exists), then the peak RSS of this process.
+// until the last event exists). Then the anchor (issue 17), side by side and alternated: Haraka
+// accepting and discarding (anchors/haraka.ts) against Posthorn, 2 KB, a new connection per
+// message, 100 sessions; Posthorn with its greeting delay (POSTHORN_SMTP_GREET_DELAY_MS, default
+// unless set) and with 0; the ratios against the targets; the peak RSS of this process (the
+// server: listener, job runner, analysis workers; also the bench's own few MB).
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startHaraka, HARAKA_VERSION, type HarakaServer } from "./anchors/haraka.ts";
+import { runSmtpLoad } from "./anchors/smtp-load.ts";
+import { mark, range } from "./anchors/ratios.ts";
 
 const DEADLINE_MS = 180_000;
-
-// ---------------------------------------------------------------- client (subprocess) ----
-if (process.argv[2] === "--client") {
-  const [port, sessions, count, file, perConnection] = process.argv.slice(3);
-  const raw = await Bun.file(file!).bytes();
-  const to = process.argv[8]!;
-  const body = Buffer.concat([Buffer.from(raw), Buffer.from("\r\n.\r\n")]);
-  let next = 0;
-  let refused = 0;
-  const total = Number(count);
-
-  /** One SMTP session; with perConnection, a new connection per message (as Haraka was measured). */
-  async function session(): Promise<void> {
-    for (;;) {
-      const socket = connect({ port: Number(port), host: "127.0.0.1" });
-      socket.setNoDelay(true);
-      let buffer = "";
-      const waiters: ((line: string) => void)[] = [];
-      const lines: string[] = [];
-      socket.on("data", (c: Buffer) => {
-        buffer += c.toString("latin1");
-        let i: number;
-        while ((i = buffer.indexOf("\r\n")) >= 0) {
-          const line = buffer.slice(0, i);
-          buffer = buffer.slice(i + 2);
-          if (line[3] === "-") continue;
-          const w = waiters.shift();
-          if (w) w(line);
-          else lines.push(line);
-        }
-      });
-      const reply = () => new Promise<string>((r) => (lines.length ? r(lines.shift()!) : waiters.push(r)));
-      await reply();
-      socket.write("EHLO bench.client\r\n");
-      await reply();
-      while (next < total) {
-        next++;
-        socket.write(`MAIL FROM:<alice@sender.test>\r\nRCPT TO:<${to}>\r\nDATA\r\n`);
-        const [m, r, d] = [await reply(), await reply(), await reply()];
-        if (!m.startsWith("250") || !r.startsWith("250") || !d.startsWith("354")) throw new Error(`unexpected: ${m} / ${r} / ${d}`);
-        socket.write(body);
-        const final = await reply();
-        if (!final.startsWith("250")) refused++;
-        if (perConnection === "1") break;
-      }
-      socket.write("QUIT\r\n");
-      socket.end();
-      if (next >= total) return;
-    }
-  }
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: Number(sessions) }, session));
-  const ms = performance.now() - t0;
-  console.log(JSON.stringify({ ms, refused }));
-  process.exit(0);
-}
 
 // ---------------------------------------------------------------- server (this process) ----
 const N2K = Number(process.argv[2] ?? 4000);
 const N200K = Number(process.argv[3] ?? 400);
 const SESSIONS = Number(process.argv[4] ?? 20);
+const ANCHOR_MESSAGES = Number(process.argv[5] ?? 3000);
+const ANCHOR_ROUNDS = Number(process.argv[6] ?? 2);
+const ANCHOR_SESSIONS = 100;
 
 const { loadConfig } = await import("../../src/config.ts");
 const { createDeps } = await import("../../src/runtime.ts");
@@ -88,6 +40,7 @@ const { generateDkimKeyPair, dkimRecordContent } = await import("../../src/dns/d
 const { startDnsServer } = await import("../../test/support/dns-server.ts");
 const { sqliteOf } = await import("../../test/support/test-database.ts");
 const { dkimSign } = await import("mailauth");
+const { freePort } = await import("../../test/e2e/fixtures/outbound-server.ts");
 const MailComposer = (await import("nodemailer/lib/mail-composer")).default;
 
 const started = Date.now();
@@ -100,6 +53,7 @@ const config = loadConfig({
   POSTHORN_DNS_SERVERS: dns.server,
   POSTHORN_SMTP_PORT: "0",
   POSTHORN_SUBMISSION_PORT: "0",
+  ...(process.env.POSTHORN_SMTP_GREET_DELAY_MS ? { POSTHORN_SMTP_GREET_DELAY_MS: process.env.POSTHORN_SMTP_GREET_DELAY_MS } : {}),
 });
 const deps = createDeps(config, { log: createLogger("error") });
 const sqlite = sqliteOf(deps);
@@ -140,43 +94,95 @@ const runner = new JobRunner(deps);
 registerInboundJobs(runner, deps);
 runner.start();
 const listener = await startInboundListener(deps, { host: "127.0.0.1", port: 0, maxClients: 1000 });
+// The same MX greeting at once, for the comparison with Haraka (which has no such pause).
+const noDelay = await startInboundListener({ ...deps, config: { ...deps.config, smtpGreetDelayMs: 0 } }, { host: "127.0.0.1", port: 0, maxClients: 1000 });
 
 const inboundEvents = sqlite.prepare<{ n: number }, []>("SELECT count(*) AS n FROM events WHERE kind = 'message.inbound'");
 const pending = sqlite.prepare<{ n: number }, []>("SELECT count(*) AS n FROM messages WHERE status = 'pending'");
+const files = new Map<number, string>();
+const messageFile = async (bytes: number) => files.get(bytes) ?? files.set(bytes, await message(bytes)).get(bytes)!;
 
-async function phase(label: string, bytes: number, count: number, perConnection = false, sessions = SESSIONS) {
-  const file = await message(bytes);
+interface PhaseResult {
+  accepted: number;
+  processed: number;
+}
+
+async function phase(label: string, bytes: number, count: number, opts: { perConnection?: boolean; sessions?: number; port?: number } = {}): Promise<PhaseResult> {
+  const file = await messageFile(bytes);
   const size = Bun.file(file).size;
   const before = inboundEvents.get()!.n;
   const commitsBefore = deps.store.stats.commits;
   const t0 = performance.now();
-  const client = Bun.spawn([process.execPath, import.meta.path, "--client", String(listener.port), String(sessions), String(count), file, perConnection ? "1" : "0", inboundAddress], {
-    stdout: "pipe",
-    stderr: "inherit",
+  const { ms: clientMs, refused } = await runSmtpLoad({
+    port: opts.port ?? listener.port,
+    sessions: opts.sessions ?? SESSIONS,
+    count,
+    file,
+    perConnection: opts.perConnection ?? false,
+    to: inboundAddress,
   });
-  const out = await new Response(client.stdout).text();
-  await client.exited;
-  const { ms: clientMs, refused } = JSON.parse(out.trim().split("\n").pop()!) as { ms: number; refused: number };
   while (inboundEvents.get()!.n - before < count && Date.now() - started < DEADLINE_MS) await Bun.sleep(20);
   const e2eMs = performance.now() - t0;
   const processed = inboundEvents.get()!.n - before;
+  const r = { accepted: count / (clientMs / 1000), processed: processed / (e2eMs / 1000) };
   console.log(
-    `  ${label.padEnd(34)} ${String(count).padStart(5)} msgs of ${(size / 1024).toFixed(0).padStart(3)} KB: ` +
-      `accepted ${(count / (clientMs / 1000)).toFixed(0).padStart(5)}/s, processed ${(processed / (e2eMs / 1000)).toFixed(0).padStart(5)}/s` +
+    `  ${label.padEnd(52)} ${String(count).padStart(5)} msgs of ${(size / 1024).toFixed(0).padStart(3)} KB: ` +
+      `accepted ${r.accepted.toFixed(0).padStart(5)}/s, processed ${r.processed.toFixed(0).padStart(5)}/s` +
       ` (${processed}/${count} events, ${refused} refused, ${deps.store.stats.commits - commitsBefore} group commits)`,
   );
+  return r;
 }
 
-console.log(`inbound bench: ${SESSIONS} concurrent SMTP sessions, file database synchronous=FULL, SPF+DKIM+DMARC checked (loopback DNS, cached 60 s)`);
+async function harakaPhase(haraka: HarakaServer, count: number): Promise<number> {
+  const file = await messageFile(2048);
+  const cpu0 = haraka.cpuSeconds();
+  const { ms, refused } = await runSmtpLoad({ port: haraka.port, sessions: ANCHOR_SESSIONS, count, file, perConnection: true, to: inboundAddress });
+  const rate = count / (ms / 1000);
+  const cpuMs = ((haraka.cpuSeconds() - cpu0) * 1000) / count;
+  console.log(
+    `  ${"Haraka, new connection per msg, 100 conc.".padEnd(52)} ${String(count).padStart(5)} msgs of ${(Bun.file(file).size / 1024).toFixed(0).padStart(3)} KB: accepted ${rate.toFixed(0).padStart(5)}/s and discarded` +
+      ` (${refused} refused, ${cpuMs.toFixed(2)} ms CPU each, RSS ${(haraka.rssBytes() / 1048576).toFixed(0)} MB)`,
+  );
+  return rate;
+}
+
+const delay = config.smtpGreetDelayMs;
+console.log(`inbound bench: ${SESSIONS} concurrent SMTP sessions, file database synchronous=FULL, SPF+DKIM+DMARC checked (loopback DNS, cached 60 s), greeting delay ${delay} ms`);
 await phase("2 KB, sessions reused", 2048, N2K);
 await phase("200 KB, sessions reused", 200 * 1024, N200K);
-// smtp-server holds every new connection's greeting for 100 ms (early-talker detection), so
-// with a connection per message the rate is about sessions / 0.1 s; shown at 20 and 100.
-await phase("2 KB, new connection per message", 2048, Math.min(N2K, 1000), true);
-await phase("2 KB, new connection per msg, 100 conc.", 2048, Math.min(N2K, 3000), true, 100);
-clearInterval(sampler);
-console.log(`  peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB; messages left pending: ${pending.get()!.n}; total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+await phase(`2 KB, new connection per message (${delay} ms)`, 2048, Math.min(N2K, 1000), { perConnection: true });
 
+// The anchor: Haraka and Posthorn alternated, the same client, message and session count.
+const pfx = `new connection per msg, 100 conc.`;
+const rounds: { haraka: number; withDelay: PhaseResult; atOnce: PhaseResult }[] = [];
+const haraka = await startHaraka(await freePort());
+try {
+  for (let round = 0; round < ANCHOR_ROUNDS; round++) {
+    const h = await harakaPhase(haraka, ANCHOR_MESSAGES);
+    const withDelay = await phase(`Posthorn, ${pfx} (${delay} ms)`, 2048, ANCHOR_MESSAGES, { perConnection: true, sessions: ANCHOR_SESSIONS });
+    const atOnce = await phase(`Posthorn, ${pfx} (0 ms)`, 2048, ANCHOR_MESSAGES, { perConnection: true, sessions: ANCHOR_SESSIONS, port: noDelay.port });
+    rounds.push({ haraka: h, withDelay, atOnce });
+  }
+} finally {
+  await haraka.stop();
+}
+clearInterval(sampler);
+
+const peakMb = peakRss / 1024 / 1024;
+console.log(`anchor ratios (Haraka ${HARAKA_VERSION} accept-and-discard, 2 KB, new connection per message, 100 sessions; ${rounds.length} alternated rounds):`);
+for (const [label, pick] of [
+  [`greeting delay ${delay} ms`, (r: (typeof rounds)[number]) => r.withDelay],
+  ["greeting delay 0 ms", (r: (typeof rounds)[number]) => r.atOnce],
+] as const) {
+  const acc = rounds.map((r) => pick(r).accepted / r.haraka);
+  const proc = rounds.map((r) => pick(r).processed / pick(r).accepted);
+  console.log(
+    `  ${label.padEnd(22)} accepted / Haraka ${range(acc)} (target ≥ 1: ${mark(Math.min(...acc) >= 1)}); processed / accepted ${range(proc)} (target ≥ 0.75: ${mark(Math.min(...proc) >= 0.75)})`,
+  );
+}
+console.log(`  peak RSS ${peakMb.toFixed(0)} MB (target ≤ 250 MB: ${mark(peakMb <= 250)}); messages left pending: ${pending.get()!.n}; total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+await noDelay.stop();
 await listener.stop();
 await runner.stop();
 await dns.close();
