@@ -1,5 +1,6 @@
 /**
- * `posthorn domains add NAME` and `posthorn domains verify NAME`: the first-send steps without curl.
+ * `posthorn domains add NAME` and `posthorn domains verify NAME`: the first-send steps without curl;
+ * `posthorn domains rotate-dkim NAME`: a DKIM key rotation.
  * A client of the running server's own API (POSTHORN_URL, POSTHORN_TEAM_TOKEN), so it works the
  * same against a remote node or a cluster and adds no second way to change data.
  */
@@ -101,8 +102,19 @@ export async function verifyDomain(api: ApiClient, name: string, opts: { json: b
   }
   for (const r of answer.data.dns_records) {
     const mark = r.status === "active" ? "ok  " : r.status === "failed" ? "FAIL" : "wait";
-    out(`${mark}  ${r.purpose.padEnd(11)} ${r.type.padEnd(3)} ${r.fqdn}${r.status_reason ? `: ${r.status_reason}` : ""}`);
+    const key = r.key_state === "next" || r.key_state === "retiring" ? ` [${r.key_state} key${r.keep_until ? ` until ${r.keep_until}` : ""}]` : "";
+    out(`${mark}  ${r.purpose.padEnd(11)} ${r.type.padEnd(3)} ${r.fqdn}${key}${r.status_reason ? `: ${r.status_reason}` : ""}`);
   }
   out(`\n${answer.message}`);
   return answer.verified;
+}
+
+/** Starts a DKIM key rotation; prints the two new records as zone-file lines, then what happens next. */
+export async function rotateDkim(api: ApiClient, name: string, opts: { json: boolean }, out = console.log): Promise<void> {
+  const domain = await findDomain(api, name);
+  const answer = await api.call<{ data: DomainData; message: string }>("POST", `/v1/domains/${domain.id}/dkim/rotate`);
+  if (opts.json) return out(JSON.stringify(answer, null, 2));
+  out(`; New DKIM keys of ${domain.domain}: publish these records beside the current ones`);
+  for (const r of answer.data.dns_records.filter((r) => r.key_state === "next")) out(zoneLine(r));
+  out(`\n${answer.message}\nOnce published: posthorn domains verify ${domain.domain}`);
 }

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { VERSION } from "./app.ts";
 import { generatePassword, hashPassword, passwordProblem } from "./auth/passwords.ts";
 import { addBootstrapTeam } from "./bootstrap.ts";
-import { addDomain, apiClient, CommandFailed, verifyDomain } from "./cli-domains.ts";
+import { addDomain, apiClient, CommandFailed, rotateDkim, verifyDomain } from "./cli-domains.ts";
 import { tlsRenew, tlsStatus } from "./cli-tls.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { backupSqlite } from "./db/backup.ts";
@@ -39,6 +39,9 @@ Usage:
                                       records to publish as a zone-file snippet, then the JSON
   posthorn domains verify NAME [--json]
                                       check the domain's records now; exit 0 once it can send
+  posthorn domains rotate-dkim NAME [--json]
+                                      start a DKIM key rotation: new keys, their two records
+                                      to publish; they sign once both verify
   posthorn tls status [--json]        the certificate served by HTTPS and STARTTLS (files or
                                       ACME): names, expiry, renewal, the last order's error
   posthorn tls renew                  ask the running nodes to order a new ACME certificate now
@@ -202,10 +205,13 @@ function flags(args: string[], name: string): string[] {
 
 async function domains(args: string[]) {
   const [sub, name] = args;
-  if ((sub !== "add" && sub !== "verify") || !name || name.startsWith("--")) throw new UsageError("usage: posthorn domains add NAME | posthorn domains verify NAME");
+  if ((sub !== "add" && sub !== "verify" && sub !== "rotate-dkim") || !name || name.startsWith("--")) {
+    throw new UsageError("usage: posthorn domains add NAME | posthorn domains verify NAME | posthorn domains rotate-dkim NAME");
+  }
   const api = apiClient(process.env);
   const json = args.includes("--json");
   if (sub === "add") return addDomain(api, name, { projects: flags(args, "--project"), json });
+  if (sub === "rotate-dkim") return rotateDkim(api, name, { json });
   if (!(await verifyDomain(api, name, { json }))) process.exitCode = 1;
 }
 

@@ -160,6 +160,17 @@ describe("posthorn CLI", () => {
       expect(verified.stdout).toMatch(/^ok    dkim +TXT ph\w+\._domainkey\.shop\.example$/m);
       expect(JSON.parse((await cli(["verify", "shop.example", "--json"])).stdout)).toMatchObject({ verified: true, data: { domain: "shop.example", status: "active" } });
 
+      // rotate-dkim prints the two new records to publish; verify marks them as the next keys.
+      const rotated = await cli(["rotate-dkim", "shop.example"]);
+      expect(rotated.code).toBe(0);
+      const next = [...rotated.stdout.matchAll(/^(phe?\d{8}[0-9a-f]+\._domainkey\.shop\.example\.)\t3600\tIN\tTXT\t"v=DKIM1; k=(rsa|ed25519); /gm)].map((m) => [m[1], m[2]]);
+      expect(next.map((n) => n[1])).toEqual(["rsa", "ed25519"]);
+      expect(next.map((n) => n[0])).not.toContain(dkim[1]);
+      expect(rotated.stdout).toContain("Once published: posthorn domains verify shop.example");
+      const during = await cli(["verify", "shop.example"]);
+      expect(during.code).toBe(0); // the current key still signs
+      expect(during.stdout).toContain(`wait  dkim        TXT ${next[0]![0]!.slice(0, -1)} [next key]: `);
+
       expect(await cli(["verify", "other.example"])).toMatchObject({ code: 1, stderr: "posthorn: no domain other.example in this team (posthorn domains add other.example)\n" });
       expect((await runAsync(["domains", "add", "x.example"], { ...client, POSTHORN_TEAM_TOKEN: "ph_team_wrong" })).stderr).toBe(
         "posthorn: POST /v1/domains: 401 POSTHORN_TEAM_TOKEN is not a valid team token.\n",
