@@ -80,6 +80,11 @@ export const ConfigSchema = Type.Object({
   smtpRcptFailureLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   /** How long the MX waits before its greeting; a client that talks first is refused (early-talker check). */
   smtpGreetDelayMs: Type.Integer({ minimum: 0, maximum: 60_000 }),
+  /** API rate limits, sustained requests per second (burst twice that; 0 = off): per project on the send endpoints, per team on management. */
+  rateLimitSend: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  rateLimitApi: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  /** Failed authentications (API tokens, SMTP AUTH, sign-in) a client IP may have per minute before all its attempts are refused; 0 = no limit. */
+  authFailureLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   /** Concurrent outbound deliveries and webhook posts. */
   deliveryConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
   webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
@@ -160,6 +165,9 @@ const ENV_NAMES: Record<keyof Config, string> = {
   maxMessageBytes: "POSTHORN_MAX_MESSAGE_BYTES",
   smtpRcptFailureLimit: "POSTHORN_SMTP_RCPT_FAILURE_LIMIT",
   smtpGreetDelayMs: "POSTHORN_SMTP_GREET_DELAY_MS",
+  rateLimitSend: "POSTHORN_RATE_LIMIT_SEND",
+  rateLimitApi: "POSTHORN_RATE_LIMIT_API",
+  authFailureLimit: "POSTHORN_AUTH_FAILURE_LIMIT",
   deliveryConcurrency: "POSTHORN_DELIVERY_CONCURRENCY",
   webhookConcurrency: "POSTHORN_WEBHOOK_CONCURRENCY",
 };
@@ -203,6 +211,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxMessageBytes: int(env, "POSTHORN_MAX_MESSAGE_BYTES", 25 * 1024 * 1024),
     smtpRcptFailureLimit: int(env, "POSTHORN_SMTP_RCPT_FAILURE_LIMIT", 20),
     smtpGreetDelayMs: int(env, "POSTHORN_SMTP_GREET_DELAY_MS", 100),
+    rateLimitSend: int(env, "POSTHORN_RATE_LIMIT_SEND", 100),
+    rateLimitApi: int(env, "POSTHORN_RATE_LIMIT_API", 50),
+    authFailureLimit: int(env, "POSTHORN_AUTH_FAILURE_LIMIT", 10),
     deliveryConcurrency: int(env, "POSTHORN_DELIVERY_CONCURRENCY", 64),
     webhookConcurrency: int(env, "POSTHORN_WEBHOOK_CONCURRENCY", 64),
   };

@@ -7,9 +7,10 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Deps } from "../context.ts";
 import type { MembershipRow, SessionRow } from "../db/accounts.ts";
-import { ForbiddenError, RateLimitedError, UnauthenticatedError } from "../errors.ts";
+import { ForbiddenError, UnauthenticatedError } from "../errors.ts";
 import { newId, newToken, sha256Hex } from "../ids.ts";
 import { verifyPassword } from "./passwords.ts";
+import { authThrottle, type FailureRule } from "./throttle.ts";
 import type { TeamPrincipal } from "./tokens.ts";
 
 export const SESSION_TOKEN_PREFIX = "ph_sess_";
@@ -20,10 +21,9 @@ export const SESSION_MAX_MS = 30 * 24 * 3600_000;
 /** The last-seen time is written at most this often per session. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-/** Failed sign-ins allowed per window, per address and per client IP. */
+/** Failed sign-ins allowed per address in a window; per client IP, the limit of every failed authentication (src/auth/throttle.ts). */
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 export const SIGN_IN_FAILURES_PER_EMAIL = 5;
-export const SIGN_IN_FAILURES_PER_IP = 20;
 
 export interface SessionInfo {
   id: string;
@@ -97,32 +97,27 @@ const normalEmail = (email: string) => email.trim().toLowerCase();
 /**
  * Checks the password and opens a new session. `previousToken` (the cookie the client still sends)
  * is ended, so a session id is never carried across a sign-in. Refused sign-ins are counted per
- * address and per client IP in the database (so the limits hold across nodes) and beyond the
- * limits every attempt is a 429 until the window ends, whatever the password.
+ * address and per client IP in the database (so the limits hold across nodes; the IP's counter is
+ * the one API tokens and SMTP AUTH count on too) and beyond the limits every attempt is a 429
+ * until the window ends, whatever the password.
  */
 export async function signIn(
-  deps: Pick<Deps, "store" | "log">,
+  deps: Pick<Deps, "store" | "log" | "config">,
   input: SignIn,
   client: { ip: string | null; userAgent: string | null; previousToken: string | null },
 ): Promise<SignedIn> {
   const email = normalEmail(input.email);
   const now = Date.now();
-  const windowStart = now - SIGN_IN_WINDOW_MS;
-  const keys = [`email:${email}`, ...(client.ip ? [`ip:${client.ip}`] : [])];
-  for (const f of await deps.store.read.accounts.failures(keys, windowStart)) {
-    const limit = f.key.startsWith("ip:") ? SIGN_IN_FAILURES_PER_IP : SIGN_IN_FAILURES_PER_EMAIL;
-    if (f.failures >= limit) throw new RateLimitedError(Math.max(1, Math.ceil((Number(f.window_started_at) + SIGN_IN_WINDOW_MS - now) / 1000)));
-  }
+  const throttle = authThrottle(deps);
+  const rules: FailureRule[] = [{ key: `email:${email}`, limit: SIGN_IN_FAILURES_PER_EMAIL, windowMs: SIGN_IN_WINDOW_MS }, ...throttle.ipRules(client.ip)];
+  await throttle.check(rules);
 
   const user = await deps.store.read.accounts.userByEmail(email);
   const matches = await verifyPassword(input.password, user?.password_hash ?? null);
   const teams = user && matches ? await deps.store.read.accounts.memberships(user.id) : [];
   const team = input.teamId ? teams.find((m) => m.team_id === input.teamId) : teams[0];
   if (!user || !team) {
-    // Kept whatever the answer: the request's own writes are rolled back with its 401.
-    await deps.store.detached(() => deps.store.write(async (tx) => {
-      for (const key of keys) await tx.accounts.recordFailure(key, now, windowStart);
-    }));
+    await throttle.recordFailure(rules);
     throw new UnauthenticatedError("The email address or password is incorrect.");
   }
 
@@ -141,7 +136,7 @@ export async function signIn(
     if (client.previousToken) await tx.accounts.deleteSessionByTokenHash(sha256Hex(client.previousToken));
     await tx.accounts.deleteExpiredSessions(user.id, now - SESSION_IDLE_MS, now - SESSION_MAX_MS);
     await tx.accounts.insertSession(session);
-    await tx.accounts.clearFailures(`email:${email}`, windowStart);
+    await tx.rateLimits.clearFailures(`email:${email}`, now - SIGN_IN_WINDOW_MS);
   });
   return {
     token,

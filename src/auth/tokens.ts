@@ -1,12 +1,14 @@
 /**
  * Token authentication, shared by the HTTP API (src/http/auth.ts: team and project tokens) and
- * SMTP submission (AUTH with a project token).
+ * SMTP submission (AUTH with a project token). A wrong token counts as a failed authentication of
+ * the client's IP (src/auth/throttle.ts); an IP beyond its limit is refused before any lookup.
  */
 import type { Deps } from "../context.ts";
 import type { ProjectTokenRow } from "../db/projects.ts";
 import type { Repositories } from "../db/store.ts";
 import { UnauthenticatedError } from "../errors.ts";
 import { digestsEqual, sha256Hex } from "../ids.ts";
+import { authThrottle, type AuthThrottle } from "./throttle.ts";
 
 export interface TeamPrincipal {
   kind: "team";
@@ -28,17 +30,36 @@ const TOUCH_INTERVAL_MS = 60_000;
  */
 export class TokenAuthenticator {
   private readonly touched = new Map<string, number>();
+  private readonly throttle: AuthThrottle;
 
-  constructor(private readonly deps: Pick<Deps, "store" | "log">) {}
-
-  async authenticateTeam(token: string | null | undefined, ip: string | null): Promise<TeamPrincipal> {
-    const hash = this.digest(token, "ph_team_");
-    return this.teamPrincipal(await this.deps.store.read.teams.byTokenHash(hash), hash, ip);
+  constructor(private readonly deps: Pick<Deps, "store" | "log" | "config">) {
+    this.throttle = authThrottle(deps);
   }
 
-  async authenticateProject(token: string | null | undefined, ip: string | null): Promise<ProjectPrincipal> {
-    const hash = this.digest(token, "ph_");
-    return this.projectPrincipal(await this.deps.store.read.projects.byTokenHash(hash), hash, ip);
+  /** `ip` null (no socket: app.handle) is neither throttled nor counted. */
+  authenticateTeam(token: string | null | undefined, ip: string | null): Promise<TeamPrincipal> {
+    return this.throttled(token, ip, async () => {
+      const hash = this.digest(token, "ph_team_");
+      return this.teamPrincipal(await this.deps.store.read.teams.byTokenHash(hash), hash, ip);
+    });
+  }
+
+  authenticateProject(token: string | null | undefined, ip: string | null): Promise<ProjectPrincipal> {
+    return this.throttled(token, ip, async () => {
+      const hash = this.digest(token, "ph_");
+      return this.projectPrincipal(await this.deps.store.read.projects.byTokenHash(hash), hash, ip);
+    });
+  }
+
+  /** Refuses a throttled IP first; a token given but wrong counts against its IP (no token at all guesses nothing). */
+  private async throttled<P>(token: string | null | undefined, ip: string | null, authenticate: () => Promise<P>): Promise<P> {
+    this.throttle.checkIp(ip);
+    try {
+      return await authenticate();
+    } catch (err) {
+      if (err instanceof UnauthenticatedError && token) await this.throttle.recordFailure(this.throttle.ipRules(ip));
+      throw err;
+    }
   }
 
   /** Forget the last-used throttle for an id (after rotation, so the new token is stamped). */

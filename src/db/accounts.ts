@@ -32,15 +32,9 @@ const SESSION_BY_TOKEN = `SELECT s.id, s.csrf_token, s.user_id, s.team_id, s.cre
   FROM sessions s JOIN team_members tm ON tm.team_id = s.team_id AND tm.user_id = s.user_id
   WHERE s.token_hash = ?`;
 
-/** Counts a failure in the key's window, or starts a new window when the old one is over (`? ` = the window's earliest start). */
-const RECORD_FAILURE = `INSERT INTO auth_failures (key, failures, window_started_at) VALUES (?, 1, ?)
-  ON CONFLICT (key) DO UPDATE SET
-    failures = CASE WHEN auth_failures.window_started_at <= ? THEN 1 ELSE auth_failures.failures + 1 END,
-    window_started_at = CASE WHEN auth_failures.window_started_at <= ? THEN excluded.window_started_at ELSE auth_failures.window_started_at END`;
-
 /**
- * Dashboard accounts: users' passwords, team memberships as sign-in sees them, sessions, one-time
- * password links and the failed sign-in counters.
+ * Dashboard accounts: users' passwords, team memberships as sign-in sees them, sessions and one-time
+ * password links.
  */
 export class AccountRepository {
   constructor(private readonly db: SqlExecutor) {}
@@ -149,25 +143,5 @@ export class AccountRepository {
     if (!row) return null;
     await this.db.run("DELETE FROM password_tokens WHERE token_hash = ?", [hash]);
     return Number(row.expires_at) > now ? row.user_id : null;
-  }
-
-  /** The failures counted for each key in windows that started after `windowStart`. */
-  async failures(keys: string[], windowStart: number): Promise<{ key: string; failures: number; window_started_at: number }[]> {
-    if (keys.length === 0) return [];
-    return this.db.all(
-      `SELECT key, failures, window_started_at FROM auth_failures WHERE key IN (${keys.map(() => "?").join(", ")}) AND window_started_at > ?`,
-      [...keys, windowStart],
-      { dynamic: true },
-    );
-  }
-
-  /** Counts one failure for the key (a new window when its last one started at or before `windowStart`). */
-  async recordFailure(key: string, now: number, windowStart: number): Promise<void> {
-    await this.db.run(RECORD_FAILURE, [key, now, windowStart, windowStart]);
-  }
-
-  async clearFailures(key: string, windowStart: number): Promise<void> {
-    // The key's counter, and every other one whose window is over (they would reset anyway).
-    await this.db.run("DELETE FROM auth_failures WHERE key = ? OR window_started_at <= ?", [key, windowStart]);
   }
 }

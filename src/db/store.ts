@@ -10,6 +10,7 @@ import { LockRepository } from "./locks.ts";
 import { MessageContentRepository } from "./message-contents.ts";
 import { MessageRepository } from "./messages.ts";
 import { ProjectRepository } from "./projects.ts";
+import { RateLimitRepository } from "./rate-limits.ts";
 import { QueueRepository } from "./queue.ts";
 import { RecipientRepository } from "./recipients.ts";
 import { RetentionRepository } from "./retention.ts";
@@ -37,6 +38,7 @@ export interface Repositories {
   messageContents: MessageContentRepository;
   messages: MessageRepository;
   projects: ProjectRepository;
+  rateLimits: RateLimitRepository;
   queue: QueueRepository;
   recipients: RecipientRepository;
   retention: RetentionRepository;
@@ -63,6 +65,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     messageContents: new MessageContentRepository(db),
     messages: new MessageRepository(db),
     projects: new ProjectRepository(db),
+    rateLimits: new RateLimitRepository(db),
     queue: new QueueRepository(db),
     recipients: new RecipientRepository(db),
     retention: new RetentionRepository(db),

@@ -5,6 +5,7 @@ import { rejectUnknownFilters } from "./filters.ts";
 import { TokenAuthenticator, type ProjectPrincipal, type TeamPrincipal } from "../auth/tokens.ts";
 import { authenticateSession, type SessionPrincipal } from "../auth/sessions.ts";
 import { changesState, CSRF_HEADER, sessionTokenOf } from "./session-cookie.ts";
+import { rateLimitPlugin } from "./rate-limit.ts";
 
 const bearer = (header: string | undefined): string | null => {
   if (!header) return null;
@@ -33,7 +34,8 @@ let instances = 0;
 /**
  * The auth plugin, one instance per Deps, so every controller of an app shares it. Routes opt in with `{ team: true }` (Bearer team token, or a
  * dashboard session; resolves `team`), `{ session: true }` (a dashboard session only; resolves `session`), `{ project: true }`
- * (x-service-token; resolves `project`) or `{ anyToken: true }`.
+ * (x-service-token; resolves `project`) or `{ anyToken: true }`. Each also charges the request to its
+ * principal's rate limit bucket (src/http/rate-limit.ts), right after authentication.
  */
 export function authPlugin(deps: Deps) {
   let plugin = plugins.get(deps);
@@ -51,6 +53,7 @@ const sessionOf = (deps: Deps, headers: Headers, request: Request): Promise<Sess
 
 const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: number) =>
   new Elysia({ name: "auth", seed })
+    .use(rateLimitPlugin(deps, principalOf, seed))
     .decorate("authenticator", authenticator)
     .macro({
       team: {
@@ -58,6 +61,7 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
           const session = sessionOf(deps, headers, request);
           authenticated.set(request, await (session ?? authenticator.authenticateTeam(bearer(headers.authorization), clientIp(server as IpServer, request))));
         },
+        rateLimited: true,
         resolve: ({ request, route }) => {
           rejectUnknownFilters(request, route);
           return { team: principalOf<TeamPrincipal>(request) };
@@ -69,12 +73,14 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
           if (!session) throw new UnauthenticatedError();
           authenticated.set(request, await session);
         },
+        rateLimited: true,
         resolve: ({ request }) => ({ session: principalOf<SessionPrincipal>(request) }),
       },
       project: {
         async transform({ headers, request, server }) {
           authenticated.set(request, await authenticator.authenticateProject(headers["x-service-token"], clientIp(server as IpServer, request)));
         },
+        rateLimited: true,
         resolve: ({ request }) => ({ project: principalOf<ProjectPrincipal>(request) }),
       },
       anyToken: {
@@ -88,6 +94,7 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
           else if (session) authenticated.set(request, await session);
           else throw new UnauthenticatedError();
         },
+        rateLimited: true,
         resolve: ({ request }) => ({ principal: principalOf<TeamPrincipal | ProjectPrincipal>(request) }),
       },
     });

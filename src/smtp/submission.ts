@@ -5,7 +5,9 @@
  * write, then compose, DKIM and delivery). The 250 comes after that commit.
  *
  *   AUTH PLAIN/LOGIN: any user name (the project id is a good choice), the project token as
- *   password. Only over TLS (STARTTLS) unless the client connects from loopback.
+ *   password. Only over TLS (STARTTLS) unless the client connects from loopback. Wrong tokens
+ *   count against the client's IP with every other failed authentication (src/auth/throttle.ts):
+ *   beyond the limit AUTH, and any new connection from that IP, get 421 4.7.0 until the window ends.
  *   X-Posthorn-Route: <route slug or id>   picks the route (default: the transactional one)
  *   X-Posthorn-Tag: <tag>                  sets the tag
  *   Idempotency-Key: <key>                 same key and same message → accepted once
@@ -18,10 +20,11 @@ import type { AddressObject, ParsedMail } from "mailparser";
 import { loadMailparser } from "../mail/libraries.ts";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import type { Deps } from "../context.ts";
-import { AppError, ConflictError, UnauthenticatedError, ValidationError } from "../errors.ts";
+import { AppError, ConflictError, RateLimitedError, UnauthenticatedError, ValidationError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
 import { formatAddress, parseEmail } from "../mail/address.ts";
 import { TokenAuthenticator } from "../auth/tokens.ts";
+import { authThrottle } from "../auth/throttle.ts";
 import { acceptMessages } from "../sending/acceptance.ts";
 import { RESERVED_HEADERS, type SendInput } from "../sending/validation.ts";
 import { baseServerOptions, DEFAULT_LIMITS, DataBudget, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
@@ -161,6 +164,9 @@ function smtpReplyFor(err: unknown): Error {
   return smtpError(451, "4.3.0 Temporary local problem, try again later");
 }
 
+/** 421 closes the connection: a client that failed too often may come back after the window. */
+const throttledReply = (err: RateLimitedError) => smtpError(421, `4.7.0 Too many failed authentications from your address, try again in ${err.retryAfterSeconds} seconds`);
+
 export interface SubmissionOptions {
   /** Allow AUTH without TLS from loopback clients (default true; tests turn it off). */
   plainAuthFromLoopback?: boolean;
@@ -169,6 +175,7 @@ export interface SubmissionOptions {
 export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts: SubmissionOptions = {}): SMTPServer {
   const plainFromLoopback = opts.plainAuthFromLoopback ?? true;
   const tokens = new TokenAuthenticator(deps);
+  const throttle = authThrottle(deps);
   const budget = new DataBudget(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
 
   return new SMTPServer({
@@ -176,6 +183,15 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
     authMethods: ["PLAIN", "LOGIN"],
     // The TLS requirement is enforced in onAuth, where the client's address is known.
     allowInsecureAuth: true,
+    onConnect(session, callback) {
+      try {
+        throttle.checkIp(session.remoteAddress);
+      } catch (err) {
+        if (err instanceof RateLimitedError) return callback(throttledReply(err));
+        throw err;
+      }
+      callback();
+    },
     onAuth(auth, session, callback) {
       if (!session.secure && !(plainFromLoopback && isLoopback(session.remoteAddress))) {
         return callback(smtpError(538, "5.7.11 Encryption required: use STARTTLS before AUTH"));
@@ -188,6 +204,7 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
         },
         (err: unknown) => {
           if (err instanceof UnauthenticatedError) return callback(smtpError(535, "5.7.8 Authentication credentials invalid"));
+          if (err instanceof RateLimitedError) return callback(throttledReply(err));
           deps.log.error("submission auth failed", { error: String(err) });
           callback(smtpError(454, "4.7.0 Temporary authentication failure"));
         },

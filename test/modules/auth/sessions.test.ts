@@ -1,8 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { hashPassword } from "../../../src/auth/passwords.ts";
-import { SESSION_IDLE_MS, SESSION_MAX_MS, SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_FAILURES_PER_IP } from "../../../src/auth/sessions.ts";
+import { SESSION_IDLE_MS, SESSION_MAX_MS, SIGN_IN_FAILURES_PER_EMAIL } from "../../../src/auth/sessions.ts";
+import { loadConfig } from "../../../src/config.ts";
 import { createApp } from "../../../src/app.ts";
 import { createTestApp, type TestApp, type TestTeam } from "../../helpers.ts";
+
+/** The default POSTHORN_AUTH_FAILURE_LIMIT (the test app turns the limit off unless a test sets it). */
+const AUTH_FAILURES_PER_IP = loadConfig({}).authFailureLimit;
 
 const PASSWORD = "correct horse battery";
 
@@ -216,18 +220,18 @@ describe("failed sign-ins are throttled", () => {
     expect(await t.sql.all("SELECT key FROM auth_failures WHERE key = ?", [`email:${email}`])).toEqual([]);
   }, 30_000);
 
-  test(`per client IP: after ${SIGN_IN_FAILURES_PER_IP} failures over any addresses, that IP gets 429s`, async () => {
-    const t = createTestApp();
+  test(`per client IP: after ${AUTH_FAILURES_PER_IP} failures over any addresses, that IP gets 429s`, async () => {
+    const t = createTestApp({ env: { POSTHORN_AUTH_FAILURE_LIMIT: "" } });
     const email = await ownerWithPassword(t, t.team);
     const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
     try {
       const post = (body: unknown) =>
         fetch(`http://127.0.0.1:${server.server!.port}/v1/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      for (let i = 0; i < SIGN_IN_FAILURES_PER_IP; i++) expect((await post({ email: `guess-${i}@example.com`, password: "not it at all" })).status).toBe(401);
+      for (let i = 0; i < AUTH_FAILURES_PER_IP; i++) expect((await post({ email: `guess-${i}@example.com`, password: "not it at all" })).status).toBe(401);
       const res = await post({ email, password: PASSWORD });
       expect(res.status).toBe(429);
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-      expect(await t.sql.get("SELECT failures FROM auth_failures WHERE key = ?", ["ip:127.0.0.1"])).toEqual({ failures: SIGN_IN_FAILURES_PER_IP });
+      expect(await t.sql.get("SELECT failures FROM auth_failures WHERE key = ?", ["ip:127.0.0.1"])).toEqual({ failures: AUTH_FAILURES_PER_IP });
     } finally {
       await server.stop();
     }

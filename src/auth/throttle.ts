@@ -1,0 +1,125 @@
+/**
+ * The throttle on failed authentication, one for every kind of credential: API tokens (HTTP),
+ * SMTP AUTH on the submission listener and dashboard sign-in count their failures per client IP
+ * in one counter (`ip:<address>`), so a brute force cannot spread its guesses over the three.
+ * Beyond POSTHORN_AUTH_FAILURE_LIMIT in AUTH_FAILURE_WINDOW_MS every attempt from that IP is refused
+ * (HTTP 429, SMTP 421) until the window ends, even with a right credential, so guessing learns
+ * nothing. Counters live in the database (auth_failures), so they hold across nodes.
+ */
+import type { Deps } from "../context.ts";
+import type { FailureRow } from "../db/rate-limits.ts";
+import { RateLimitedError } from "../errors.ts";
+
+export const AUTH_FAILURE_WINDOW_MS = 60_000;
+/** How stale this node's view of the IPs other nodes have blocked may get. */
+const REFRESH_MS = 1000;
+
+/** A counter: its key, how many failures its window allows, and how long the window lasts. */
+export interface FailureRule {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+const retryAfter = (row: FailureRow, rule: FailureRule, now: number) => Math.max(1, Math.ceil((Number(row.window_started_at) + rule.windowMs - now) / 1000));
+
+type ThrottleDeps = Pick<Deps, "store" | "log" | "config">;
+const throttles = new WeakMap<ThrottleDeps, AuthThrottle>();
+
+/** The throttle of an app (one per Deps, shared by the HTTP API, SMTP submission and sign-in). */
+export function authThrottle(deps: ThrottleDeps): AuthThrottle {
+  let throttle = throttles.get(deps);
+  if (!throttle) throttles.set(deps, (throttle = new AuthThrottle(deps)));
+  return throttle;
+}
+
+export class AuthThrottle {
+  /**
+   * IPs over the limit → when their window ends, as this node knows them: from the failures it
+   * counts itself (exact: the counter comes back from the database with each failure) and, at
+   * most REFRESH_MS old, from every node's. Token checks read only this map, so the hot path
+   * costs no query; a guess on this node always goes to the database and is refused there.
+   */
+  private readonly blocked = new Map<string, { until: number; learnedAt: number }>();
+  private refreshedAt = 0;
+  private refreshing = false;
+
+  private readonly limit: number;
+
+  constructor(private readonly deps: ThrottleDeps) {
+    this.limit = deps.config.authFailureLimit;
+  }
+
+  /** The counter of a client IP: none when the IP is unknown (app.handle) or the limit is off. */
+  ipRules(ip: string | null): FailureRule[] {
+    return ip === null || this.limit === 0 ? [] : [{ key: `ip:${ip}`, limit: this.limit, windowMs: AUTH_FAILURE_WINDOW_MS }];
+  }
+
+  /** Throws RateLimitedError when `ip` is over its limit (this node's view; see `blocked`). */
+  checkIp(ip: string | null): void {
+    if (ip === null || this.limit === 0) return;
+    const now = Date.now();
+    if (now - this.refreshedAt >= REFRESH_MS) this.refresh(now);
+    const until = this.blocked.get(ip)?.until;
+    if (until === undefined) return;
+    if (until > now) throw new RateLimitedError(Math.max(1, Math.ceil((until - now) / 1000)));
+    this.blocked.delete(ip);
+  }
+
+  /** Throws RateLimitedError when any rule's counter is at its limit (read from the database). */
+  async check(rules: FailureRule[]): Promise<void> {
+    const now = Date.now();
+    const windowStart = now - Math.max(...rules.map((r) => r.windowMs));
+    for (const row of await this.deps.store.read.rateLimits.failures(rules.map((r) => r.key), windowStart)) {
+      const rule = rules.find((r) => r.key === row.key)!;
+      if (Number(row.window_started_at) > now - rule.windowMs && row.failures >= rule.limit) throw new RateLimitedError(retryAfter(row, rule, now));
+    }
+  }
+
+  /**
+   * Counts a failure on every rule (outside the request's unit of work: a failure counts
+   * whatever the answer). Throws RateLimitedError when one is now beyond its limit, so the
+   * attempt that crosses it is refused as those after it are.
+   */
+  async recordFailure(rules: FailureRule[]): Promise<void> {
+    if (rules.length === 0) return;
+    const now = Date.now();
+    const { store } = this.deps;
+    const rows = await store.detached(() =>
+      store.write(async (tx) => {
+        const out: FailureRow[] = [];
+        for (const rule of rules) out.push(await tx.rateLimits.recordFailure(rule.key, now, now - rule.windowMs));
+        return out;
+      }),
+    );
+    let refused: RateLimitedError | null = null;
+    rows.forEach((row, i) => {
+      const rule = rules[i]!;
+      if (row.failures < rule.limit) return;
+      if (rule.key.startsWith("ip:")) this.blocked.set(rule.key.slice(3), { until: Number(row.window_started_at) + rule.windowMs, learnedAt: Date.now() });
+      if (row.failures > rule.limit) refused ??= new RateLimitedError(retryAfter(row, rule, now));
+    });
+    if (refused) throw refused;
+  }
+
+  /**
+   * Takes the database's list of blocked IPs (every node's), one query at a time, at most every
+   * REFRESH_MS; what this node learned while the query ran is kept.
+   */
+  private refresh(now: number): void {
+    if (this.refreshing) return;
+    this.refreshing = true;
+    this.refreshedAt = now;
+    const { store } = this.deps;
+    store
+      .detached(() => store.read.rateLimits.overLimit("ip:", this.limit, now - AUTH_FAILURE_WINDOW_MS))
+      .then((rows) => {
+        for (const [ip, entry] of this.blocked) if (entry.learnedAt < now) this.blocked.delete(ip);
+        for (const row of rows) this.blocked.set(row.key.slice(3), { until: Number(row.window_started_at) + AUTH_FAILURE_WINDOW_MS, learnedAt: now });
+      })
+      .catch((err: unknown) => this.deps.log.warn("auth throttle refresh failed", { error: String(err) }))
+      .finally(() => {
+        this.refreshing = false;
+      });
+  }
+}

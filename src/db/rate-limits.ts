@@ -1,0 +1,77 @@
+import type { SqlExecutor } from "./sql.ts";
+
+/** A token bucket as stored: `tokens` left (fractional) at `updated_at` (epoch ms). */
+export type BucketRow = { tokens: number; updated_at: number };
+
+/** A failure counter: `failures` counted in the window that started at `window_started_at`. */
+export type FailureRow = { key: string; failures: number; window_started_at: number };
+
+// dialect: SQLite's scalar MIN/MAX are PostgreSQL's LEAST/GREATEST. Parameters: key, burst (the
+// new bucket's tokens are burst - 1), now, then burst, rate per ms and now for the refill of an
+// existing bucket, repeated for the WHERE. The WHERE leaves a bucket with less than one token as it
+// is, so a refused request takes nothing and returns no row.
+// The casts keep PostgreSQL from typing the rate as a bigint (it is a fraction of a token per ms).
+const refill = (least: string, greatest: string) => `${least}(CAST(? AS DOUBLE PRECISION), b.tokens + ${greatest}(0, ? - b.updated_at) * CAST(? AS DOUBLE PRECISION))`;
+const takeToken = (least: string, greatest: string) => `INSERT INTO rate_limit_buckets AS b (key, tokens, updated_at) VALUES (?, CAST(? AS DOUBLE PRECISION) - 1, ?)
+  ON CONFLICT (key) DO UPDATE SET tokens = ${refill(least, greatest)} - 1, updated_at = ${greatest}(b.updated_at, excluded.updated_at)
+  WHERE ${refill(least, greatest)} >= 1
+  RETURNING tokens, updated_at`;
+const TAKE_TOKEN = { sqlite: takeToken("MIN", "MAX"), postgres: takeToken("LEAST", "GREATEST") };
+
+/** Counts a failure in the key's window, or starts a new window when the old one is over (`? ` = the window's earliest start). */
+const RECORD_FAILURE = `INSERT INTO auth_failures (key, failures, window_started_at) VALUES (?, 1, ?)
+  ON CONFLICT (key) DO UPDATE SET
+    failures = CASE WHEN auth_failures.window_started_at <= ? THEN 1 ELSE auth_failures.failures + 1 END,
+    window_started_at = CASE WHEN auth_failures.window_started_at <= ? THEN excluded.window_started_at ELSE auth_failures.window_started_at END
+  RETURNING key, failures, window_started_at`;
+
+/**
+ * API rate limit buckets (used on PostgreSQL, where every node must see the same bucket; one node
+ * on SQLite keeps its buckets in memory) and failed-authentication counters (both engines).
+ */
+export class RateLimitRepository {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /**
+   * Takes one token from the bucket `key` (created full), refilled at `ratePerMs` up to `burst`
+   * since its last update: the bucket after the take, or null when it had less than one token
+   * (nothing taken). One statement, so concurrent takes on any node never both get the last token.
+   */
+  takeToken(key: string, burst: number, ratePerMs: number, now: number): Promise<BucketRow | null> {
+    return this.db.get<BucketRow>(TAKE_TOKEN[this.db.dialect], [key, burst, now, burst, now, ratePerMs, burst, now, ratePerMs]);
+  }
+
+  bucket(key: string): Promise<BucketRow | null> {
+    return this.db.get<BucketRow>("SELECT tokens, updated_at FROM rate_limit_buckets WHERE key = ?", [key]);
+  }
+
+  /** The failures counted for each key in windows that started after `windowStart`. */
+  async failures(keys: string[], windowStart: number): Promise<FailureRow[]> {
+    if (keys.length === 0) return [];
+    return this.db.all(
+      `SELECT key, failures, window_started_at FROM auth_failures WHERE key IN (${keys.map(() => "?").join(", ")}) AND window_started_at > ?`,
+      [...keys, windowStart],
+      { dynamic: true },
+    );
+  }
+
+  /** The keys under `prefix` with at least `limit` failures in windows that started after `windowStart`. */
+  overLimit(prefix: string, limit: number, windowStart: number): Promise<FailureRow[]> {
+    return this.db.all("SELECT key, failures, window_started_at FROM auth_failures WHERE key >= ? AND key < ? AND failures >= ? AND window_started_at > ?", [
+      prefix,
+      prefix + "\uffff",
+      limit,
+      windowStart,
+    ]);
+  }
+
+  /** Counts one failure for the key (a new window when its last one started at or before `windowStart`); the counter after it. */
+  async recordFailure(key: string, now: number, windowStart: number): Promise<FailureRow> {
+    return (await this.db.get<FailureRow>(RECORD_FAILURE, [key, now, windowStart, windowStart]))!;
+  }
+
+  async clearFailures(key: string, windowStart: number): Promise<void> {
+    // The key's counter, and every other one whose window is over (they would reset anyway).
+    await this.db.run("DELETE FROM auth_failures WHERE key = ? OR window_started_at <= ?", [key, windowStart]);
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * API rate limits (DESIGN.md §11): a token bucket per project on the send endpoints (its project
+ * token) and per team on management (its team token or a dashboard session). A bucket holds up
+ * to `burst` requests (2 × the sustained rate) and refills at the sustained rate; a batch is one
+ * request. Every answer of a limited endpoint says where its bucket stands (RateLimit-Limit,
+ * RateLimit-Remaining, RateLimit-Reset in seconds until it is full again); an empty bucket is a
+ * 429 with Retry-After, decided right after authentication, before the body is validated or
+ * anything of the request is stored.
+ *
+ * One node on SQLite keeps its buckets in memory (no query per request). On PostgreSQL every node
+ * takes from the same row (src/db/rate-limits.ts), one atomic statement per request, so the limit
+ * holds for the cluster as a whole.
+ */
+import { Elysia } from "elysia";
+import type { ProjectPrincipal, TeamPrincipal } from "../auth/tokens.ts";
+import type { Deps } from "../context.ts";
+import type { Store } from "../db/store.ts";
+import { RateLimitedError } from "../errors.ts";
+
+/** A bucket's sustained rate (requests per second) and its size. */
+export interface BucketRule {
+  rate: number;
+  burst: number;
+}
+
+/** Where a bucket stands after a request took (or could not take) a token from it. */
+export interface BucketState {
+  allowed: boolean;
+  /** Whole tokens left. */
+  remaining: number;
+  /** Tokens left, fractional, at the time of the take. */
+  tokens: number;
+}
+
+/** Token buckets by key: in memory (one node) or in the database (a cluster). */
+export interface TokenBuckets {
+  take(key: string, rule: BucketRule, now: number): Promise<BucketState>;
+}
+
+const state = (allowed: boolean, tokens: number): BucketState => ({ allowed, tokens, remaining: allowed ? Math.floor(tokens) : 0 });
+
+/** One node's buckets, in memory: nothing to share on SQLite, and nothing to wait for. */
+export class LocalTokenBuckets implements TokenBuckets {
+  private readonly buckets = new Map<string, { tokens: number; updatedAt: number }>();
+
+  take(key: string, rule: BucketRule, now: number): Promise<BucketState> {
+    const bucket = this.buckets.get(key);
+    if (!bucket) {
+      this.buckets.set(key, { tokens: rule.burst - 1, updatedAt: now });
+      return Promise.resolve(state(true, rule.burst - 1));
+    }
+    const tokens = Math.min(rule.burst, bucket.tokens + (Math.max(0, now - bucket.updatedAt) * rule.rate) / 1000);
+    bucket.updatedAt = Math.max(bucket.updatedAt, now);
+    const allowed = tokens >= 1;
+    bucket.tokens = allowed ? tokens - 1 : tokens;
+    return Promise.resolve(state(allowed, bucket.tokens));
+  }
+}
+
+/** The cluster's buckets, one row each in the shared database. */
+export class SharedTokenBuckets implements TokenBuckets {
+  constructor(private readonly store: Store) {}
+
+  async take(key: string, rule: BucketRule, now: number): Promise<BucketState> {
+    // writeNow: its own statement, committed at once, outside the request's unit of work (a
+    // refused or failed request has used its token all the same).
+    const taken = await this.store.writeNow((tx) => tx.rateLimits.takeToken(key, rule.burst, rule.rate / 1000, now));
+    if (taken) return state(true, Number(taken.tokens));
+    const row = await this.store.detached(() => this.store.read.rateLimits.bucket(key));
+    const tokens = row ? Math.min(rule.burst, Number(row.tokens) + (Math.max(0, now - Number(row.updated_at)) * rule.rate) / 1000) : 0;
+    return state(false, tokens);
+  }
+}
+
+/** The limits of one app: which bucket a principal takes from, and what its answer says. */
+export class ApiRateLimits {
+  private readonly send: BucketRule | null;
+  private readonly api: BucketRule | null;
+
+  constructor(
+    config: { rateLimitSend: number; rateLimitApi: number },
+    private readonly buckets: TokenBuckets,
+  ) {
+    const rule = (rate: number) => (rate > 0 ? { rate, burst: 2 * rate } : null);
+    this.send = rule(config.rateLimitSend);
+    this.api = rule(config.rateLimitApi);
+  }
+
+  /**
+   * Takes a token for the request of `principal` and sets the RateLimit-* headers; throws
+   * RateLimitedError (429 with Retry-After) when its bucket is empty. A project token is the
+   * send endpoints' caller (its project's bucket); a team token or a session, management's
+   * (its team's bucket).
+   */
+  async charge(principal: TeamPrincipal | ProjectPrincipal, headers: Record<string, string | number>): Promise<void> {
+    const [key, rule] = principal.kind === "project" ? [`send:${principal.projectId}`, this.send] : [`api:${principal.teamId}`, this.api];
+    if (!rule) return;
+    const bucket = await this.buckets.take(key, rule, Date.now());
+    headers["ratelimit-limit"] = String(rule.burst);
+    headers["ratelimit-remaining"] = String(bucket.remaining);
+    headers["ratelimit-reset"] = String(Math.ceil((rule.burst - bucket.tokens) / rule.rate));
+    if (!bucket.allowed) throw new RateLimitedError(Math.max(1, Math.ceil((1 - bucket.tokens) / rule.rate)));
+  }
+}
+
+const limits = new WeakMap<Deps, ApiRateLimits>();
+
+/** The limits of an app (one per Deps: every controller's routes take from the same buckets). */
+export function apiRateLimits(deps: Deps): ApiRateLimits {
+  let l = limits.get(deps);
+  if (!l) {
+    const buckets = deps.config.databaseUrl === null ? new LocalTokenBuckets() : new SharedTokenBuckets(deps.store);
+    limits.set(deps, (l = new ApiRateLimits(deps.config, buckets)));
+  }
+  return l;
+}
+
+/**
+ * The rate limit plugin. Its macro `rateLimited` charges the principal the auth plugin
+ * (src/http/auth.ts) found for the request; the auth macros include it after their own
+ * transform, so every authenticated route is limited and the check runs right after
+ * authentication.
+ */
+export const rateLimitPlugin = (deps: Deps, principalOf: (request: Request) => TeamPrincipal | ProjectPrincipal, seed: number) => {
+  const l = apiRateLimits(deps);
+  return new Elysia({ name: "rate-limit", seed }).macro({
+    rateLimited: {
+      async transform({ request, set }) {
+        await l.charge(principalOf(request), set.headers as Record<string, string | number>);
+      },
+    },
+  });
+};
