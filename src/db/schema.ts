@@ -342,7 +342,14 @@ export const trackingHits = sqliteTable("tracking_hits", {
   machine: integer("machine").notNull(),
   machineReason: text("machine_reason"),
   createdAt: ts("created_at").notNull(),
-}, (t) => [index("tracking_hits_recipient").on(t.recipientId, t.createdAt), index("tracking_hits_message").on(t.messageId, t.createdAt)]);
+  /** The message's route and creation time, copied at insert: a route's 28-day opens and clicks read only its hits (no join over its messages). */
+  routeId: text("route_id").references(() => routes.id, { onDelete: "set null" }),
+  messageCreatedAt: ts("message_created_at"),
+}, (t) => [
+  index("tracking_hits_recipient").on(t.recipientId, t.createdAt),
+  index("tracking_hits_message").on(t.messageId, t.createdAt),
+  index("tracking_hits_route").on(t.routeId, t.kind, t.machine, t.messageCreatedAt),
+]);
 
 /** A message's history: one row per status change or engagement. */
 export const messageEvents = sqliteTable("message_events", {

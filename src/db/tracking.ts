@@ -14,6 +14,12 @@ export interface HitTarget {
   delivered_at: number | null;
 }
 
+/** Every kind of hit and verdict (people 0, machines 1), as rows of VALUES. */
+const VERDICTS = "VALUES ('open', 0), ('open', 1), ('click', 0), ('click', 1)";
+/** Hits of the verdict `v` on the route `routeId` (an SQL expression) whose message was created at or after `?` (tracking_hits_route). */
+const verdictCount = (routeId: string) =>
+  `(SELECT count(*) FROM tracking_hits h WHERE h.route_id = ${routeId} AND h.kind = v.kind AND h.machine = v.machine AND h.message_created_at >= ?)`;
+
 export interface TrackingHitRow {
   id: string;
   message_id: string;
@@ -74,22 +80,30 @@ export class TrackingRepository {
     return row !== null;
   }
 
-  /** Hits on the route's messages created since `since` (index messages_route_created, then tracking_hits_message). */
+  /**
+   * Hits on the route's messages created since `since`: one range of tracking_hits_route per kind
+   * and verdict (joining the window's messages to their hits probed tracking_hits once per message,
+   * ~25 ms a route per 100,000 messages on SQLite).
+   */
   async countsOfRoute(routeId: string, since: number): Promise<HitCountRow[]> {
-    return this.db.all<HitCountRow>(
-      `SELECT h.kind, h.machine, count(*) AS n FROM messages m JOIN tracking_hits h ON h.message_id = m.id
-       WHERE m.route_id = ? AND m.created_at >= ? GROUP BY h.kind, h.machine`,
+    return this.nonZero(
+      `WITH verdicts (kind, machine) AS (${VERDICTS}) SELECT v.kind, v.machine, ${verdictCount("?")} AS n FROM verdicts v`,
       [routeId, since],
     );
   }
 
   /** Hits on the messages of the project's routes created since `since`. */
   async countsOfProject(projectId: string, since: number): Promise<HitCountRow[]> {
-    return this.db.all<HitCountRow>(
-      `SELECT h.kind, h.machine, count(*) AS n FROM routes r JOIN messages m ON m.route_id = r.id AND m.created_at >= ?
-       JOIN tracking_hits h ON h.message_id = m.id WHERE r.project_id = ? GROUP BY h.kind, h.machine`,
+    return this.nonZero(
+      `WITH verdicts (kind, machine) AS (${VERDICTS})
+       SELECT v.kind, v.machine, ${verdictCount("r.id")} AS n FROM routes r CROSS JOIN verdicts v WHERE r.project_id = ?`,
       [since, projectId],
     );
+  }
+
+  /** The rows with hits (filtered here: `WHERE n > 0` in SQL would count each twice). */
+  private async nonZero(sql: string, params: (string | number)[]): Promise<HitCountRow[]> {
+    return (await this.db.all<HitCountRow>(sql, params)).filter((r) => r.n > 0);
   }
 
   /** The recipient's clicks since `since` judged human are a machine's after all (a burst found later). */
@@ -101,11 +115,12 @@ export class TrackingRepository {
     ]);
   }
 
+  /** Stores the hit with its message's route and creation time (which never change; a deleted route sets both route_ids null). */
   async recordHit(hit: TrackingHitRow): Promise<void> {
     await this.db.runDeferred(
-      `INSERT INTO tracking_hits (id, message_id, recipient_id, kind, link_index, ip, user_agent, machine, machine_reason, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [hit.id, hit.message_id, hit.recipient_id, hit.kind, hit.link_index, hit.ip, hit.user_agent, hit.machine ? 1 : 0, hit.machine_reason, hit.created_at],
+      `INSERT INTO tracking_hits (id, message_id, recipient_id, kind, link_index, ip, user_agent, machine, machine_reason, created_at, route_id, message_created_at)
+       SELECT ?, m.id, ?, ?, ?, ?, ?, ?, ?, ?, m.route_id, m.created_at FROM messages m WHERE m.id = ?`,
+      [hit.id, hit.recipient_id, hit.kind, hit.link_index, hit.ip, hit.user_agent, hit.machine ? 1 : 0, hit.machine_reason, hit.created_at, hit.message_id],
     );
   }
 }

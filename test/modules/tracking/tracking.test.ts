@@ -129,4 +129,27 @@ describe("tracking URLs: every hit observed, only people move the status", () =>
     ]);
     expect((await events("message.clicked")).filter((e) => e.recipient === "dee@dest.test").map((e) => e.machine)).toEqual([false, false, true]);
   });
+
+  test("a route's opens and clicks come from its hits; deleting the route keeps them, counted under no route", async () => {
+    // A message on a route of its own, opened by a person.
+    const route = await h.request("POST", `/v1/projects/${h.team.projectId}/routes`, { body: { name: "Receipts", route_type: "transactional" } });
+    expect(route.status).toBe(201);
+    const routeId = route.json.data.id as string;
+    const sent = await h.send({ from: "hello@sender.test", to: ["eve@dest.test"], subject: "Receipt", html: "<p>Hi</p>", route: routeId });
+    const id = sent.json.message_id as string;
+    await h.waitForStatus(id, ["delivered"]);
+    await h.sql.run("UPDATE message_events SET created_at = created_at - 60000 WHERE message_id = ?", [id]);
+    const [eve] = h.recipients(id);
+    expect((await hit(`/t/o/${trackingToken(secret, { kind: "open", messageId: id, recipientId: eve!.id })}`, { ua: CHROME })).status).toBe(200);
+    expect((await hit(`/t/o/${trackingToken(secret, { kind: "open", messageId: id, recipientId: eve!.id })}`, { ua: GOOGLE_PROXY })).status).toBe(200);
+    const stats = await h.request("GET", `/v1/routes/${routeId}?include=statistics`);
+    expect(stats.json.statistics).toMatchObject({ messages_total: 1, opens_human: 1, opens_machine: 1, clicks_human: 0, clicks_machine: 0 });
+
+    const before = (await h.request("GET", `/v1/projects/${h.team.projectId}`)).json.last_28_days;
+    expect((await h.request("DELETE", `/v1/routes/${routeId}`)).status).toBe(200);
+    // The hits stay with the message (now on no route): in no route's or project's figures, as the message itself.
+    expect(await h.sql.all("SELECT route_id FROM tracking_hits WHERE message_id = ?", [id])).toEqual([{ route_id: null }, { route_id: null }]);
+    const after = (await h.request("GET", `/v1/projects/${h.team.projectId}`)).json.last_28_days;
+    expect([after.opens_human, after.opens_machine]).toEqual([before.opens_human - 1, before.opens_machine - 1]);
+  });
 });
