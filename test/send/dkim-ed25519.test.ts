@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { join } from "node:path";
-import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
-import { DnsResolver } from "../../src/dns/resolver.ts";
 import { giveDomainsEd25519Keys } from "../../src/modules/domains/ed25519-upgrade.ts";
 import { startServer } from "../../src/server.ts";
-import { engine, insertTestDomainWith, sqlOf, tempDir, testConfig } from "../helpers.ts";
+import { engine, insertTestDomainWith, sqlOf, testConfig } from "../helpers.ts";
+import { dkimpyVerdicts, mailauthVerdicts as mailauthOf } from "../support/dkim-verdicts.ts";
 import { startOutbound, SENDER_DOMAIN, type OutboundHarness } from "./harness.ts";
 
 // The harness's domain is inserted as one from before Ed25519 DKIM: RSA key only, no records.
@@ -20,28 +18,7 @@ type Rec = { purpose: string; fqdn: string; content: string; status: string };
 const domainRecords = async (): Promise<Rec[]> => (await h.request("GET", `/v1/domains/${h.domain.domainId}`)).json.dns_records;
 const edRecord = async () => (await domainRecords()).find((r) => r.purpose === "dkim_ed25519");
 
-/** mailauth's verdict on each signature, keys from the loopback DNS server. */
-async function mailauthVerdicts(raw: Buffer) {
-  const resolver = new DnsResolver([h.dns.server]);
-  const { results } = await dkimVerify(raw, {
-    resolver: async (name: string, type: string) => {
-      if (type !== "TXT") throw Object.assign(new Error("no"), { code: "ENOTFOUND" });
-      return (await resolver.txt(name)).map((r) => [r]);
-    },
-  });
-  // algo (the a= tag) is in mailauth's results but not in its type declarations.
-  return results.map((r) => [r.status.result, (r as typeof r & { algo: string }).algo, r.selector]).sort();
-}
-
-/** dkimpy's verdict on each signature (test/support/dkim-verify.py), keys from the given map: no lookup leaves the machine. */
-async function dkimpyVerdicts(raw: Buffer, txt: Record<string, string>) {
-  const records = join(tempDir(), `dkim-records-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-  await Bun.write(records, JSON.stringify(txt));
-  const proc = Bun.spawn(["/usr/bin/python3", join(import.meta.dir, "../support/dkim-verify.py"), records], { stdin: new Blob([raw]), stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`dkim-verify.py exited ${code}: ${err}`);
-  return (JSON.parse(out) as { a: string; s: string; pass: boolean }[]).map((r) => [r.pass ? "pass" : "fail", r.a, r.s]).sort();
-}
+const mailauthVerdicts = (raw: Buffer) => mailauthOf(raw, h.dns.server);
 
 async function sendOne(subject: string): Promise<Buffer> {
   const res = await h.send({ from: `news@${SENDER_DOMAIN}`, to: ["ann@dest.test"], subject, html: "<p>Hello  Ann</p>\n", text: "Hello Ann \n\n" });

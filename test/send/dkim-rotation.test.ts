@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { join } from "node:path";
-import { dkimVerify } from "mailauth/lib/dkim/verify";
-import { DnsResolver } from "../../src/dns/resolver.ts";
 import { DEFAULT_RECHECK, domainRecheckHandler } from "../../src/modules/domains/recheck.ts";
 import { DKIM_KEEP_RETIRED_MS } from "../../src/modules/domains/rotation.ts";
-import { tempDir } from "../helpers.ts";
+import { dkimpyVerdicts, mailauthVerdicts } from "../support/dkim-verdicts.ts";
 import { startOutbound, type OutboundHarness } from "./harness.ts";
 
 // A domain registered through the API, its records published in the loopback DNS, verified and
@@ -64,36 +61,14 @@ async function sendOne(subject: string): Promise<Buffer> {
   return h.sink.received.find((m) => m.raw.includes(id))!.raw;
 }
 
-/** mailauth's verdict on each signature: [result, a=, s=], keys from the loopback DNS server. */
-async function mailauthVerdicts(raw: Buffer) {
-  const resolver = new DnsResolver([h.dns.server]);
-  const { results } = await dkimVerify(raw, {
-    resolver: async (name: string, type: string) => {
-      if (type !== "TXT") throw Object.assign(new Error("no"), { code: "ENOTFOUND" });
-      return (await resolver.txt(name)).map((r) => [r]);
-    },
-  });
-  return results.map((r) => [r.status.result, (r as typeof r & { algo: string }).algo, r.selector]).sort();
-}
-
-/** dkimpy's verdict (test/support/dkim-verify.py), keys from every DKIM record the API has shown. */
-async function dkimpyVerdicts(raw: Buffer) {
-  const file = join(tempDir(), `dkim-records-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-  await Bun.write(file, JSON.stringify(published));
-  const proc = Bun.spawn(["/usr/bin/python3", join(import.meta.dir, "../support/dkim-verify.py"), file], { stdin: new Blob([raw]), stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`dkim-verify.py exited ${code}: ${err}`);
-  return (JSON.parse(out) as { a: string; s: string; pass: boolean }[]).map((r) => [r.pass ? "pass" : "fail", r.a, r.s]).sort();
-}
-
 /** Both verifiers pass exactly these two signatures: [rsa selector, ed25519 selector]. */
 async function expectSignedBy(raw: Buffer, rsa: string, ed25519: string) {
   const expected = [
     ["pass", "ed25519-sha256", ed25519],
     ["pass", "rsa-sha256", rsa],
   ];
-  expect(await mailauthVerdicts(raw)).toEqual(expected);
-  expect(await dkimpyVerdicts(raw)).toEqual(expected);
+  expect(await mailauthVerdicts(raw, h.dns.server)).toEqual(expected);
+  expect(await dkimpyVerdicts(raw, published)).toEqual(expected);
 }
 
 /** The sweep job of the background re-check, run once with its clock at `now`. */
