@@ -259,6 +259,10 @@ export class DomainRepository {
     );
   }
 
+  async deleteRecord(recordId: string): Promise<void> {
+    await this.db.run("DELETE FROM dns_records WHERE id = ?", [recordId]);
+  }
+
   /** Forgets a pending rotation: its keys and their records. */
   async deleteNextKeys(domainId: string): Promise<void> {
     await this.db.run("DELETE FROM dns_records WHERE id IN (SELECT record_id FROM dkim_keys WHERE domain_id = ? AND state = 'next')", [domainId]);

@@ -188,6 +188,22 @@ test("rotate twice → the second pair replaces the pending first: two next reco
   await expectSignedBy(await sendOne("Second rotation pending"), next.rsa, next.ed25519);
 });
 
+test("a domain whose records were never published: once the rotated keys verify, the old ones go at once, nothing is kept for 7 days", async () => {
+  const created = await h.request("POST", "/v1/domains", { body: { domain: "never.rotating.test" } });
+  const id = created.json.id as string;
+  const first = (created.json.dns_records as Rec[]).filter((r) => r.purpose.startsWith("dkim"));
+  const rotated = (await h.request("POST", `/v1/domains/${id}/dkim/rotate`)).json.data.dns_records as Rec[];
+  const fresh = rotated.filter((r) => r.key_state === "next");
+  publish(fresh);
+  const v = (await h.request("POST", `/v1/domains/${id}/dns-records/verify`)).json;
+  expect(v.verified).toBe(true);
+  expect(v.data.dns_records.filter((r: Rec) => r.purpose.startsWith("dkim")).map((r: Rec) => [r.fqdn, r.key_state, r.status])).toEqual(
+    fresh.map((r) => [r.fqdn, "current", "active"]),
+  );
+  expect(v.data.dns_records.map((r: Rec) => r.fqdn)).not.toContain(first[0]!.fqdn);
+  expect(await h.deps.store.read.domains.dkimKeys(id, "retiring")).toEqual([]);
+});
+
 test("a pending rotation verified by the background sweep switches too; deleting the domain takes every key", async () => {
   publish((await dkimRecords()).filter((r) => r.key_state === "next"));
   const pending = (await dkimRecords()).filter((r) => r.key_state === "next").map(selectorOf);

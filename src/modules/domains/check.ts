@@ -72,14 +72,15 @@ export async function applyDomainCheck(
   for (const row of await tx.domains.records(domainId)) {
     const check = checks.get(row.id);
     let status = row.status;
+    let verifiedAt = row.verified_at;
     if (check) {
       status = nextRecordStatus(row, check);
-      const verifiedAt = status === "active" ? (row.status === "active" && row.verified_at !== null ? row.verified_at : now) : row.verified_at;
+      verifiedAt = status === "active" ? (row.status === "active" && row.verified_at !== null ? row.verified_at : now) : row.verified_at;
       await tx.domains.recordCheck(row.id, { status, status_reason: check.reason, verified_at: verifiedAt, last_checked_at: now });
       if (row.status === "active" && status === "failed") brokenRecords.push({ row, reason: check.reason ?? "The record no longer matches." });
       summary.records.push({ id: row.id, purpose: row.purpose, type: row.type, fqdn: row.fqdn, status, key_state: row.key_state, check });
     }
-    checked.push({ ...row, status });
+    checked.push({ ...row, status, verified_at: verifiedAt });
     // The signing RSA key's record alone decides: a pending or failing Ed25519 record, or one of
     // a key rotation, never stops sending.
     if (row.purpose === "dkim" && row.key_state === null) dkimStatus = status;

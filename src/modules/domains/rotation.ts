@@ -56,7 +56,7 @@ export async function startDkimRotation(deps: Pick<Deps, "store">, domainId: str
  * next composed message reads (signing keys are read with the message, not cached). Run it in
  * the write that recorded those statuses. True when it switched.
  */
-export async function promoteNextDkimKeys(tx: Repositories, domainId: string, records: readonly Pick<DnsRecordRow, "id" | "purpose" | "hostname" | "status" | "key_state">[], now: number): Promise<boolean> {
+export async function promoteNextDkimKeys(tx: Repositories, domainId: string, records: readonly Pick<DnsRecordRow, "id" | "purpose" | "hostname" | "status" | "verified_at" | "key_state">[], now: number): Promise<boolean> {
   const nextActive = (purpose: string) => records.some((r) => r.key_state === "next" && r.purpose === purpose && r.status === "active");
   if (!nextActive("dkim") || !nextActive("dkim_ed25519")) return false;
   const next = await tx.domains.dkimKeys(domainId, "next");
@@ -69,9 +69,14 @@ export async function promoteNextDkimKeys(tx: Repositories, domainId: string, re
     ["ed25519", "dkim_ed25519", current.dkim_ed25519_selector, current.dkim_ed25519_private_key, current.dkim_ed25519_public_key],
   ];
   for (const [algorithm, purpose, selector, privateKey, publicKey] of signing) {
-    // A key without a record (none was ever published for it) has nothing to keep published.
     const record = records.find((r) => r.key_state === null && r.purpose === purpose && r.hostname === hostOf(selector ?? ""));
     if (!record || !selector || !privateKey || !publicKey) continue;
+    // A record never verified was never published: no receiver can check mail signed with its
+    // key, so there is nothing to keep; it goes now (the key with the domain row's new values).
+    if (record.verified_at === null) {
+      await tx.domains.deleteRecord(record.id);
+      continue;
+    }
     await tx.domains.insertDkimKey(
       { id: newId(), domain_id: domainId, record_id: record.id, algorithm, selector, private_key: privateKey, public_key: publicKey, state: "retiring", keep_until: now + DKIM_KEEP_RETIRED_MS, created_at: now },
       null,
