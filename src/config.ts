@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import { resolve } from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
@@ -85,6 +86,8 @@ export const ConfigSchema = Type.Object({
   rateLimitApi: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   /** Failed authentications (API tokens, SMTP AUTH, sign-in) a client IP may have per minute before all its attempts are refused; 0 = no limit. */
   authFailureLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  /** CIDRs of reverse proxies whose X-Forwarded-For names the client (rate limits, throttling, sign-in); empty: the TCP peer is the client. */
+  trustedProxies: Type.Array(Type.String()),
   /** Concurrent outbound deliveries and webhook posts. */
   deliveryConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
   webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
@@ -168,6 +171,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   rateLimitSend: "POSTHORN_RATE_LIMIT_SEND",
   rateLimitApi: "POSTHORN_RATE_LIMIT_API",
   authFailureLimit: "POSTHORN_AUTH_FAILURE_LIMIT",
+  trustedProxies: "POSTHORN_TRUSTED_PROXIES",
   deliveryConcurrency: "POSTHORN_DELIVERY_CONCURRENCY",
   webhookConcurrency: "POSTHORN_WEBHOOK_CONCURRENCY",
 };
@@ -214,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitSend: int(env, "POSTHORN_RATE_LIMIT_SEND", 100),
     rateLimitApi: int(env, "POSTHORN_RATE_LIMIT_API", 50),
     authFailureLimit: int(env, "POSTHORN_AUTH_FAILURE_LIMIT", 10),
+    trustedProxies: list(env, "POSTHORN_TRUSTED_PROXIES") ?? [],
     deliveryConcurrency: int(env, "POSTHORN_DELIVERY_CONCURRENCY", 64),
     webhookConcurrency: int(env, "POSTHORN_WEBHOOK_CONCURRENCY", 64),
   };
@@ -240,6 +245,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.retentionDays > 0 && config.retentionDays < MIN_RETENTION_DAYS) {
     // A purged event can no longer be sent: the window must outlast its webhook retries (~2.5 days).
     throw new ConfigError("POSTHORN_RETENTION_DAYS", `must be 0 (keep forever) or at least ${MIN_RETENTION_DAYS} days, the time webhook deliveries keep retrying (got ${config.retentionDays})`);
+  }
+  for (const cidr of config.trustedProxies) {
+    const [address, prefix] = cidr.split("/");
+    const bits = isIP(address ?? "") === 4 ? 32 : isIP(address ?? "") === 6 ? 128 : 0;
+    if (bits === 0 || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))) {
+      throw new ConfigError("POSTHORN_TRUSTED_PROXIES", `"${cidr}" is not an address or a CIDR like 10.0.0.0/8`);
+    }
   }
   for (const cidr of config.webhookAllowedNetworks) {
     if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) {

@@ -1,10 +1,13 @@
+import { isIP } from "node:net";
 import { Elysia } from "elysia";
+import type { Config } from "../config.ts";
 import type { Deps } from "../context.ts";
 import { UnauthenticatedError } from "../errors.ts";
 import { rejectUnknownFilters } from "./filters.ts";
 import { TokenAuthenticator, type ProjectPrincipal, type TeamPrincipal } from "../auth/tokens.ts";
 import { authenticateSession, type SessionPrincipal } from "../auth/sessions.ts";
 import { changesState, CSRF_HEADER, sessionTokenOf } from "./session-cookie.ts";
+import { inNetworks, parseCidr, type Cidr } from "../events/ssrf.ts";
 import { rateLimitPlugin } from "./rate-limit.ts";
 
 const bearer = (header: string | undefined): string | null => {
@@ -14,8 +17,33 @@ const bearer = (header: string | undefined): string | null => {
 };
 
 export type IpServer = { requestIP?: (r: Request) => { address: string } | null } | null;
-/** The peer's address (no proxy headers are trusted). */
-export const clientIp = (server: IpServer, request: Request): string | null => server?.requestIP?.(request)?.address ?? null;
+
+const trusted = new WeakMap<Config, Cidr[]>();
+/** POSTHORN_TRUSTED_PROXIES, parsed once per config. */
+export function trustedProxies(config: Config): Cidr[] {
+  let networks = trusted.get(config);
+  if (!networks) trusted.set(config, (networks = config.trustedProxies.map(parseCidr)));
+  return networks;
+}
+
+/**
+ * The client's address: the TCP peer's. When the peer is a trusted proxy (`proxies`, from
+ * POSTHORN_TRUSTED_PROXIES), the nearest address in X-Forwarded-For that is not one: each proxy
+ * appends the address it saw, so what a client wrote itself (the left part) is never taken on
+ * trust. Without trusted proxies, X-Forwarded-For is ignored.
+ */
+export function clientIp(server: IpServer, request: Request, proxies: readonly Cidr[] = []): string | null {
+  const peer = server?.requestIP?.(request)?.address ?? null;
+  if (peer === null || proxies.length === 0 || !inNetworks(peer, proxies)) return peer;
+  const hops = (request.headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim());
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i]!;
+    // A hop that is no address means a proxy that does not append: nothing in the header can be trusted.
+    if (isIP(hop) === 0) return peer;
+    if (!inNetworks(hop, proxies)) return hop;
+  }
+  return peer;
+}
 
 /**
  * Tokens are checked in `transform`, which runs before body validation, so a request without
@@ -51,7 +79,7 @@ const sessionOf = (deps: Deps, headers: Headers, request: Request): Promise<Sess
   return token === null ? null : authenticateSession(deps, token, { changes: changesState(request.method), csrf: headers[CSRF_HEADER] });
 };
 
-const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: number) =>
+const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: number, proxies = trustedProxies(deps.config)) =>
   new Elysia({ name: "auth", seed })
     .use(rateLimitPlugin(deps, principalOf, seed))
     .decorate("authenticator", authenticator)
@@ -59,7 +87,7 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
       team: {
         async transform({ headers, request, server }) {
           const session = sessionOf(deps, headers, request);
-          authenticated.set(request, await (session ?? authenticator.authenticateTeam(bearer(headers.authorization), clientIp(server as IpServer, request))));
+          authenticated.set(request, await (session ?? authenticator.authenticateTeam(bearer(headers.authorization), clientIp(server as IpServer, request, proxies))));
         },
         rateLimited: true,
         resolve: ({ request, route }) => {
@@ -78,14 +106,14 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
       },
       project: {
         async transform({ headers, request, server }) {
-          authenticated.set(request, await authenticator.authenticateProject(headers["x-service-token"], clientIp(server as IpServer, request)));
+          authenticated.set(request, await authenticator.authenticateProject(headers["x-service-token"], clientIp(server as IpServer, request, proxies)));
         },
         rateLimited: true,
         resolve: ({ request }) => ({ project: principalOf<ProjectPrincipal>(request) }),
       },
       anyToken: {
         async transform({ headers, request, server }) {
-          const ip = clientIp(server as IpServer, request);
+          const ip = clientIp(server as IpServer, request, proxies);
           const teamToken = bearer(headers.authorization);
           const projectToken = headers["x-service-token"];
           const session = teamToken || projectToken ? null : sessionOf(deps, headers, request);

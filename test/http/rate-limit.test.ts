@@ -214,3 +214,42 @@ describe("0 turns the limits off", () => {
     expect(await t.sql.all("SELECT key FROM auth_failures")).toEqual([]);
   });
 });
+
+describe("the client IP behind a reverse proxy", () => {
+  const post = (t: ReturnType<typeof createTestApp>, port: number, token: string, forwardedFor: string) =>
+    fetch(`http://127.0.0.1:${port}/v1/team`, { headers: { authorization: `Bearer ${token}`, "x-forwarded-for": forwardedFor } });
+
+  test("with POSTHORN_TRUSTED_PROXIES the nearest untrusted X-Forwarded-For address is the client: one client's failures do not block another's", async () => {
+    const t = createTestApp({ env: { POSTHORN_AUTH_FAILURE_LIMIT: "", POSTHORN_TRUSTED_PROXIES: "127.0.0.1/32, ::1" } });
+    const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const port = server.server!.port!;
+      // What the client wrote itself (left of the address the proxy appended) changes nothing.
+      for (let i = 0; i < AUTH_FAILURES_PER_IP; i++) expect((await post(t, port, `ph_team_guess${i}`, `198.51.100.${i}, 203.0.113.5`)).status).toBe(401);
+      expect((await post(t, port, t.team.teamToken, "203.0.113.5")).status).toBe(429);
+      expect((await post(t, port, t.team.teamToken, "198.51.100.7")).status).toBe(200);
+      expect((await t.sql.all<{ key: string }>("SELECT key FROM auth_failures")).map((r) => r.key)).toEqual(["ip:203.0.113.5"]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("without it X-Forwarded-For is ignored: the TCP peer is the client", async () => {
+    const t = createTestApp({ env: { POSTHORN_AUTH_FAILURE_LIMIT: "" } });
+    const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const port = server.server!.port!;
+      for (let i = 0; i < AUTH_FAILURES_PER_IP; i++) expect((await post(t, port, `ph_team_guess${i}`, `203.0.113.${i}`)).status).toBe(401);
+      expect((await post(t, port, t.team.teamToken, "198.51.100.7")).status).toBe(429);
+      expect((await t.sql.all<{ key: string }>("SELECT key FROM auth_failures")).map((r) => r.key)).toEqual(["ip:127.0.0.1"]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("a value that is no address or CIDR stops the start, naming the variable", () => {
+    for (const bad of ["proxy.local", "10.0.0.0/33", "::1/129", "10.0.0.0/x"]) {
+      expect(() => loadConfig({ POSTHORN_TRUSTED_PROXIES: bad })).toThrow(`POSTHORN_TRUSTED_PROXIES: "${bad}" is not an address or a CIDR like 10.0.0.0/8`);
+    }
+  });
+});

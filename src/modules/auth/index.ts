@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { signIn } from "../../auth/sessions.ts";
 import type { Deps } from "../../context.ts";
-import { authPlugin, clientIp, type IpServer } from "../../http/auth.ts";
+import { authPlugin, clientIp, trustedProxies, type IpServer } from "../../http/auth.ts";
 import { Envelope, errorResponses, MessageBody } from "../../http/schemas.ts";
 import { clearedSessionCookie, secureCookies, sessionCookie, sessionTokenOf } from "../../http/session-cookie.ts";
 import { SessionData, SetPasswordBody, SignInBody } from "./model.ts";
@@ -22,7 +22,7 @@ export const authController = (deps: Deps) =>
         const signedIn = await signIn(
           deps,
           { email: body.email, password: body.password, teamId: body.team_id?.toLowerCase() },
-          { ip: clientIp(server as IpServer, request), userAgent: headers["user-agent"] ?? null, previousToken: sessionTokenOf(headers.cookie) },
+          { ip: clientIp(server as IpServer, request, trustedProxies(deps.config)), userAgent: headers["user-agent"] ?? null, previousToken: sessionTokenOf(headers.cookie) },
         );
         set.status = 201;
         set.headers["set-cookie"] = sessionCookie(signedIn.token, secureCookies(request, deps.config.publicUrl));
@@ -34,7 +34,7 @@ export const authController = (deps: Deps) =>
         detail: {
           summary: "Sign in to the dashboard",
           description:
-            "Opens a session for a team member: sets the HttpOnly cookie posthorn_session (SameSite=Strict; Secure under https) and answers the session, whose csrf_token must accompany every request that changes something (X-CSRF-Token). A cookie the client still sends is ended (the session is rotated). Failed sign-ins are limited per address (5) and per client IP (20) in 15 minutes, then 429 with Retry-After.",
+            "Opens a session for a team member: sets the HttpOnly cookie posthorn_session (SameSite=Strict; Secure under https) and answers the session, whose csrf_token must accompany every request that changes something (X-CSRF-Token). A cookie the client still sends is ended (the session is rotated). Failed sign-ins are limited per address (5 in 15 minutes) and per client IP (POSTHORN_AUTH_FAILURE_LIMIT, 10 a minute, counted with failed API tokens and SMTP AUTH), then 429 with Retry-After.",
           security: [],
         },
         response: { 201: Envelope(SessionData), ...errorResponses(401, 422, 429) },
