@@ -1,8 +1,10 @@
 import { isIP } from "node:net";
+import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import { resolve } from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { parseDestinationPolicies, type DestinationPolicies } from "./mail/shaping.ts";
 
 /** Raised at start when a POSTHORN_* variable is unusable; names the variable. */
 export class ConfigError extends Error {
@@ -90,6 +92,11 @@ export const ConfigSchema = Type.Object({
   trustedProxies: Type.Array(Type.String()),
   /** Concurrent outbound deliveries and webhook posts. */
   deliveryConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
+  /** Per-destination shaping limits by recipient domain (POSTHORN_DESTINATION_POLICIES, a JSON file); see src/mail/shaping.ts. */
+  destinationPolicies: Type.Record(
+    Type.String(),
+    Type.Object({ concurrency: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]), per_minute: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }),
+  ),
   webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
 });
 export type Config = Static<typeof ConfigSchema>;
@@ -99,6 +106,23 @@ type Env = Record<string, string | undefined>;
 function str(env: Env, name: string, fallback: string): string {
   const v = env[name];
   return v === undefined || v === "" ? fallback : v;
+}
+
+/** POSTHORN_DESTINATION_POLICIES: the path of a JSON file of per-domain shaping limits; none when unset. */
+function destinationPolicies(env: Env): DestinationPolicies {
+  const path = optional(env, "POSTHORN_DESTINATION_POLICIES");
+  if (path === null) return {};
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new ConfigError("POSTHORN_DESTINATION_POLICIES", `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    return parseDestinationPolicies(text);
+  } catch (err) {
+    throw new ConfigError("POSTHORN_DESTINATION_POLICIES", `${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 function optional(env: Env, name: string): string | null {
@@ -173,6 +197,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   authFailureLimit: "POSTHORN_AUTH_FAILURE_LIMIT",
   trustedProxies: "POSTHORN_TRUSTED_PROXIES",
   deliveryConcurrency: "POSTHORN_DELIVERY_CONCURRENCY",
+  destinationPolicies: "POSTHORN_DESTINATION_POLICIES",
   webhookConcurrency: "POSTHORN_WEBHOOK_CONCURRENCY",
 };
 
@@ -220,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     authFailureLimit: int(env, "POSTHORN_AUTH_FAILURE_LIMIT", 10),
     trustedProxies: list(env, "POSTHORN_TRUSTED_PROXIES") ?? [],
     deliveryConcurrency: int(env, "POSTHORN_DELIVERY_CONCURRENCY", 64),
+    destinationPolicies: destinationPolicies(env),
     webhookConcurrency: int(env, "POSTHORN_WEBHOOK_CONCURRENCY", 64),
   };
 

@@ -160,6 +160,19 @@ export class JobQueue {
     return dead ? "dead" : "retry";
   }
 
+  /**
+   * Puts a claimed job off by `delayMs` without using up one of its attempts: the claim that
+   * counted one is given back by raising max_attempts (attempts stays the fencing token).
+   */
+  async defer(job: Job<unknown>, delayMs: number): Promise<boolean> {
+    const res = await this.db.run("UPDATE jobs SET run_at = ?, max_attempts = max_attempts + 1 WHERE id = ? AND attempts = ?", [
+      this.now() + Math.max(0, delayMs),
+      job.id,
+      job.attempt,
+    ]);
+    return res.changes === 1;
+  }
+
   /** Jobs not yet dead, of one queue or of all (for /metrics and tests). */
   async depth(queue?: string): Promise<number> {
     const row = queue

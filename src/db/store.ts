@@ -6,6 +6,7 @@ import { EventRepository } from "./events.ts";
 import { IdempotencyRepository } from "./idempotency.ts";
 import { InboundAddressRepository } from "./inbound-addresses.ts";
 import { JobQueue, JobSignals, type EnqueueListener } from "./job-queue.ts";
+import { DestinationRepository } from "./destinations.ts";
 import { LockRepository } from "./locks.ts";
 import { MessageContentRepository } from "./message-contents.ts";
 import { MessageRepository } from "./messages.ts";
@@ -34,6 +35,7 @@ export interface Repositories {
   idempotency: IdempotencyRepository;
   inboundAddresses: InboundAddressRepository;
   jobs: JobQueue;
+  destinations: DestinationRepository;
   locks: LockRepository;
   messageContents: MessageContentRepository;
   messages: MessageRepository;
@@ -61,6 +63,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     idempotency: new IdempotencyRepository(db),
     inboundAddresses: new InboundAddressRepository(db),
     jobs: new JobQueue(db, signals),
+    destinations: new DestinationRepository(db),
     locks: new LockRepository(db),
     messageContents: new MessageContentRepository(db),
     messages: new MessageRepository(db),

@@ -12,6 +12,8 @@ export type OutcomeWrite = (tx: Repositories) => void | Promise<void>;
 export type JobOutcome =
   | { type: "done"; write?: OutcomeWrite }
   | { type: "retry"; delayMs: number; error: string; write?: OutcomeWrite }
+  /** Put off without counting as an attempt (e.g. held back by traffic shaping); no error recorded. */
+  | { type: "defer"; delayMs: number; write?: OutcomeWrite }
   | { type: "dead"; error: string; write?: OutcomeWrite };
 
 export type JobHandler<P = any> = (job: Job<P>) => Promise<JobOutcome | void>;
@@ -148,6 +150,7 @@ export class JobRunner {
     const settle = (tx: Repositories, outcome: JobOutcome): Promise<unknown> => {
       if (outcome.type === "done") return tx.jobs.complete(job);
       if (outcome.type === "retry") return tx.jobs.fail(job, outcome.error, { delayMs: outcome.delayMs });
+      if (outcome.type === "defer") return tx.jobs.defer(job, outcome.delayMs);
       return tx.jobs.fail(job, outcome.error, { permanent: true });
     };
     const finish = (outcome: JobOutcome): Promise<unknown> =>

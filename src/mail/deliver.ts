@@ -178,6 +178,18 @@ export class Deliverer {
     );
   }
 
+  /**
+   * The destination `domain`'s mail goes to, for shaping: the relay, or the sorted set of its MX
+   * hosts (a domain without a usable MX answer is a destination of its own).
+   */
+  async destinationOf(domain: string): Promise<{ name: string; hosts: string[] }> {
+    if (this.relay) return { name: `relay:${this.relay.host}`, hosts: [] };
+    const mx = await this.lookupMx(domain);
+    if (mx.kind !== "hosts") return { name: domain, hosts: [] };
+    const hosts = [...new Set(mx.hosts.map((h) => h.name))].sort();
+    return { name: hosts.join(","), hosts };
+  }
+
   private async viaRelay(relay: SmtpTarget, recipients: OutboundRecipient[]): Promise<RecipientOutcome[]> {
     let target = relay;
     if (!isIP(relay.host)) {

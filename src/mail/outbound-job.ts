@@ -27,7 +27,8 @@ import type { ComposedMessage, ComposeInput } from "./compose.ts";
 import { Composer, ComposerUnavailableError } from "./composer.ts";
 import type { DkimKey } from "./dkim.ts";
 import { Deliverer, type RecipientOutcome } from "./deliver.ts";
-import { requestedRetryMs } from "./reply.ts";
+import { isRateReply, requestedRetryMs } from "./reply.ts";
+import { Shaper, type Admission, type ShapingOptions } from "./shaping.ts";
 import { receiptRow } from "./receipts.ts";
 import { SmtpAgent } from "./smtp-agent.ts";
 import type { SmtpPoolOptions, SmtpSender } from "./smtp-pool.ts";
@@ -56,6 +57,8 @@ export interface OutboundOptions {
   mxCacheMs?: number;
   /** Worker threads composing and signing; 0 composes on the main thread. */
   composeThreads?: number;
+  /** Per-destination shaping's timings (tests shorten them), or false for none at all. */
+  shaping?: Partial<ShapingOptions> | false;
 }
 
 /** The unsubscribe token of a broadcast message: its id and a keyed signature. */
@@ -122,7 +125,7 @@ function signingSecret(store: Store): () => Promise<string> {
 }
 
 /** Outbound SMTP pools and compose workers per Deps, closed at shutdown by closeOutbound. */
-const resources = new WeakMap<Deps, { pools: SmtpSender; composer: Composer; stop(): Promise<void> }>();
+const resources = new WeakMap<Deps, { pools: SmtpSender; composer: Composer; shaper: Shaper | null; stop(): Promise<void> }>();
 
 /**
  * Shutdown: stops starting deliveries, lets those under way finish (up to 15 s) so that no
@@ -135,6 +138,7 @@ export async function closeOutbound(deps: Deps): Promise<void> {
   await r.stop();
   r.pools.close();
   r.composer.close();
+  r.shaper?.close();
 }
 
 /** Registers the outbound queue. Returns the pools (tests read their stats). */
@@ -153,6 +157,11 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     });
   };
   const deliverer = new Deliverer(deps, pools, { mxCacheMs: opts.mxCacheMs ?? 60_000, onAccepted: receive });
+  // Nothing leaves in sink mode: nothing to shape.
+  const shaper =
+    config.delivery === "sink" || opts.shaping === false
+      ? null
+      : new Shaper({ store, log, policies: config.destinationPolicies }, (domain) => deliverer.destinationOf(domain), opts.shaping);
   const secret = signingSecret(store);
   void secret().catch(() => {}); // recorded at start, as the MX listener does; a failure is asked again
 
@@ -183,6 +192,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   resources.set(deps, {
     pools,
     composer,
+    shaper,
     async stop() {
       closing = true;
       const deadline = Date.now() + 15_000;
@@ -206,7 +216,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
    * without a final status. A retry or a re-run after a crash finds the raw source stored and
    * goes straight to delivery.
    */
-  const send = async (job: Job<OutboundJob>): Promise<JobOutcome> => {
+  const send = async (job: Job<OutboundJob>, held: { admission: Admission | null }): Promise<JobOutcome> => {
     const { messageId } = job.payload;
     const row = await store.read.deliveries.outboundMessage(messageId);
     if (!row) return { type: "done" };
@@ -229,6 +239,14 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     }
     if (!row.domain || !row.dkim_private_key || !row.return_path_host) {
       return failAll(due.map((r) => r.id), "The sending domain was removed before the message was sent.");
+    }
+    // Per-destination shaping: a recipient whose destination is paused or at its limits is not
+    // attempted; the job comes back at the slot reserved for it, with no attempt on record.
+    const admission = shaper ? await shaper.admit(messageId, due.map((r) => domainOf(r.email))) : null;
+    held.admission = admission;
+    if (admission && admission.retryAt !== null) {
+      if (!admission.admitted.includes(true)) return { type: "defer", delayMs: admission.retryAt - Date.now() };
+      due = due.filter((_, i) => admission.admitted[i]);
     }
     const composed = !row.raw;
     // With tracking, each recipient's copy carries tokens that name it: composed for each, on
@@ -268,11 +286,11 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       }
     });
     if (started.length === 0) return { type: "done" };
-    return attempt(started.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, domain: row.domain, return_path_host: row.return_path_host }, copyOf);
+    return attempt(started.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, domain: row.domain, return_path_host: row.return_path_host }, copyOf, admission);
   };
 
   /** One delivery attempt for recipients already marked processed: each destination domain in parallel. */
-  const attempt = async (due: DueRecipientRow[], msg: MessageInfo, copyOf: CopyOf): Promise<JobOutcome> => {
+  const attempt = async (due: DueRecipientRow[], msg: MessageInfo, copyOf: CopyOf, admission: Admission | null): Promise<JobOutcome> => {
     const deadline = msg.created_at + config.queueLifetimeSeconds * 1000;
     // The n-th attempt of a recipient waits the n-th step of the schedule.
     const attemptNo = Math.max(1, ...due.map((r) => r.attempts));
@@ -287,12 +305,35 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       byDomain.set(d, [...(byDomain.get(d) ?? []), r]);
     }
     const verpSecret = await secret();
-    const outcomes = await Promise.all(
-      [...byDomain].map(([domain, rs]) =>
-        deliverer.deliver(domain, rs.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret, r.id, bounceDomain), raw: copyOf(r.id) }))),
-      ),
-    );
-    return outcomeOf(attemptNo, outcomes.flat(), deadline);
+    const outcomes = (
+      await Promise.all(
+        [...byDomain].map(async ([domain, rs]) => {
+          const got = await deliverer.deliver(domain, rs.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret, r.id, bounceDomain), raw: copyOf(r.id) })));
+          admission?.done(domain, got);
+          return got;
+        }),
+      )
+    ).flat();
+    return outcomeOf(attemptNo, outcomes, deadline, rateReplyDelay(outcomes, admission));
+  };
+
+  /**
+   * When every soft failure is a rate reply, the retry waits for the destination to reopen, not
+   * for the next step of the schedule: the reply was about our pace, not about the message.
+   */
+  const rateReplyDelay = (outcomes: RecipientOutcome[], admission: Admission | null): number | null => {
+    const soft = outcomes.filter((o) => o.verdict === "soft");
+    if (!admission || soft.length === 0 || !soft.every((o) => isRateReply(o.reply))) return null;
+    const reopens = Math.max(0, ...soft.map((o) => admission.reopensAt(domainOf(o.email)) ?? 0));
+    return reopens > Date.now() ? reopens - Date.now() + Math.floor(Math.random() * 1000) : null;
+  };
+
+  const shaped = (outcome: JobOutcome, admission: Admission | null): JobOutcome => {
+    if (!admission || admission.retryAt === null) return outcome;
+    const delayMs = Math.max(0, admission.retryAt - Date.now());
+    if (outcome.type === "done") return { type: "defer", delayMs, ...(outcome.write ? { write: outcome.write } : {}) };
+    if (outcome.type === "retry") return { ...outcome, delayMs: Math.min(outcome.delayMs, delayMs) };
+    return outcome;
   };
 
   /** A recipient's delivery, on record: its receipt, if one was written, has served its purpose. */
@@ -302,11 +343,11 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   };
 
   /** Records each recipient's result; schedules another attempt for the soft failures. */
-  const outcomeOf = (attemptNo: number, outcomes: RecipientOutcome[], deadline: number): JobOutcome => {
+  const outcomeOf = (attemptNo: number, outcomes: RecipientOutcome[], deadline: number, shapedDelayMs: number | null = null): JobOutcome => {
     const now = Date.now();
     const soft = outcomes.filter((o) => o.verdict === "soft");
     const requested = Math.max(0, ...soft.map((o) => requestedRetryMs(o.reply.message) ?? 0));
-    const delayMs = scheduledBackoff(attemptNo, schedule, { requestedMs: requested || null });
+    const delayMs = shapedDelayMs ?? scheduledBackoff(attemptNo, schedule, { requestedMs: requested || null });
     const expired = now + delayMs > deadline;
     const write = async (tx: Repositories) => {
       const at = Date.now();
@@ -331,6 +372,19 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     return { type: "retry", delayMs, error: summary.slice(0, 1000), write };
   };
 
-  runner.register<OutboundJob>(OUTBOUND_QUEUE, leased(send), { concurrency: opts.concurrency ?? config.deliveryConcurrency, leaseMs });
+  /**
+   * A job's run. Recipients held back by shaping bring the job back at their slot, whatever
+   * became of the others; the destination slots it was given are freed however it ends.
+   */
+  const run = async (job: Job<OutboundJob>): Promise<JobOutcome> => {
+    const held: { admission: Admission | null } = { admission: null };
+    try {
+      return shaped(await send(job, held), held.admission);
+    } finally {
+      held.admission?.close();
+    }
+  };
+
+  runner.register<OutboundJob>(OUTBOUND_QUEUE, leased(run), { concurrency: opts.concurrency ?? config.deliveryConcurrency, leaseMs });
   return pools;
 }

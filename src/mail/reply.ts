@@ -50,3 +50,20 @@ export function requestedRetryMs(text: string): number | null {
   const ms = Number(m[1]) * UNIT_MS[m[2]!.charAt(0).toLowerCase()]!;
   return Math.min(ms, 24 * 3_600_000);
 }
+
+/** Text of a temporary refusal that is about our sending rate, not about the message or the address. */
+const RATE_TEXT = /\brate\b|rate[- ]?limit|\btoo many\b|\btry (?:again )?later\b|\bslow down\b|\bthrottl/i;
+
+/**
+ * Whether a reply tells us to send to that destination more slowly (per-destination shaping):
+ * any 421 (the server is closing the channel: overloaded, or limiting us), 4.7.28 (Gmail's "rate
+ * limited"), or another 4xx whose text speaks of rate, too many, try later, slow down or
+ * throttling. Not 4.5.3 "too many recipients", which is about one message.
+ */
+export function isRateReply(reply: RemoteReply): boolean {
+  if (reply.code === 421) return true;
+  if (reply.code === null || reply.code < 400 || reply.code >= 500) return false;
+  if (reply.enhanced_code === "4.7.28") return true;
+  if (reply.enhanced_code === "4.5.3") return false;
+  return RATE_TEXT.test(reply.message);
+}

@@ -1,5 +1,6 @@
 import type { Deps } from "../context.ts";
 import { acmeChallengeController } from "./acme/index.ts";
+import { destinationsController } from "./destinations/index.ts";
 import { domainsController, inboundDomainController } from "./domains/index.ts";
 import { healthController } from "./health/index.ts";
 import { sendController } from "./send/index.ts";
@@ -24,6 +25,7 @@ export const controllers = (deps: Deps) => [
   projectsController(deps),
   routesController(deps),
   messagesController(deps),
+  destinationsController(deps),
   queueController(deps),
   suppressionsController(deps),
   webhooksController(deps),

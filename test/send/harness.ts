@@ -170,7 +170,13 @@ export async function startOutbound(
   dns.set("mx.sink.test", "A", ["127.0.0.1"]);
 
   const runner = new JobRunner(t.deps);
-  const pools = registerOutboundJobs(runner, t.deps, { retryScheduleMs: [50, 100, 150], mxCacheMs: 0, ...opts.outbound });
+  const pools = registerOutboundJobs(runner, t.deps, {
+    retryScheduleMs: [50, 100, 150],
+    mxCacheMs: 0,
+    // Shaping on, as in production, with pauses short enough for a test's retries.
+    shaping: { firstPauseMs: 100, maxPauseMs: 400, rampEveryMs: 50, quietMs: 1000 },
+    ...opts.outbound,
+  });
   runner.start();
 
   const h: OutboundHarness = {

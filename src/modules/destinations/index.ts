@@ -1,0 +1,28 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../../context.ts";
+import { authPlugin } from "../../http/auth.ts";
+import { errorResponses } from "../../http/schemas.ts";
+import { DestinationList } from "./model.ts";
+import { DESTINATIONS_LISTED, listDestinations } from "./service.ts";
+
+const security = [{ teamToken: [] }];
+
+/** Per-destination shaping: each destination's state (GET /v1/queue/destinations). */
+export const destinationsController = (deps: Deps) =>
+  new Elysia({ tags: ["Queue"] }).use(authPlugin(deps)).get(
+    "/v1/queue/destinations",
+    async () => {
+      const data = await listDestinations(deps);
+      const paused = data.filter((d) => d.paused).length;
+      return { data, message: `${data.length} destination${data.length === 1 ? "" : "s"}, ${paused} paused.` };
+    },
+    {
+      team: true,
+      detail: {
+        summary: "Delivery destinations and their shaping",
+        description: `Each destination (the MX host set of recipient domains, or the relay) with the limits in force, the pause a rate reply (421, 4.7.28, "too many", "try later") set, and the last such reply. Paused destinations first, at most ${DESTINATIONS_LISTED}. The same for every team: destinations are the server's.`,
+        security,
+      },
+      response: { 200: DestinationList, ...errorResponses(401) },
+    },
+  );
