@@ -1,4 +1,5 @@
 import { keysetPageOf, whereEquals, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
+import { countedPairs, STATUS_PAIRS } from "./routes.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 /** A message's sender, subject and visible recipients; the address lists are JSON text. */
@@ -321,8 +322,24 @@ export class MessageRepository {
     return this.db.all("SELECT id, email, status FROM recipients WHERE message_id = ?", [messageId]);
   }
 
-  /** Every message counted by type and status (/metrics). */
-  countsByTypeAndStatus(): Promise<{ type: string; status: string; n: number }[]> {
+  /**
+   * Every message counted by type and status (/metrics). On SQLite a GROUP BY sorts every row in a
+   * temporary B-tree (half a second at 1,000,000 messages, on the thread that serves requests), so
+   * each route's pairs (and those of messages without a route) are ranges of
+   * messages_route_type_status_created instead, with the same check of the total as the route
+   * statistics; PostgreSQL hashes the groups in its own process.
+   */
+  async countsByTypeAndStatus(): Promise<{ type: string; status: string; n: number }[]> {
+    if (this.db.dialect === "sqlite") {
+      const rows = await this.db.all<{ type: string | null; status: string; n: number }>(
+        `WITH pairs (type, status) AS (${STATUS_PAIRS}), keys (route_id) AS (SELECT id FROM routes UNION ALL SELECT NULL)
+         SELECT p.type, p.status, sum((SELECT count(*) FROM messages m WHERE m.route_id IS k.route_id AND m.type = p.type AND m.status = p.status)) AS n
+         FROM pairs p CROSS JOIN keys k GROUP BY p.type, p.status
+         UNION ALL SELECT NULL, NULL, count(*) FROM messages`,
+      );
+      const counted = countedPairs(rows);
+      if (counted) return counted;
+    }
     return this.db.all("SELECT type, status, count(*) AS n FROM messages GROUP BY type, status");
   }
 }

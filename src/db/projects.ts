@@ -1,4 +1,5 @@
 import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
+import { countedPairs, pairCount, STATUS_PAIRS } from "./routes.ts";
 import type { SqlExecutor } from "./sql.ts";
 import type { MemberRow } from "./teams.ts";
 
@@ -138,8 +139,22 @@ export class ProjectRepository {
     );
   }
 
-  /** Messages on the project's routes created at or after `since`. */
-  messageCounts(projectId: string, since: number): Promise<ProjectMessageCountRow[]> {
+  /**
+   * Messages on the project's routes created at or after `since`, by route type, type and status
+   * (on SQLite a row per route and pair, counted and checked as RouteRepository.messageCounts
+   * does; PostgreSQL groups, for the reason given there).
+   */
+  async messageCounts(projectId: string, since: number): Promise<ProjectMessageCountRow[]> {
+    if (this.db.dialect === "sqlite") {
+      const rows = await this.db.all<Omit<ProjectMessageCountRow, "type"> & { type: string | null }>(
+        `WITH pairs (type, status) AS (${STATUS_PAIRS})
+         SELECT r.route_type, p.type, p.status, ${pairCount("r.id")} AS n FROM routes r CROSS JOIN pairs p WHERE r.project_id = ?
+         UNION ALL SELECT NULL, NULL, NULL, count(*) FROM routes r JOIN messages m ON m.route_id = r.id AND m.created_at >= ? WHERE r.project_id = ?`,
+        [since, projectId, since, projectId],
+      );
+      const counted = countedPairs(rows);
+      if (counted) return counted;
+    }
     return this.db.all<ProjectMessageCountRow>(
       `SELECT r.route_type, m.type, m.status, count(*) AS n
        FROM routes r JOIN messages m ON m.route_id = r.id AND m.created_at >= ?

@@ -11,11 +11,17 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import type { BootstrapResult } from "../../src/bootstrap.ts";
 import { WebhookSender, useWebhookSender } from "../../src/events/deliver.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
-import { databaseEnv, tempDir, testConfig, waitFor } from "../helpers.ts";
+import { SQL } from "bun";
+import { trackingToken } from "../../src/auth/tracking-tokens.ts";
+import { PostgresExecutor } from "../../src/db/postgres.ts";
+import { serverSecretOf } from "../../src/secrets.ts";
+import { databaseEnv, sqlOf, tempDir, testConfig, waitFor } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
 import { makeTestCert, startReceiver, type TestReceiver } from "../webhooks/support.ts";
 
 const chromiumPath = Bun.which("chromium");
+const CHROME_UA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+const GOOGLE_PROXY_UA = "Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)";
 
 /** The DOM as the code run in the page (page.evaluate) uses it; this project's types have no DOM. */
 type PageElement = { outerHTML: string; tagName: string; textContent: string | null; labels?: { length: number }; getAttribute(name: string): string | null; blur(): void };
@@ -127,6 +133,35 @@ describe.skipIf(!chromiumPath)("the dashboard in Chromium", () => {
     await waitFor(async () => Number(await page.locator("[data-figure=sent]").textContent()) >= 3);
     expect(await page.getByText(`${boot.owner_email} · My team`).count()).toBe(1);
     await shoot("overview");
+  }, 30_000);
+
+  test("the overview shows opens and clicks by people, and machines' apart", async () => {
+    const sent = await send({ subject: "Tracked", html: `<p>Hi <a href="https://shop.example.com/order">your order</a></p>`, track_opens: true, track_clicks: true });
+    await delivered(sent.json.message_id);
+    const messageId = sent.json.message_id as string;
+    // The 250 came a minute ago, so a reader's hit now is not "seconds after delivery" (a scanner's sign).
+    const url = server.deps.config.databaseUrl;
+    const sql = url ? new PostgresExecutor(new SQL(url, { max: 1, idleTimeout: 1 })) : sqlOf(server.deps);
+    await sql.run("UPDATE message_events SET created_at = created_at - 60000 WHERE message_id = ?", [messageId]);
+    const recipientId = (await sql.get<{ id: string }>("SELECT id FROM recipients WHERE message_id = ?", [messageId]))!.id;
+    const secret = await serverSecretOf(server.deps.store);
+    const hit = (path: string, ua: string) => fetch(`${base}${path}`, { redirect: "manual", headers: { "user-agent": ua } });
+    const open = `/t/o/${trackingToken(secret, { kind: "open", messageId, recipientId })}`;
+    expect((await hit(open, CHROME_UA)).status).toBe(200);
+    expect((await hit(open, GOOGLE_PROXY_UA)).status).toBe(200);
+    expect((await hit(`/t/c/${trackingToken(secret, { kind: "click", messageId, recipientId, link: 0 })}`, CHROME_UA)).status).toBe(302);
+
+    await page.goto(`${base}/#/`);
+    await page.reload();
+    await page.locator("[data-figure=opens_human]").waitFor();
+    expect(await page.locator(".tile", { has: page.locator("[data-figure=opens_human]") }).textContent()).toBe("1Opens by people+ 1 by machines");
+    expect(await page.locator(".tile", { has: page.locator("[data-figure=clicks_human]") }).textContent()).toBe("1Clicks by people+ 0 by machines");
+    const transactional = page.getByRole("row", { name: /Transactional/ });
+    const headings = await page.locator("main table").first().locator("thead th").allTextContents();
+    const cells = await transactional.locator("td").allTextContents();
+    const byHeading = Object.fromEntries(headings.map((h, i) => [h, cells[i]]));
+    expect(byHeading).toMatchObject({ Opens: "1", Clicks: "1", "Machine opens": "1", "Machine clicks": "0" });
+    await shoot("overview-engagement");
   }, 30_000);
 
   test("find a sent message by its subject and open its timeline", async () => {

@@ -135,6 +135,29 @@ describe("GET /v1/routes/{id} and GET /v1/projects/{id}/routes", () => {
     expect(only.json.statistics.messages_total).toBe(5);
   });
 
+  test("statistics and /metrics count every message: an inbound one, one on no route, and a status outside the known list", async () => {
+    const t2 = createTestApp();
+    const team = t2.team;
+    const route = routeIdOf(t2.deps, team.projectId, "transactional");
+    const inbound = routeIdOf(t2.deps, team.projectId, "inbound");
+    insertMessage(t2.deps, { teamId: team.teamId, projectId: team.projectId, routeId: route, status: "delivered" });
+    insertMessage(t2.deps, { teamId: team.teamId, projectId: team.projectId, routeId: inbound, type: "inbound", status: "delivered" });
+    insertMessage(t2.deps, { teamId: team.teamId, projectId: team.projectId, routeId: null, status: "failed" });
+    const metrics = async () => (await (await t2.app.handle(new Request("http://localhost/metrics"))).text()).split("\n").filter((l) => l.startsWith("posthorn_messages{"));
+    const statsOf = async (id: string) => (await t2.request("GET", `/v1/routes/${id}?include=statistics`)).json.statistics;
+    expect((await metrics()).map((l) => l.replace(/node="[^"]*",/, ""))).toEqual([
+      'posthorn_messages{type="inbound",status="delivered"} 1',
+      'posthorn_messages{type="outbound",status="delivered"} 1',
+      'posthorn_messages{type="outbound",status="failed"} 1',
+    ]);
+    // A status no code writes today (say, one a newer node adds) is still counted, in the total.
+    insertMessage(t2.deps, { teamId: team.teamId, projectId: team.projectId, routeId: route, status: "paused" });
+    expect((await metrics()).some((l) => l.includes('status="paused"} 1'))).toBe(true);
+    expect((await statsOf(route)).messages_total).toBe(2);
+    expect((await statsOf(route)).messages_by_status.delivered).toBe(1);
+    expect((await t2.request("GET", `/v1/projects/${team.projectId}`)).json.last_28_days).toMatchObject({ messages_transactional: 2, messages_inbound: 1 });
+  });
+
   test("unknown include value → 422 on include", async () => {
     for (const q of ["include=projects", "include=project,owner", "include=Statistics"]) {
       const res = await t.request("GET", `/v1/routes/${tx}?${q}`);

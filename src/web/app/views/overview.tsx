@@ -1,23 +1,28 @@
 import { api, type Page } from "../api.ts";
 import { ErrorBox, Loading, Section, useLoad } from "../ui.tsx";
 
-interface Project {
-  id: string;
-  name: string;
-}
 interface RouteRow {
   id: string;
   name: string;
   slug: string;
   route_type: string;
 }
+interface Project {
+  id: string;
+  name: string;
+  routes: RouteRow[];
+}
 interface RouteStats {
   messages_total: number;
   messages_by_status: Record<string, number>;
   deliverability: number;
+  opens_human: number;
+  opens_machine: number;
+  clicks_human: number;
+  clicks_machine: number;
 }
 
-/** The figures of one route's last 28 days, from its message statuses. */
+/** The figures of one route's last 28 days: messages by status, and tracking hits by people and by machines. */
 const figures = (s: RouteStats) => {
   const by = s.messages_by_status;
   const n = (...keys: string[]) => keys.reduce((sum, k) => sum + (by[k] ?? 0), 0);
@@ -27,20 +32,33 @@ const figures = (s: RouteStats) => {
     bounced: n("soft_bounced", "hard_bounced"),
     complained: n("spam_complaint"),
     opened: n("opened", "clicked"),
+    opens_human: s.opens_human,
+    clicks_human: s.clicks_human,
+    opens_machine: s.opens_machine,
+    clicks_machine: s.clicks_machine,
   };
 };
 type Figures = ReturnType<typeof figures>;
-const COLUMNS: (keyof Figures)[] = ["sent", "delivered", "bounced", "complained", "opened"];
+/** Columns and their headings: people's opens and clicks stand with the message figures, machines' are labelled apart. */
+const COLUMNS: [keyof Figures, string][] = [
+  ["sent", "Sent"],
+  ["delivered", "Delivered"],
+  ["bounced", "Bounced"],
+  ["complained", "Complained"],
+  ["opened", "Opened"],
+  ["opens_human", "Opens"],
+  ["clicks_human", "Clicks"],
+  ["opens_machine", "Machine opens"],
+  ["clicks_machine", "Machine clicks"],
+];
+const MACHINE: Partial<Record<keyof Figures, keyof Figures>> = { opens_human: "opens_machine", clicks_human: "clicks_machine" };
 
+/** Every route's statistics at once (the project list already names the routes). */
 async function loadOverview() {
   const projects = await api.get<Page<Project>>("/v1/projects", { "page[size]": 100 });
-  const rows: { project: Project; route: RouteRow; figures: Figures }[] = [];
-  for (const project of projects.data) {
-    const routes = await api.get<Page<RouteRow>>(`/v1/projects/${project.id}/routes`, { "page[size]": 100 });
-    const stats = await Promise.all(routes.data.map((r) => api.get<{ statistics: RouteStats }>(`/v1/routes/${r.id}`, { include: "statistics" })));
-    routes.data.forEach((route, i) => rows.push({ project, route, figures: figures(stats[i]!.statistics) }));
-  }
-  return { rows, queues: await queueFigures() };
+  const routes = projects.data.flatMap((project) => project.routes.map((route) => ({ project, route })));
+  const stats = await Promise.all(routes.map(({ route }) => api.get<{ statistics: RouteStats }>(`/v1/routes/${route.id}`, { include: "statistics" })));
+  return routes.map((r, i) => ({ ...r, figures: figures(stats[i]!.statistics) }));
 }
 
 /** Queue depth and dead jobs per queue, from /metrics (this server's, all teams). */
@@ -59,30 +77,38 @@ export function Overview() {
   const { data, error, loading } = useLoad(loadOverview, []);
   if (loading && !data) return <Loading />;
   if (error) return <ErrorBox error={error} />;
-  const { rows, queues } = data!;
-  const total = Object.fromEntries(COLUMNS.map((c) => [c, rows.reduce((sum, r) => sum + r.figures[c], 0)])) as Figures;
+  const rows = data!;
+  const total = Object.fromEntries(COLUMNS.map(([c]) => [c, rows.reduce((sum, r) => sum + r.figures[c], 0)])) as Figures;
   return (
     <>
       <Section title="Last 28 days">
         <div class="tiles">
-          {COLUMNS.map((c) => (
-            <div class="tile" key={c}>
-              <span class="tile-value" data-figure={c}>
-                {total[c].toLocaleString()}
-              </span>
-              <span class="tile-label">{c}</span>
-            </div>
-          ))}
+          {COLUMNS.filter(([c]) => !c.endsWith("_machine")).map(([c, label]) => {
+            const machine = MACHINE[c];
+            return (
+              <div class="tile" key={c}>
+                <span class="tile-value" data-figure={c}>
+                  {total[c].toLocaleString()}
+                </span>
+                <span class="tile-label">{machine ? `${label} by people` : label}</span>
+                {machine ? (
+                  <span class="tile-note" data-figure={machine}>
+                    + {total[machine].toLocaleString()} by machines
+                  </span>
+                ) : null}
+              </div>
+            );
+          })}
         </div>
         <table>
-          <caption>By route</caption>
+          <caption>By route (opens and clicks: tracking hits on the period's messages; machines: privacy proxies, link scanners, prefetch)</caption>
           <thead>
             <tr>
               <th scope="col">Project</th>
               <th scope="col">Route</th>
-              {COLUMNS.map((c) => (
-                <th scope="col" class="num" key={c}>
-                  {c}
+              {COLUMNS.map(([c, label]) => (
+                <th scope="col" class={`num${c.endsWith("_machine") ? " machine" : ""}`} key={c}>
+                  {label}
                 </th>
               ))}
             </tr>
@@ -94,8 +120,8 @@ export function Overview() {
                 <td>
                   <a href={`#/messages?filter[route_id]=${r.route.id}`}>{r.route.name}</a> <span class="muted">{r.route.route_type}</span>
                 </td>
-                {COLUMNS.map((c) => (
-                  <td class="num" key={c}>
+                {COLUMNS.map(([c]) => (
+                  <td class={`num${c.endsWith("_machine") ? " machine" : ""}`} key={c}>
                     {r.figures[c].toLocaleString()}
                   </td>
                 ))}
@@ -104,38 +130,46 @@ export function Overview() {
           </tbody>
         </table>
       </Section>
-      <Section title="Queues (this server)">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Queue</th>
-              <th scope="col" class="num">
-                Depth
-              </th>
-              <th scope="col" class="num">
-                Dead jobs
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {queues.length === 0 ? (
-              <tr>
-                <td colSpan={3} class="muted">
-                  Empty.
-                </td>
-              </tr>
-            ) : (
-              queues.map((q) => (
-                <tr key={q.queue}>
-                  <td>{q.queue}</td>
-                  <td class="num">{q.pending}</td>
-                  <td class={`num${q.dead ? " bad" : ""}`}>{q.dead}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </Section>
+      <Queues />
     </>
+  );
+}
+
+/** The server's queues, asked for once the figures show (/metrics counts every message too, which takes a while over millions). */
+function Queues() {
+  const { data: queues } = useLoad(queueFigures, []);
+  return (
+    <Section title="Queues (this server)">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Queue</th>
+            <th scope="col" class="num">
+              Depth
+            </th>
+            <th scope="col" class="num">
+              Dead jobs
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {!queues || queues.length === 0 ? (
+            <tr>
+              <td colSpan={3} class="muted">
+                {queues ? "Empty." : "Loading…"}
+              </td>
+            </tr>
+          ) : (
+            queues.map((q) => (
+              <tr key={q.queue}>
+                <td>{q.queue}</td>
+                <td class="num">{q.pending}</td>
+                <td class={`num${q.dead ? " bad" : ""}`}>{q.dead}</td>
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </Section>
   );
 }
