@@ -6,17 +6,17 @@ export type BucketRow = { tokens: number; updated_at: number };
 /** A failure counter: `failures` counted in the window that started at `window_started_at`. */
 export type FailureRow = { key: string; failures: number; window_started_at: number };
 
-// dialect: SQLite's scalar MIN/MAX are PostgreSQL's LEAST/GREATEST. Parameters: key, burst (the
-// new bucket's tokens are burst - 1), now, then burst, rate per ms and now for the refill of an
-// existing bucket, repeated for the WHERE. The WHERE leaves a bucket with less than one token as it
-// is, so a refused request takes nothing and returns no row.
+// dialect: SQLite's scalar MIN/MAX are PostgreSQL's LEAST/GREATEST. Parameters: key, burst and
+// count (the new bucket's tokens are burst - count), now, then burst, now and rate per ms for the
+// refill of an existing bucket, and count; the same again for the WHERE. The WHERE leaves a bucket
+// with fewer than `count` tokens as it is, so a refused take takes nothing and returns no row.
 // The casts keep PostgreSQL from typing the rate as a bigint (it is a fraction of a token per ms).
 const refill = (least: string, greatest: string) => `${least}(CAST(? AS DOUBLE PRECISION), b.tokens + ${greatest}(0, ? - b.updated_at) * CAST(? AS DOUBLE PRECISION))`;
-const takeToken = (least: string, greatest: string) => `INSERT INTO rate_limit_buckets AS b (key, tokens, updated_at) VALUES (?, CAST(? AS DOUBLE PRECISION) - 1, ?)
-  ON CONFLICT (key) DO UPDATE SET tokens = ${refill(least, greatest)} - 1, updated_at = ${greatest}(b.updated_at, excluded.updated_at)
-  WHERE ${refill(least, greatest)} >= 1
+const takeTokens = (least: string, greatest: string) => `INSERT INTO rate_limit_buckets AS b (key, tokens, updated_at) VALUES (?, CAST(? AS DOUBLE PRECISION) - ?, ?)
+  ON CONFLICT (key) DO UPDATE SET tokens = ${refill(least, greatest)} - ?, updated_at = ${greatest}(b.updated_at, excluded.updated_at)
+  WHERE ${refill(least, greatest)} >= ?
   RETURNING tokens, updated_at`;
-const TAKE_TOKEN = { sqlite: takeToken("MIN", "MAX"), postgres: takeToken("LEAST", "GREATEST") };
+const TAKE_TOKENS = { sqlite: takeTokens("MIN", "MAX"), postgres: takeTokens("LEAST", "GREATEST") };
 
 /** Counts a failure in the key's window, or starts a new window when the old one is over (`? ` = the window's earliest start). */
 const RECORD_FAILURE = `INSERT INTO auth_failures (key, failures, window_started_at) VALUES (?, 1, ?)
@@ -33,12 +33,12 @@ export class RateLimitRepository {
   constructor(private readonly db: SqlExecutor) {}
 
   /**
-   * Takes one token from the bucket `key` (created full), refilled at `ratePerMs` up to `burst`
-   * since its last update: the bucket after the take, or null when it had less than one token
-   * (nothing taken). One statement, so concurrent takes on any node never both get the last token.
+   * Takes `count` tokens from the bucket `key` (created full), refilled at `ratePerMs` up to
+   * `burst` since its last update: the bucket after the take, or null when it had fewer (nothing
+   * taken). One statement, so concurrent takes on any node never share a token.
    */
-  takeToken(key: string, burst: number, ratePerMs: number, now: number): Promise<BucketRow | null> {
-    return this.db.get<BucketRow>(TAKE_TOKEN[this.db.dialect], [key, burst, now, burst, now, ratePerMs, burst, now, ratePerMs]);
+  takeTokens(key: string, count: number, burst: number, ratePerMs: number, now: number): Promise<BucketRow | null> {
+    return this.db.get<BucketRow>(TAKE_TOKENS[this.db.dialect], [key, burst, count, now, burst, now, ratePerMs, count, burst, now, ratePerMs, count]);
   }
 
   bucket(key: string): Promise<BucketRow | null> {

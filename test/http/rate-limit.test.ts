@@ -196,6 +196,40 @@ describe.skipIf(engine !== "postgres")("two nodes on one PostgreSQL database", (
   }, 30_000);
 });
 
+describe.skipIf(engine !== "postgres")("two nodes on one PostgreSQL database, under load", () => {
+  // 20 requests/s per team, burst 40: each node takes 4 tokens at a time from the shared bucket.
+  const t = createTestApp({ env: { POSTHORN_RATE_LIMIT_API: "20" } });
+
+  test("64 concurrent clients on both nodes get at most the burst plus the refill, and not much less", async () => {
+    const deps2 = await openDeps(t.deps.config);
+    const apps = [t.app, createApp(deps2)];
+    try {
+      let next = 0;
+      let accepted = 0;
+      let refused = 0;
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: 64 }, async (_, c) => {
+          while (next++ < 400) {
+            const res = await apps[c % 2]!.handle(new Request("http://localhost/v1/team", { headers: { authorization: `Bearer ${t.team.teamToken}` } }));
+            await res.arrayBuffer();
+            if (res.status === 200) accepted++;
+            else if (res.status === 429) refused++;
+            else throw new Error(`status ${res.status}`);
+          }
+        }),
+      );
+      const seconds = (performance.now() - t0) / 1000;
+      expect(accepted + refused).toBe(400);
+      expect(accepted).toBeLessThanOrEqual(40 + Math.ceil(20 * seconds));
+      expect(accepted).toBeGreaterThanOrEqual(32);
+      expect(refused).toBeGreaterThan(0);
+    } finally {
+      await deps2.store.close();
+    }
+  }, 30_000);
+});
+
 describe("0 turns the limits off", () => {
   // The test app's settings: POSTHORN_RATE_LIMIT_SEND=0, POSTHORN_RATE_LIMIT_API=0, POSTHORN_AUTH_FAILURE_LIMIT=0.
   const t = createTestApp();
