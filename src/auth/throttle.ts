@@ -9,10 +9,27 @@
 import type { Deps } from "../context.ts";
 import type { FailureRow } from "../db/rate-limits.ts";
 import { RateLimitedError } from "../errors.ts";
+import { parseIp } from "../events/ssrf.ts";
 
 export const AUTH_FAILURE_WINDOW_MS = 60_000;
 /** How stale this node's view of the IPs other nodes have blocked may get. */
 const REFRESH_MS = 1000;
+/** No counter's window is longer (sign-in's per address is 15 minutes): older rows are deleted, at most this often. */
+const FAILURES_KEPT_MS = 15 * 60_000;
+const PURGE_MS = 60_000;
+
+/**
+ * The client a failure is counted against: an IPv4 address (also written v4-mapped), or the /64
+ * of an IPv6 address, which one subscriber usually holds whole and could otherwise walk through.
+ */
+export function clientKey(ip: string): string {
+  const bytes = parseIp(ip);
+  if (!bytes) return ip;
+  const v4 = bytes.length === 16 && bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff ? bytes.slice(12) : null;
+  if (bytes.length === 4 || v4) return (v4 ?? bytes).join(".");
+  const groups = [0, 2, 4, 6].map((i) => ((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
+  return `${groups.join(":")}::/64`;
+}
 
 /** A counter: its key, how many failures its window allows, and how long the window lasts. */
 export interface FailureRule {
@@ -43,6 +60,7 @@ export class AuthThrottle {
   private readonly blocked = new Map<string, { until: number; learnedAt: number }>();
   private refreshedAt = 0;
   private refreshing = false;
+  private purgedAt = 0;
 
   private readonly limit: number;
 
@@ -52,7 +70,7 @@ export class AuthThrottle {
 
   /** The counter of a client IP: none when the IP is unknown (app.handle) or the limit is off. */
   ipRules(ip: string | null): FailureRule[] {
-    return ip === null || this.limit === 0 ? [] : [{ key: `ip:${ip}`, limit: this.limit, windowMs: AUTH_FAILURE_WINDOW_MS }];
+    return ip === null || this.limit === 0 ? [] : [{ key: `ip:${clientKey(ip)}`, limit: this.limit, windowMs: AUTH_FAILURE_WINDOW_MS }];
   }
 
   /** Throws RateLimitedError when `ip` is over its limit (this node's view; see `blocked`). */
@@ -60,10 +78,11 @@ export class AuthThrottle {
     if (ip === null || this.limit === 0) return;
     const now = Date.now();
     if (now - this.refreshedAt >= REFRESH_MS) this.refresh(now);
-    const until = this.blocked.get(ip)?.until;
+    const client = clientKey(ip);
+    const until = this.blocked.get(client)?.until;
     if (until === undefined) return;
     if (until > now) throw new RateLimitedError(Math.max(1, Math.ceil((until - now) / 1000)));
-    this.blocked.delete(ip);
+    this.blocked.delete(client);
   }
 
   /** Throws RateLimitedError when any rule's counter is at its limit (read from the database). */
@@ -111,8 +130,14 @@ export class AuthThrottle {
     this.refreshing = true;
     this.refreshedAt = now;
     const { store } = this.deps;
+    const purge = now - this.purgedAt >= PURGE_MS;
+    if (purge) this.purgedAt = now;
     store
-      .detached(() => store.read.rateLimits.overLimit("ip:", this.limit, now - AUTH_FAILURE_WINDOW_MS))
+      .detached(async () => {
+        // Counters whose window is long over: every node purges now and then, so the table stays the size of the last minutes' failures.
+        if (purge) await store.write((tx) => tx.rateLimits.purgeFailures(now - FAILURES_KEPT_MS));
+        return store.read.rateLimits.overLimit("ip:", this.limit, now - AUTH_FAILURE_WINDOW_MS);
+      })
       .then((rows) => {
         for (const [ip, entry] of this.blocked) if (entry.learnedAt < now) this.blocked.delete(ip);
         for (const row of rows) this.blocked.set(row.key.slice(3), { until: Number(row.window_started_at) + AUTH_FAILURE_WINDOW_MS, learnedAt: now });

@@ -70,6 +70,11 @@ export class RateLimitRepository {
     return (await this.db.get<FailureRow>(RECORD_FAILURE, [key, now, windowStart, windowStart]))!;
   }
 
+  /** Deletes the counters whose window started at or before `before`. */
+  async purgeFailures(before: number): Promise<void> {
+    await this.db.run("DELETE FROM auth_failures WHERE window_started_at <= ?", [before]);
+  }
+
   async clearFailures(key: string, windowStart: number): Promise<void> {
     // The key's counter, and every other one whose window is over (they would reset anyway).
     await this.db.run("DELETE FROM auth_failures WHERE key = ? OR window_started_at <= ?", [key, windowStart]);

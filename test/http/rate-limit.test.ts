@@ -157,6 +157,23 @@ describe("failed API tokens are throttled per client IP", () => {
   }, 30_000);
 });
 
+describe("old failure counters", () => {
+  const t = createTestApp({ env: DEFAULTS });
+  const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
+  afterAll(() => server.stop());
+
+  test("are deleted once their window is long over (the table holds the last minutes' failures only)", async () => {
+    const now = Date.now();
+    for (const [key, age] of [["ip:198.51.100.1", 16 * 60_000], ["email:old@example.com", 20 * 60_000], ["email:recent@example.com", 5 * 60_000]] as const) {
+      await t.sql.run("INSERT INTO auth_failures (key, failures, window_started_at) VALUES (?, 3, ?)", [key, now - age]);
+    }
+    // Any request with a client IP starts the node's refresh, which purges at most once a minute.
+    expect((await fetch(`http://127.0.0.1:${server.server!.port}/v1/team`, { headers: { authorization: `Bearer ${t.team.teamToken}` } })).status).toBe(200);
+    await waitFor(async () => (await t.sql.all("SELECT key FROM auth_failures")).length === 1, 5000, 50);
+    expect(await t.sql.all("SELECT key FROM auth_failures")).toEqual([{ key: "email:recent@example.com" }]);
+  });
+});
+
 describe.skipIf(engine !== "postgres")("two nodes on one PostgreSQL database", () => {
   const t = createTestApp({ env: { POSTHORN_RATE_LIMIT_SEND: "1", POSTHORN_RATE_LIMIT_API: "1", POSTHORN_AUTH_FAILURE_LIMIT: "" } });
   insertTestDomain(t.deps, { teamId: t.team.teamId, projectId: t.team.projectId, domain: "shop.test" });
@@ -263,6 +280,20 @@ describe("the client IP behind a reverse proxy", () => {
       expect((await post(t, port, t.team.teamToken, "203.0.113.5")).status).toBe(429);
       expect((await post(t, port, t.team.teamToken, "198.51.100.7")).status).toBe(200);
       expect((await t.sql.all<{ key: string }>("SELECT key FROM auth_failures")).map((r) => r.key)).toEqual(["ip:203.0.113.5"]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("an IPv6 client is counted by its /64: walking through its addresses does not escape the throttle", async () => {
+    const t = createTestApp({ env: { POSTHORN_AUTH_FAILURE_LIMIT: "", POSTHORN_TRUSTED_PROXIES: "127.0.0.1" } });
+    const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const port = server.server!.port!;
+      for (let i = 0; i < AUTH_FAILURES_PER_IP; i++) expect((await post(t, port, `ph_team_guess${i}`, `2001:db8:7:8::${(i + 1).toString(16)}`)).status).toBe(401);
+      expect((await post(t, port, t.team.teamToken, "2001:db8:7:8:ffff::1")).status).toBe(429);
+      expect((await post(t, port, t.team.teamToken, "2001:db8:7:9::1")).status).toBe(200);
+      expect((await t.sql.all<{ key: string }>("SELECT key FROM auth_failures")).map((r) => r.key)).toEqual(["ip:2001:db8:7:8::/64"]);
     } finally {
       await server.stop();
     }
