@@ -9,7 +9,8 @@
  * hashing every table after every request grows with the database (message bodies of up to a
  * megabyte). TEMP triggers are connection-local (nothing is added to the database file or its
  * schema), fire for exactly the rows the server's statements touch, ignore updates that only set
- * `*last_used*` columns (UPDATE OF lists the other columns), and are rolled back with the write
+ * `*last_used*` columns (UPDATE OF lists the other columns) and the failure counters and rate
+ * limit buckets (IGNORED_TABLES), and are rolled back with the write
  * that fired them: a write that failed and was rolled back (a savepoint of the writer) is not a
  * write left behind, and is not logged either.
  *
@@ -32,6 +33,12 @@ export interface WriteLog {
 export type PostgresWriteLog = { [K in keyof WriteLog]: (...args: Parameters<WriteLog[K]>) => Promise<ReturnType<WriteLog[K]>> };
 
 const IGNORED_COLUMNS = /last_used/i;
+/**
+ * Tables a refused request writes on purpose: a failed authentication is counted
+ * (auth_failures) and a request the limiter answered has used its token (rate_limit_buckets),
+ * whatever the answer.
+ */
+const IGNORED_TABLES = new Set(["auth_failures", "rate_limit_buckets"]);
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 export function installWriteLog(sqlite: Database): WriteLog {
@@ -39,7 +46,7 @@ export function installWriteLog(sqlite: Database): WriteLog {
   const tables = sqlite
     .query<{ name: string; sql: string | null }, []>("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     .all()
-    .filter((t) => !/^\s*CREATE\s+VIRTUAL/i.test(t.sql ?? ""));
+    .filter((t) => !/^\s*CREATE\s+VIRTUAL/i.test(t.sql ?? "") && !IGNORED_TABLES.has(t.name));
   const triggers: string[] = [];
   for (const { name } of tables) {
     const columns = sqlite.query<{ name: string }, []>(`PRAGMA main.table_info(${q(name)})`).all().map((c) => c.name);
@@ -89,7 +96,7 @@ export async function installPostgresWriteLog(db: SqlExecutor): Promise<Postgres
      ORDER BY c.table_name, c.ordinal_position`,
   );
   const tables = new Map<string, string[]>();
-  for (const c of columns) tables.set(c.table_name, [...(tables.get(c.table_name) ?? []), c.column_name]);
+  for (const c of columns) if (!IGNORED_TABLES.has(c.table_name)) tables.set(c.table_name, [...(tables.get(c.table_name) ?? []), c.column_name]);
   const triggers: [string, string][] = [];
   for (const [name, cols] of tables) {
     const watched = cols.filter((c) => !IGNORED_COLUMNS.test(c));
