@@ -5,39 +5,25 @@
  * dir; their paths are printed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
-import type { BootstrapResult } from "../../src/bootstrap.ts";
-import { WebhookSender, useWebhookSender } from "../../src/events/deliver.ts";
-import { startServer, type RunningServer } from "../../src/server.ts";
 import { SQL } from "bun";
+import type { Browser, Page } from "playwright-core";
 import { trackingToken } from "../../src/auth/tracking-tokens.ts";
+import type { BootstrapResult } from "../../src/bootstrap.ts";
 import { PostgresExecutor } from "../../src/db/postgres.ts";
+import { WebhookSender, useWebhookSender } from "../../src/events/deliver.ts";
 import { serverSecretOf } from "../../src/secrets.ts";
+import { startServer, type RunningServer } from "../../src/server.ts";
 import { databaseEnv, sqlOf, tempDir, testConfig, waitFor } from "../helpers.ts";
+import { chromiumPath, keepScreenshots, launchChromium, shoot as shootPage } from "../support/chromium.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
 import { makeTestCert, startReceiver, type TestReceiver } from "../webhooks/support.ts";
 
-const chromiumPath = Bun.which("chromium");
 const CHROME_UA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 const GOOGLE_PROXY_UA = "Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)";
 
 /** The DOM as the code run in the page (page.evaluate) uses it; this project's types have no DOM. */
 type PageElement = { outerHTML: string; tagName: string; textContent: string | null; labels?: { length: number }; getAttribute(name: string): string | null; blur(): void };
 declare const document: { activeElement: PageElement | null; querySelectorAll(selector: string): Iterable<PageElement> };
-
-/** Chromium's own chatter off, and no name resolved by it: every page here is on an IP literal. */
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-domain-reliability",
-  "--disable-sync",
-  "--no-first-run",
-  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE 127.0.0.2",
-];
 
 describe.skipIf(!chromiumPath)("the dashboard in Chromium", () => {
   let server: RunningServer;
@@ -58,11 +44,7 @@ describe.skipIf(!chromiumPath)("the dashboard in Chromium", () => {
   };
   const send = (message: Record<string, unknown>) => api("POST", "/v1/send", { from: "Shop <hello@shop.example.com>", to: ["customer@example.org"], ...message }, { "x-service-token": boot.project_token });
   const delivered = (id: string) => waitFor(async () => (await api("GET", `/v1/messages/${id}`)).json.status === "delivered", 15_000);
-  const shoot = async (name: string) => {
-    const path = join(shots, `${name}.png`);
-    await page.screenshot({ path, fullPage: true });
-    console.log(`screenshot: ${path}`);
-  };
+  const shoot = (name: string) => shootPage(page, shots, name);
 
   beforeAll(async () => {
     dns = await startDnsServer();
@@ -91,7 +73,7 @@ describe.skipIf(!chromiumPath)("the dashboard in Chromium", () => {
     const domain = await api("POST", "/v1/domains", { domain: "shop.example.com" });
     await api("PUT", `/v1/domains/${domain.json.id}/projects`, { project_ids: [boot.project_id] });
 
-    browser = await chromium.launch({ executablePath: chromiumPath!, args: CHROMIUM_ARGS, timeout: 30_000 });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(10_000);
     page.on("dialog", (d) => {
@@ -101,13 +83,7 @@ describe.skipIf(!chromiumPath)("the dashboard in Chromium", () => {
   }, 60_000);
 
   afterAll(async () => {
-    // The scratch dir goes with the run: a reviewer who wants the pictures names a directory to keep them in.
-    const keep = process.env.POSTHORN_KEEP_SCREENSHOTS;
-    if (keep) {
-      mkdirSync(keep, { recursive: true });
-      cpSync(shots, keep, { recursive: true });
-      console.log(`screenshots kept in ${keep}`);
-    }
+    keepScreenshots(shots);
     await browser?.close();
     await server?.stop();
     elsewhere?.stop();
@@ -254,6 +230,13 @@ describe.skipIf(!chromiumPath)("the dashboard in Chromium", () => {
     await page.locator("table.deliveries tbody tr", { hasText: "webhook.test" }).waitFor();
     expect(await page.locator("table.deliveries tbody tr").first().textContent()).toMatch(/succeeded 200 \d+ ms/);
     expect(receiver.deliveries.filter((d) => d.verified && d.json?.event === "webhook.test")).toHaveLength(1);
+    // Redeliver: the same event again, signed afresh, a new attempt in the log.
+    await page.getByRole("button", { name: /^Redeliver webhook\.test/ }).click();
+    await page.getByRole("status").filter({ hasText: "Event redelivered successfully." }).waitFor();
+    await waitFor(async () => (await page.locator("table.deliveries tbody tr", { hasText: "webhook.test" }).count()) === 2);
+    const tests = receiver.deliveries.filter((d) => d.verified && d.json?.event === "webhook.test");
+    expect(tests).toHaveLength(2);
+    expect(tests[1]!.json!.id).toBe(tests[0]!.json!.id);
     await shoot("webhook");
   }, 30_000);
 
@@ -323,7 +306,7 @@ describe.skipIf(!chromiumPath)("the dashboard in Chromium", () => {
   test("every form control has a label, and each view's controls are reached with Tab", async () => {
     const routes = (await api("GET", `/v1/projects/${boot.project_id}/routes`)).json.data as { id: string; route_type: string }[];
     const inbound = routes.find((r) => r.route_type === "inbound")!.id;
-    for (const view of ["messages", "domains", "webhooks", "suppressions", "projects", "members", `routes/${inbound}`]) {
+    for (const view of ["messages", "queue", "domains", "webhooks", "suppressions", "projects", "members", `routes/${inbound}`]) {
       await page.goto(`${base}/#/${view}`);
       await page.locator("main section").first().waitFor();
       // The view's lists have loaded (not "network idle": under a loaded CI one slow answer held

@@ -9,6 +9,7 @@ import { MessageDetail } from "./views/message.tsx";
 import { Messages } from "./views/messages.tsx";
 import { Overview } from "./views/overview.tsx";
 import { Projects } from "./views/projects.tsx";
+import { Queue } from "./views/queue.tsx";
 import { RouteSettings } from "./views/route.tsx";
 import { SetPassword, SignIn } from "./views/signin.tsx";
 import { Suppressions } from "./views/suppressions.tsx";
@@ -18,6 +19,7 @@ import "./style.css";
 const NAV: [string, string][] = [
   ["", "Overview"],
   ["messages", "Messages"],
+  ["queue", "Queue"],
   ["domains", "Domains"],
   ["webhooks", "Webhooks"],
   ["suppressions", "Suppressions"],
@@ -73,6 +75,7 @@ function App() {
       <main id="main" tabIndex={-1}>
         {section === "" ? <Overview /> : null}
         {section === "messages" ? id ? <MessageDetail id={id} /> : <Messages route={route} /> : null}
+        {section === "queue" ? <Queue route={route} /> : null}
         {section === "domains" ? id ? <DomainDetail id={id} /> : <Domains /> : null}
         {section === "webhooks" ? id ? <WebhookDetail id={id} /> : <Webhooks /> : null}
         {section === "suppressions" ? <Suppressions route={route} /> : null}

@@ -71,6 +71,14 @@ export const ErrorBox = ({ error }: { error: string | null }) =>
     </p>
   ) : null;
 
+/** What an action did, announced to screen readers. */
+export const Notice = ({ notice }: { notice: string | null }) =>
+  notice ? (
+    <p class="notice" role="status">
+      {notice}
+    </p>
+  ) : null;
+
 export const Loading = () => <p class="muted">Loading…</p>;
 
 export function Status({ status }: { status: string }) {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { CopyButton, ErrorBox, Field, go, Loading, messageOf, Section, useLoad } from "../ui.tsx";
+import { CopyButton, ErrorBox, Field, go, Loading, messageOf, Notice, Section, useLoad } from "../ui.tsx";
 
 interface InboundRecord {
   purpose: string;
@@ -181,11 +181,7 @@ export function RouteSettings({ id }: { id: string }) {
         </div>
       </form>
       <ErrorBox error={error} />
-      {notice ? (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      ) : null}
+      <Notice notice={notice} />
       {r.inbound_domain ? (
         <>
           <h3>

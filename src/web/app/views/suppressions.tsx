@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api.ts";
-import { Field, fmtDate, go, ListStatus, messageOf, Pager, Section, useLoad, type Route } from "../ui.tsx";
+import { Field, fmtDate, go, ListStatus, messageOf, Notice, Pager, Section, type Route, useLoad } from "../ui.tsx";
 
 interface Suppression {
   id: string;
@@ -65,11 +65,7 @@ export function Suppressions({ route }: { route: Route }) {
           Add
         </button>
       </form>
-      {notice ? (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      ) : null}
+      <Notice notice={notice} />
       <ListStatus list={list} error={error} />
       <table>
         <thead>

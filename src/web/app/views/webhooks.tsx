@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api.ts";
-import { ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
+import { ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Notice, Section, ShownOnce, useLoad } from "../ui.tsx";
 import { allRoutes } from "./projects.tsx";
 
 interface Webhook {
@@ -130,6 +130,7 @@ export function WebhookDetail({ id }: { id: string }) {
     }
   };
   const test = () => act(async () => setNotice((await api.post<{ message: string }>(`/v1/webhooks/${id}/test`)).message));
+  const redeliver = (deliveryId: string) => act(async () => setNotice((await api.post<{ message: string }>(`/v1/webhooks/${id}/deliveries/${deliveryId}/redeliver`)).message));
   const rotate = () => act(async () => setSecret((await api.post<{ data: { secret: string } }>(`/v1/webhooks/${id}/regenerate-secret`)).data.secret));
   const remove = () =>
     act(async () => {
@@ -160,11 +161,7 @@ export function WebhookDetail({ id }: { id: string }) {
       <p>
         <code>{w.url}</code> — {w.events.join(", ")}
       </p>
-      {notice ? (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      ) : null}
+      <Notice notice={notice} />
       {secret ? <ShownOnce label="New signing secret" value={secret} /> : null}
       <ErrorBox error={error ?? deliveries.error} />
       <table class="deliveries">
@@ -178,6 +175,9 @@ export function WebhookDetail({ id }: { id: string }) {
             </th>
             <th scope="col">Outcome</th>
             <th scope="col">Response</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -200,6 +200,11 @@ export function WebhookDetail({ id }: { id: string }) {
                     <pre>{d.response_excerpt}</pre>
                   </details>
                 ) : null}
+              </td>
+              <td>
+                <button type="button" class="small" onClick={() => redeliver(d.id)} aria-label={`Redeliver ${d.event} ${d.event_id} (attempt ${d.attempt})`}>
+                  Redeliver
+                </button>
               </td>
             </tr>
           ))}

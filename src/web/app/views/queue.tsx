@@ -1,0 +1,259 @@
+import { useState } from "preact/hooks";
+import { api, type Page } from "../api.ts";
+import { ErrorBox, Field, fmtDate, go, ListStatus, messageOf, Notice, Pager, Section, Status, type Route, useLoad } from "../ui.tsx";
+import { allRoutes } from "./projects.tsx";
+
+interface Reply {
+  code: number | null;
+  enhanced_code: string | null;
+  message: string;
+}
+interface QueuedMessage {
+  id: string;
+  route_id: string | null;
+  status: string;
+  from_email: string;
+  subject: string;
+  created_at: string;
+  next_attempt_at: string | null;
+  attempts: number;
+  last_response: Reply | null;
+  recipients: { email: string; status: string; attempts: number }[];
+}
+interface Destination {
+  name: string;
+  domains: string[];
+  paused: boolean;
+  paused_until: string | null;
+  concurrency: number | null;
+  max_concurrency: number | null;
+  per_minute: number | null;
+  max_per_minute: number | null;
+  strikes: number;
+  throttled_at: string | null;
+  last_reply: Reply | null;
+}
+
+const replyText = (r: Reply | null) => (r ? [r.code, r.enhanced_code, r.message].filter((x) => x !== null && x !== "").join(" ") : "");
+/** "now / of at most", or "no limit". */
+const limit = (now: number | null, max: number | null) => (now === null ? "no limit" : `${now}${max !== null && max !== now ? ` of ${max}` : ""}`);
+
+/** The team's outbound mail not final yet: filters, retry or cancel one or all that match, and where it is going. */
+export function Queue({ route }: { route: Route }) {
+  const q = route.query;
+  const filters = { "filter[domain]": q.get("filter[domain]") ?? "", "filter[route_id]": q.get("filter[route_id]") ?? "" };
+  const list = useLoad(() => api.get<Page<QueuedMessage>>("/v1/queue", { ...Object.fromEntries(q.entries()), "page[size]": 50 }), [q.toString()]);
+  const routes = useLoad(allRoutes, []);
+  const [draft, setDraft] = useState(filters);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const act = async (fn: () => Promise<string>) => {
+    setError(null);
+    setNotice(null);
+    try {
+      setNotice(await fn());
+      list.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const apply = (e: Event) => {
+    e.preventDefault();
+    const next = new URLSearchParams();
+    for (const [k, v] of Object.entries(draft)) if (v.trim()) next.set(k, v.trim());
+    // The same filters again ask for a fresh look (the hash does not change, so nothing else would).
+    if (next.toString() === q.toString()) list.reload();
+    else go(`/queue?${next}`);
+  };
+  const page = (cursor: string | null) => {
+    const next = new URLSearchParams(q);
+    if (cursor) next.set("page[cursor]", cursor);
+    else next.delete("page[cursor]");
+    go(`/queue?${next}`);
+  };
+  const routeName = (id: string | null) => routes.data?.find((r) => r.id === id)?.name ?? (id ? "a route" : "no route");
+  // The bulk actions name what they will touch: the applied filters, never the unsubmitted draft.
+  const scope = [
+    filters["filter[domain]"] ? `to ${filters["filter[domain]"]}` : "",
+    filters["filter[route_id]"] ? `on ${routeName(filters["filter[route_id]"])}` : "",
+  ].filter(Boolean);
+  const applied = Object.fromEntries(Object.entries(filters).filter(([, v]) => v));
+  const bulk = (action: "retry" | "cancel") =>
+    act(async () => {
+      const what = scope.length ? `every queued message ${scope.join(" ")}` : "every queued message of the team";
+      const question =
+        action === "retry" ? `Attempt ${what} now?` : `Cancel ${what}? Their remaining recipients fail with reason "cancelled"; this cannot be undone.`;
+      if (!confirm(question)) return "Nothing was changed.";
+      const path = `/v1/queue/${action}?${new URLSearchParams(applied)}`;
+      return (await api.post<{ message: string }>(path)).message;
+    });
+  const one = (m: QueuedMessage, action: "retry" | "cancel") =>
+    act(async () => {
+      if (action === "cancel" && !confirm(`Cancel "${m.subject || "(no subject)"}"? Its remaining recipients fail with reason "cancelled".`)) return "Nothing was changed.";
+      return (await api.post<{ message: string }>(`/v1/messages/${m.id}/${action}`)).message;
+    });
+
+  return (
+    <>
+      <Section
+        title="Queue"
+        actions={
+          <>
+            <button type="button" onClick={() => bulk("retry")}>
+              Retry all matching
+            </button>
+            <button type="button" class="danger" onClick={() => bulk("cancel")}>
+              Cancel all matching
+            </button>
+          </>
+        }
+      >
+        <form class="filters" onSubmit={apply} aria-label="Filter the queue">
+          <Field
+            label="Recipient domain"
+            type="search"
+            value={draft["filter[domain]"]}
+            onInput={(e) => setDraft({ ...draft, "filter[domain]": e.currentTarget.value })}
+          />
+          <Field label="Route">
+            <select value={draft["filter[route_id]"]} onChange={(e) => setDraft({ ...draft, "filter[route_id]": e.currentTarget.value })}>
+              <option value="">Any</option>
+              {(routes.data ?? [])
+                .filter((r) => r.route_type !== "inbound")
+                .map((r) => (
+                  <option key={r.id} value={r.id}>
+                    {r.project_name} · {r.name}
+                  </option>
+                ))}
+            </select>
+          </Field>
+          <div class="field">
+            <button type="submit" class="primary">
+              Filter
+            </button>
+          </div>
+        </form>
+        <Notice notice={notice} />
+        <ListStatus list={list} error={error} />
+        {list.data ? (
+          <>
+            <table class="queue">
+              <thead>
+                <tr>
+                  <th scope="col">Subject</th>
+                  <th scope="col">Recipients waiting</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" class="num">
+                    Attempts
+                  </th>
+                  <th scope="col">Next attempt</th>
+                  <th scope="col">Last reply</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.length === 0 ? (
+                  <tr>
+                    <td colSpan={7} class="muted">
+                      Nothing queued{scope.length ? ` ${scope.join(" ")}` : ""}.
+                    </td>
+                  </tr>
+                ) : (
+                  list.data.data.map((m) => (
+                    <tr key={m.id}>
+                      <td>
+                        <a href={`#/messages/${m.id}`}>{m.subject || "(no subject)"}</a>
+                        <div class="muted">
+                          {m.from_email} · {routeName(m.route_id)} · {fmtDate(m.created_at)}
+                        </div>
+                      </td>
+                      <td>
+                        {m.recipients.map((r) => (
+                          <div key={r.email}>
+                            {r.email} <Status status={r.status} />
+                          </div>
+                        ))}
+                      </td>
+                      <td>
+                        <Status status={m.status} />
+                      </td>
+                      <td class="num">{m.attempts}</td>
+                      <td>{fmtDate(m.next_attempt_at)}</td>
+                      <td>
+                        <div class="reply">{replyText(m.last_response)}</div>
+                      </td>
+                      <td class="row-actions">
+                        <button type="button" class="small" onClick={() => one(m, "retry")} aria-label={`Retry now: ${m.subject}`}>
+                          Retry now
+                        </button>
+                        <button type="button" class="small danger" onClick={() => one(m, "cancel")} aria-label={`Cancel: ${m.subject}`}>
+                          Cancel
+                        </button>
+                      </td>
+                    </tr>
+                  ))
+                )}
+              </tbody>
+            </table>
+            <Pager next={list.data.next_cursor} prev={list.data.prev_cursor} onPage={page} />
+          </>
+        ) : null}
+      </Section>
+      <Destinations />
+    </>
+  );
+}
+
+/** Where mail is going and how fast each destination takes it (the server's, the same for every team). */
+function Destinations() {
+  const list = useLoad(() => api.get<{ data: Destination[] }>("/v1/queue/destinations"), []);
+  return (
+    <Section title="Destinations (this server)">
+      <ErrorBox error={list.error} />
+      <table class="destinations">
+        <thead>
+          <tr>
+            <th scope="col">Destination</th>
+            <th scope="col">Domains</th>
+            <th scope="col">State</th>
+            <th scope="col">Connections</th>
+            <th scope="col">Per minute</th>
+            <th scope="col">Last reply</th>
+          </tr>
+        </thead>
+        <tbody>
+          {!list.data || list.data.data.length === 0 ? (
+            <tr>
+              <td colSpan={6} class="muted">
+                {list.data ? "No destination has been shaped yet." : "Loading…"}
+              </td>
+            </tr>
+          ) : (
+            list.data.data.map((d) => (
+              <tr key={d.name}>
+                <td>
+                  <code>{d.name}</code>
+                </td>
+                <td>{d.domains.join(", ")}</td>
+                <td>
+                  {d.paused ? <Status status="paused" /> : <Status status="open" />}
+                  {d.paused && d.paused_until ? <div class="muted">until {fmtDate(d.paused_until)}</div> : null}
+                  {d.strikes ? <div class="muted">{d.strikes === 1 ? "1 rate reply" : `${d.strikes} rate replies in a row`}</div> : null}
+                </td>
+                <td>{limit(d.concurrency, d.max_concurrency)}</td>
+                <td>{limit(d.per_minute, d.max_per_minute)}</td>
+                <td>
+                  <div class="reply">{replyText(d.last_reply)}</div>
+                  {d.throttled_at ? <div class="muted">rate reply {fmtDate(d.throttled_at)}</div> : null}
+                </td>
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </Section>
+  );
+}
