@@ -35,6 +35,23 @@ export function ensurePostfixInstalled(): void {
   run(["apt-get", "install", "-y", "--no-install-recommends", "postfix"], { DEBIAN_FRONTEND: "noninteractive" });
 }
 
+/**
+ * Postfix's master daemonizes, so it would outlive a bench stopped with ^C or killed: running
+ * instances are stopped on those signals too (exceptions are the caller's finally's job).
+ */
+const running = new Set<PostfixRelay>();
+let signalsHooked = false;
+function stopOnSignals(): void {
+  if (signalsHooked) return;
+  signalsHooked = true;
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      for (const relay of running) relay.stop();
+      process.exit(130);
+    });
+  }
+}
+
 /** Starts a private Postfix on 127.0.0.1:port relaying to [127.0.0.1]:sinkPort. Call stop() even on failure. */
 export function startPostfixRelay(opts: { port: number; sinkPort: number }): PostfixRelay {
   ensurePostfixInstalled();
@@ -95,6 +112,7 @@ export function startPostfixRelay(opts: { port: number; sinkPort: number }): Pos
     cpuSeconds: () => processTree(masterPid).reduce((sum, pid) => sum + cpuOf(pid, true), 0),
     pssBytes: () => processTree(masterPid).reduce((sum, pid) => sum + pssOf(pid), 0),
     stop() {
+      running.delete(relay);
       try {
         run(["postfix", "-c", etc, "stop"]);
       } catch {
@@ -103,6 +121,8 @@ export function startPostfixRelay(opts: { port: number; sinkPort: number }): Pos
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  running.add(relay);
+  stopOnSignals();
   try {
     run(["postfix", "-c", etc, "check"]);
     run(["postfix", "-c", etc, "start"]);
