@@ -5,6 +5,7 @@
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import { Elysia, type AnyElysia } from "elysia";
+import { documentRateLimits, rateLimitComponents } from "./rate-limit.ts";
 
 // The reading page's assets, embedded in the binary: see uiAssets.
 import uiBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
@@ -24,6 +25,7 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 /** The whole document of `app`'s routes. */
 export function openapiDocument(app: AnyElysia, opts: OpenApiOptions): Record<string, Json> {
   const { paths, components } = toOpenAPISchema(app) as unknown as { paths: Json; components: { schemas?: Json } };
+  documentRateLimits(paths);
   return tidy({
     openapi: "3.1.0",
     info: {
@@ -40,6 +42,7 @@ export function openapiDocument(app: AnyElysia, opts: OpenApiOptions): Record<st
         sessionCookie: { type: "apiKey", in: "cookie", name: "posthorn_session", description: "Dashboard session (POST /v1/auth/sign-in); also accepted wherever the team token is, with X-CSRF-Token on requests that change something" },
       },
       schemas: components.schemas ?? {},
+      ...rateLimitComponents,
     },
   }) as Record<string, Json>;
 }

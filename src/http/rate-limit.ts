@@ -175,3 +175,34 @@ export const rateLimitPlugin = (deps: Deps, principalOf: (request: Request) => T
     },
   });
 };
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const limitHeader = (description: string) => ({ description, schema: { type: "integer" } });
+
+/** The RateLimit-* headers and the 429 answer, as OpenAPI components. */
+export const rateLimitComponents = {
+  headers: {
+    "RateLimit-Limit": limitHeader("Size of the caller's bucket (twice the sustained requests per second). On every answer of a rate-limited endpoint."),
+    "RateLimit-Remaining": limitHeader("Requests the bucket allows right now. On every answer of a rate-limited endpoint."),
+    "RateLimit-Reset": limitHeader("Seconds until the bucket is full again. On every answer of a rate-limited endpoint."),
+    "Retry-After": limitHeader("Seconds until a request is allowed again."),
+  },
+  responses: {
+    RateLimited: {
+      description:
+        "Too many requests: the rate limit of the project (send endpoints) or of the team (management) is spent, or the client IP has failed authentication too often. Nothing of the request was stored.",
+      headers: Object.fromEntries(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"].map((h) => [h, { $ref: `#/components/headers/${h}` }])),
+      content: { "application/json": { schema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] } } },
+    },
+  },
+} satisfies Record<string, Json>;
+
+/** Every operation that takes credentials is rate limited: its 429 is documented (once, by reference). */
+export function documentRateLimits(paths: Json): void {
+  for (const methods of Object.values((paths ?? {}) as Record<string, Record<string, { security?: unknown[]; responses?: Record<string, Json> }>>)) {
+    for (const op of Object.values(methods)) {
+      if (op.security?.length && op.responses && !op.responses["429"]) op.responses["429"] = { $ref: "#/components/responses/RateLimited" };
+    }
+  }
+}

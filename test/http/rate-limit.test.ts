@@ -83,6 +83,30 @@ describe("API rate limits, defaults", () => {
   });
 });
 
+describe("the OpenAPI document", () => {
+  const t = createTestApp();
+
+  test("documents the 429 with its headers on every operation that takes credentials", async () => {
+    const doc = (await t.request("GET", "/openapi/json", { token: null })).json;
+    expect(doc.components.responses.RateLimited.headers).toEqual({
+      "RateLimit-Limit": { $ref: "#/components/headers/RateLimit-Limit" },
+      "RateLimit-Remaining": { $ref: "#/components/headers/RateLimit-Remaining" },
+      "RateLimit-Reset": { $ref: "#/components/headers/RateLimit-Reset" },
+      "Retry-After": { $ref: "#/components/headers/Retry-After" },
+    });
+    let operations = 0;
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        if (!op.security?.length) continue;
+        operations++;
+        expect({ op: `${method} ${path}`, has429: "429" in op.responses }).toEqual({ op: `${method} ${path}`, has429: true });
+      }
+    }
+    expect(operations).toBeGreaterThan(30);
+    expect(doc.paths["/v1/send"].post.responses["429"]).toEqual({ $ref: "#/components/responses/RateLimited" });
+  });
+});
+
 describe("a batch refused by the limiter stores nothing", () => {
   // 1 request/s, burst 2.
   const t = createTestApp({ env: { POSTHORN_RATE_LIMIT_SEND: "1" } });
