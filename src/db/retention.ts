@@ -13,10 +13,12 @@ const AUTO_VACUUM_MODES = ["none", "full", "incremental"];
 /**
  * A message is purged only when it and every one of its recipients reached a final status
  * before the cutoff: mail still queued, retried or half delivered is never touched, whatever its
- * age. Checked again inside the purge's own transaction, so a message that moved since the walk
- * read it is left alone.
+ * age. An inbound message is final once its job processed it (processed or policy_rejected; it
+ * has no recipients). Checked again inside the purge's own transaction, so a message that moved
+ * since the walk read it is left alone.
  */
-const PURGEABLE = `purged_at IS NULL AND created_at < ? AND status_changed_at < ? AND status IN (${FINAL_STATUSES_SQL})
+const PURGEABLE = `purged_at IS NULL AND created_at < ? AND status_changed_at < ?
+  AND (status IN (${FINAL_STATUSES_SQL}) OR (type = 'inbound' AND status <> 'pending'))
   AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.message_id = messages.id AND (r.status NOT IN (${FINAL_STATUSES_SQL}) OR r.status_changed_at >= ?))`;
 
 const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
@@ -57,7 +59,9 @@ export class RetentionRepository {
     if (purged.length === 0) return purged;
     const these = placeholders(purged.length);
     const opts = { dynamic: true };
-    await this.db.run(`UPDATE message_contents SET html = NULL, text = NULL, headers = '{}', raw = NULL WHERE message_id IN (${these})`, purged, opts);
+    // The row goes rather than its columns: a row shrunk in place keeps its page (nothing after it
+    // in key order ever fills that page again), a deleted one frees it. Readers take a missing row as no content.
+    await this.db.run(`DELETE FROM message_contents WHERE message_id IN (${these})`, purged, opts);
     // The rows stay (filename, type, size are the message's metadata); an empty content is what a purged file reads as.
     await this.db.run(`UPDATE attachments SET content = ? WHERE message_id IN (${these})`, [new Uint8Array(0), ...purged], opts);
     await this.db.run(`DELETE FROM webhook_deliveries WHERE event_id IN (SELECT id FROM events WHERE message_id IN (${these}))`, purged, opts);

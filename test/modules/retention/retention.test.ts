@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { loadConfig } from "../../../src/config.ts";
 import { newId } from "../../../src/ids.ts";
 import { idAt, runRetentionSlice, startRetention, RETENTION_QUEUE, type RetentionOptions } from "../../../src/modules/retention/service.ts";
+import { attachmentDownloadUrl } from "../../../src/auth/attachment-links.ts";
+import { serverSecretOf } from "../../../src/secrets.ts";
 import { createTestApp, engine, insertTestDomain, tempDir } from "../../helpers.ts";
+import { insertMessage, routeIdOf } from "../messages/fixtures.ts";
 import { startOutbound, type OutboundHarness } from "../../send/harness.ts";
 
 // Fast enough for a test, still several transactions per pass (batch 2).
@@ -31,15 +34,15 @@ function footprint(id: string) {
   const c = h.sqlNow.get<{ html: string | null; text: string | null; raw: Uint8Array | null; headers: string }>(
     "SELECT html, text, raw, headers FROM message_contents WHERE message_id = ?",
     [id],
-  )!;
+  );
   const attachments = h.sqlNow.all<{ filename: string; size: number; content: Uint8Array }>("SELECT filename, size, content FROM attachments WHERE message_id = ?", [id]);
   const eventIds = h.sqlNow.all<{ id: string }>("SELECT id FROM events WHERE message_id = ?", [id]).map((e) => e.id);
   const count = (sql: string) => h.sqlNow.get<{ n: number }>(sql, [id])!.n;
   return {
-    html: c.html,
-    text: c.text,
-    raw: c.raw === null ? null : c.raw.length,
-    headers: c.headers,
+    html: c?.html ?? null,
+    text: c?.text ?? null,
+    raw: c?.raw ? c.raw.length : null,
+    headers: c?.headers ?? null,
     attachments: attachments.map((a) => ({ filename: a.filename, size: a.size, stored: a.content.length })),
     events: eventIds.length,
     deliveries: count("SELECT count(*) AS n FROM webhook_deliveries WHERE event_id IN (SELECT id FROM events WHERE message_id = ?)"),
@@ -113,7 +116,7 @@ describe("purge", () => {
       html: null,
       text: null,
       raw: null,
-      headers: "{}",
+      headers: null,
       attachments: [{ filename: "report.txt", size: before.old.attachments[0]!.size, stored: 0 }],
       events: 0,
       deliveries: 0,
@@ -172,6 +175,40 @@ describe("purge", () => {
     expect(footprint(held).raw).toBeNull();
     expect(footprint(recent).attachments[0]!.stored).toBe(0);
   });
+});
+
+test("inbound: a processed message is purged (raw source, its message.inbound event, its attachments' links answer that they were purged); one still pending is not", async () => {
+  const t = createTestApp();
+  const routeId = routeIdOf(t.deps, t.team.projectId, "inbound");
+  const at = Date.now() - 1000;
+  const raw = "From: a@example.net\r\nSubject: Hi\r\n\r\nHello";
+  const attachments = [{ filename: "scan.pdf", contentType: "application/pdf", content: "%PDF-1.4 scanned" }];
+  const processed = insertMessage(t.deps, { teamId: t.team.teamId, routeId, type: "inbound", status: "processed", createdAt: at, raw, attachments });
+  const pending = insertMessage(t.deps, { teamId: t.team.teamId, routeId, type: "inbound", status: "pending", createdAt: at, raw, attachments });
+  for (const id of [processed, pending]) {
+    await t.sql.run("INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at) VALUES (?, ?, ?, ?, 'message.inbound', '{}', ?)", [newId(), t.team.teamId, routeId, id, at]);
+  }
+  const attachmentOf = async (id: string) => (await t.sql.get<{ id: string }>("SELECT id FROM attachments WHERE message_id = ?", [id]))!.id;
+  const download = async (id: string) => {
+    const { url } = attachmentDownloadUrl(await serverSecretOf(t.deps.store), "http://localhost", await attachmentOf(id));
+    return t.app.handle(new Request(url));
+  };
+  expect((await download(processed)).status).toBe(200);
+
+  const run = await runRetentionSlice(t.deps, Date.now(), {}, FAST);
+  expect(run.purged).toBe(1);
+  const source = await t.request("GET", `/v1/messages/${processed}/source`);
+  expect(source.status).toBe(404);
+  expect(source.json.message).toContain("Message source was purged on");
+  const link = await download(processed);
+  expect(link.status).toBe(404);
+  expect(((await link.json()) as { message: string }).message).toContain("Attachment was purged on");
+  expect((await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM events WHERE message_id = ?", [processed]))!.n).toBe(0);
+  // The pending one (its job has not run) keeps everything.
+  expect((await t.request("GET", `/v1/messages/${pending}/source`)).text).toBe(raw);
+  expect((await download(pending)).status).toBe(200);
+  expect((await t.sql.get<{ n: number }>("SELECT count(*) AS n FROM events WHERE message_id = ?", [pending]))!.n).toBe(1);
+  await t.deps.store.close();
 });
 
 test("the walk's bound: an id made of a time sorts above every id made before it, below every one made after", async () => {
