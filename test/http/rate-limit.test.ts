@@ -291,50 +291,48 @@ describe("0 turns the limits off", () => {
 });
 
 describe("the client IP behind a reverse proxy", () => {
-  const post = (t: ReturnType<typeof createTestApp>, port: number, token: string, forwardedFor: string) =>
-    fetch(`http://127.0.0.1:${port}/v1/team`, { headers: { authorization: `Bearer ${token}`, "x-forwarded-for": forwardedFor } });
-
-  test("with POSTHORN_TRUSTED_PROXIES the nearest untrusted X-Forwarded-For address is the client: one client's failures do not block another's", async () => {
-    const t = createTestApp({ env: { POSTHORN_AUTH_FAILURE_LIMIT: "", POSTHORN_TRUSTED_PROXIES: "127.0.0.1/32, ::1" } });
-    const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
-    try {
-      const port = server.server!.port!;
-      // What the client wrote itself (left of the address the proxy appended) changes nothing.
-      for (let i = 0; i < AUTH_FAILURES_PER_IP; i++) expect((await post(t, port, `ph_team_guess${i}`, `198.51.100.${i}, 203.0.113.5`)).status).toBe(401);
-      expect((await post(t, port, t.team.teamToken, "203.0.113.5")).status).toBe(429);
-      expect((await post(t, port, t.team.teamToken, "198.51.100.7")).status).toBe(200);
-      expect((await t.sql.all<{ key: string }>("SELECT key FROM auth_failures")).map((r) => r.key)).toEqual(["ip:203.0.113.5"]);
-    } finally {
-      await server.stop();
-    }
-  });
-
-  test("an IPv6 client is counted by its /64: walking through its addresses does not escape the throttle", async () => {
-    const t = createTestApp({ env: { POSTHORN_AUTH_FAILURE_LIMIT: "", POSTHORN_TRUSTED_PROXIES: "127.0.0.1" } });
-    const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
-    try {
-      const port = server.server!.port!;
-      for (let i = 0; i < AUTH_FAILURES_PER_IP; i++) expect((await post(t, port, `ph_team_guess${i}`, `2001:db8:7:8::${(i + 1).toString(16)}`)).status).toBe(401);
-      expect((await post(t, port, t.team.teamToken, "2001:db8:7:8:ffff::1")).status).toBe(429);
-      expect((await post(t, port, t.team.teamToken, "2001:db8:7:9::1")).status).toBe(200);
-      expect((await t.sql.all<{ key: string }>("SELECT key FROM auth_failures")).map((r) => r.key)).toEqual(["ip:2001:db8:7:8::/64"]);
-    } finally {
-      await server.stop();
-    }
-  });
-
-  test("without it X-Forwarded-For is ignored: the TCP peer is the client", async () => {
-    const t = createTestApp({ env: { POSTHORN_AUTH_FAILURE_LIMIT: "" } });
-    const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
-    try {
-      const port = server.server!.port!;
-      for (let i = 0; i < AUTH_FAILURES_PER_IP; i++) expect((await post(t, port, `ph_team_guess${i}`, `203.0.113.${i}`)).status).toBe(401);
-      expect((await post(t, port, t.team.teamToken, "198.51.100.7")).status).toBe(429);
-      expect((await t.sql.all<{ key: string }>("SELECT key FROM auth_failures")).map((r) => r.key)).toEqual(["ip:127.0.0.1"]);
-    } finally {
-      await server.stop();
-    }
-  });
+  const cases = [
+    {
+      name: "with POSTHORN_TRUSTED_PROXIES the nearest untrusted X-Forwarded-For address is the client (what the client wrote itself, further left, changes nothing): one client's failures do not block another's",
+      proxies: "127.0.0.1/32, ::1",
+      guessFrom: (i: number) => `198.51.100.${i}, 203.0.113.5`,
+      refused: "203.0.113.5",
+      served: "198.51.100.7",
+      counted: "ip:203.0.113.5",
+    },
+    {
+      name: "an IPv6 client is counted by its /64: walking through its addresses does not escape the throttle",
+      proxies: "127.0.0.1",
+      guessFrom: (i: number) => `2001:db8:7:8::${(i + 1).toString(16)}`,
+      refused: "2001:db8:7:8:ffff::1",
+      served: "2001:db8:7:9::1",
+      counted: "ip:2001:db8:7:8::/64",
+    },
+    {
+      name: "without it X-Forwarded-For is ignored: the TCP peer is the client",
+      proxies: "",
+      guessFrom: (i: number) => `203.0.113.${i}`,
+      refused: "198.51.100.7",
+      served: null,
+      counted: "ip:127.0.0.1",
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, async () => {
+      const t = createTestApp({ env: { POSTHORN_AUTH_FAILURE_LIMIT: "", POSTHORN_TRUSTED_PROXIES: c.proxies } });
+      const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
+      const get = (token: string, forwardedFor: string) =>
+        fetch(`http://127.0.0.1:${server.server!.port}/v1/team`, { headers: { authorization: `Bearer ${token}`, "x-forwarded-for": forwardedFor } });
+      try {
+        for (let i = 0; i < AUTH_FAILURES_PER_IP; i++) expect((await get(`ph_team_guess${i}`, c.guessFrom(i))).status).toBe(401);
+        expect((await get(t.team.teamToken, c.refused)).status).toBe(429);
+        if (c.served) expect((await get(t.team.teamToken, c.served)).status).toBe(200);
+        expect((await t.sql.all<{ key: string }>("SELECT key FROM auth_failures")).map((r) => r.key)).toEqual([c.counted]);
+      } finally {
+        await server.stop();
+      }
+    });
+  }
 
   test("a value that is no address or CIDR stops the start, naming the variable", () => {
     for (const bad of ["proxy.local", "10.0.0.0/33", "::1/129", "10.0.0.0/x"]) {
