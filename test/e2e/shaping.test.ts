@@ -42,8 +42,8 @@ async function run(shaping: OutboundOptions["shaping"]): Promise<{ strict: Stric
 test(
   `${MESSAGES} messages to a strict receiver: all delivered, far fewer 421s with shaping; the destination is seen paused while another keeps going`,
   async () => {
-    // With shaping: pauses of 10 s (the receiver's window) and up, ramping every 2 s.
-    const on = await run({ firstPauseMs: 10_000, maxPauseMs: 40_000, rampEveryMs: 2_000, quietMs: 120_000 });
+    // With shaping: pauses of 10 s (the receiver's window) and up, ramping every second.
+    const on = await run({ firstPauseMs: 10_000, maxPauseMs: 40_000, rampEveryMs: 1_000, quietMs: 120_000 });
     let shapedMs: number;
     try {
       const t0 = Date.now();
