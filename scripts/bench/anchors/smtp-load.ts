@@ -25,6 +25,16 @@ export async function runSmtpLoad(opts: {
 }
 
 if (import.meta.main) {
+  // Bounded: a server that stops answering (or a bench stopped meanwhile) does not leave this waiting.
+  setTimeout(() => {
+    console.error("smtp-load: gave up after 10 minutes");
+    process.exit(2);
+  }, 600_000).unref();
+  // Its parent gone (a bench stopped with ^C), it stops too.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(2);
+  }, 1000).unref();
   const [port, sessions, count, file, perConnection, to] = process.argv.slice(2);
   const raw = await Bun.file(file!).bytes();
   const body = Buffer.concat([Buffer.from(raw), Buffer.from("\r\n.\r\n")]);
