@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { isRateReply, parseReply } from "../../src/mail/reply.ts";
-import { parseDestinationPolicies, policyFor } from "../../src/mail/shaping.ts";
+import { parseDestinationPolicies, policyFor, Shaper } from "../../src/mail/shaping.ts";
 import { tempDir, waitFor } from "../helpers.ts";
 import { startOutbound, type OutboundHarness } from "../send/harness.ts";
 
@@ -155,5 +155,51 @@ describe("limits as a receiver sees them", () => {
   test("GET /v1/queue/destinations needs a team token", async () => {
     expect((await h.request("GET", "/v1/queue/destinations", { token: null })).status).toBe(401);
     expect((await h.request("GET", "/v1/queue/destinations", { projectToken: h.team.projectToken })).status).toBe(401);
+  });
+});
+
+describe("two nodes on one database", () => {
+  let h: OutboundHarness;
+  beforeAll(async () => {
+    h = await startOutbound();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  test("a rate reply one node gets pauses the destination on the other within a second, with its lowered limits", async () => {
+    const quiet = { warn() {}, info() {}, debug() {}, error() {} };
+    const resolve = async () => ({ name: "mx1.far.test,mx2.far.test", hosts: ["mx1.far.test", "mx2.far.test"] });
+    const opts = { firstPauseMs: 3000, refreshMs: 200 };
+    const a = new Shaper({ store: h.deps.store, log: quiet, policies: {} }, resolve, opts);
+    const b = new Shaper({ store: h.deps.store, log: quiet, policies: {} }, resolve, opts);
+    try {
+      const ok = { verdict: "delivered" as const, reply: { code: 250, enhanced_code: "2.0.0", message: "Ok" } };
+      const rate = { verdict: "soft" as const, reply: { code: 421, enhanced_code: "4.7.28", message: "rate limited" } };
+      // Both nodes send; node A's transaction meets the 421.
+      const first = await b.admit("m0", ["far.test"]);
+      expect(first.admitted).toEqual([true]);
+      first.done("far.test", [ok]);
+      const hit = await a.admit("m1", ["far.test"]);
+      expect(hit.admitted).toEqual([true]);
+      hit.done("far.test", [rate]);
+      const reopens = hit.reopensAt("far.test")!;
+      expect(reopens).toBeGreaterThan(Date.now() + 2000);
+      // Node B hears of it from the database, without sending anything there.
+      await waitFor(async () => {
+        const t = await b.admit(`probe-${Math.random()}`, ["far.test"]);
+        t.close();
+        return !t.admitted[0];
+      }, 2000);
+      const held = await b.admit("m2", ["far.test"]);
+      expect(held.admitted).toEqual([false]);
+      expect(held.retryAt).toBeGreaterThanOrEqual(reopens);
+      const row = (await h.deps.store.read.destinations.list(10)).find((d) => d.name === "mx1.far.test,mx2.far.test")!;
+      expect(row).toMatchObject({ concurrency: 1, strikes: 1, paused_until: reopens });
+      expect(JSON.parse(row.domains)).toEqual(["far.test"]);
+    } finally {
+      a.close();
+      b.close();
+    }
   });
 });
