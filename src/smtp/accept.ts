@@ -26,6 +26,8 @@ export interface InboundJob {
   secure: boolean;
   /** Recipients of the whole SMTP transaction (all routes and bounce addresses). */
   envelopeRecipientCount: number;
+  /** Size of the stored source, so the job can wait for room before reading it (absent in older jobs). */
+  bytes?: number;
 }
 
 export interface AcceptedEnvelope {
@@ -94,6 +96,7 @@ export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buff
         helo: env.helo,
         secure: env.secure,
         envelopeRecipientCount: env.targets.length,
+        bytes: s.raw.length,
       };
       await tx.jobs.enqueue(INBOUND_QUEUE, job, { maxAttempts: 10 });
     }

@@ -22,6 +22,8 @@ import { createAuthResolver, type AuthResolver } from "./auth-resolver.ts";
 import { checkWithRspamd, RspamdError, rspamdHealthOf } from "./rspamd.ts";
 import { authSymbols, sumScore, type SpamSymbol, type SpamVerdict } from "./spam.ts";
 import { emptyDict } from "../dict.ts";
+import { ByteGate } from "./byte-gate.ts";
+import type { RouteRow } from "../db/routes.ts";
 
 /** Status of an inbound message once parsed, scored and handed to the webhooks. */
 export const INBOUND_PROCESSED = "processed";
@@ -38,7 +40,14 @@ export interface InboundJobOptions {
   rspamdRetryMs?: (attempt: number) => number;
   /** Attempts at analyzing a message (a worker crash or timeout) before publishing it unparsed. */
   analysisAttempts?: number;
+  /** Message bytes in progress at once across jobs (default DEFAULT_ANALYSIS_BUDGET_BYTES). */
+  analysisBudgetBytes?: number;
 }
+
+/** Inbound jobs at once: enough that outcomes of many small messages share a commit. */
+export const DEFAULT_INBOUND_CONCURRENCY = 64;
+/** About what 16 jobs of 200 KB messages hold: large mail runs as few at once as before. */
+export const DEFAULT_ANALYSIS_BUDGET_BYTES = 4 * 1024 * 1024;
 
 const analyzers = new WeakMap<Deps, Analyzer>();
 
@@ -58,6 +67,10 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
   const rspamd = rspamdHealthOf(deps);
   const fallbackMs = deps.config.rspamdFallbackSeconds * 1000;
   const analysisAttempts = opts.analysisAttempts ?? 3;
+  // Message bytes between reading their source and their outcome, for all jobs together: many
+  // small messages run at once (their outcomes share commits), few large ones (each holds its
+  // source, the worker's copy and its parts until the outcome is written).
+  const gate = new ByteGate(opts.analysisBudgetBytes ?? DEFAULT_ANALYSIS_BUDGET_BYTES);
   // Read once, when attachment links are first made: the secret never changes.
   let secret: Promise<string> | undefined;
   const linkSecret = () =>
@@ -104,6 +117,16 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
   }
 
   return async (job: Job<InboundJob>): Promise<JobOutcome> => {
+    // Before the source is read: what a job holds from here on grows with the message.
+    const leave = await gate.enter(job.payload.bytes ?? 0);
+    try {
+      return await handle(job);
+    } finally {
+      leave();
+    }
+  };
+
+  async function handle(job: Job<InboundJob>): Promise<JobOutcome> {
     const p = job.payload;
     const row = await deps.store.read.messages.findInboundSource(p.messageId);
     if (!row || row.status !== INBOUND_PENDING) return { type: "done" };
@@ -113,7 +136,16 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
       // The route was deleted after the message was accepted: nobody to hand it to.
       return { type: "done", write: (tx) => tx.messages.failPendingInbound(row.id, now0) };
     }
-    const raw = row.raw;
+    return analyzeAndPublish(job, row, route, row.raw);
+  }
+
+  async function analyzeAndPublish(
+    job: Job<InboundJob>,
+    row: { id: string; team_id: string },
+    route: RouteRow,
+    raw: Uint8Array,
+  ): Promise<JobOutcome> {
+    const p = job.payload;
     let analysis: InboundAnalysis;
     try {
       analysis = await analyzer.analyze(raw, {
@@ -210,7 +242,7 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
           now,
         }),
     };
-  };
+  }
 }
 
 interface Finish {
@@ -270,5 +302,5 @@ async function finishInbound(tx: Repositories, f: Finish): Promise<void> {
 }
 
 export function registerInboundJobs(runner: JobRunner, deps: Deps, opts: InboundJobOptions = {}): void {
-  runner.register(INBOUND_QUEUE, inboundJobHandler(deps, opts), { concurrency: opts.concurrency ?? 16, leaseMs: 5 * 60_000 });
+  runner.register(INBOUND_QUEUE, inboundJobHandler(deps, opts), { concurrency: opts.concurrency ?? DEFAULT_INBOUND_CONCURRENCY, leaseMs: 5 * 60_000 });
 }
