@@ -1,5 +1,5 @@
-import { isIP } from "node:net";
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import { resolve } from "node:path";
 import { Type, type Static } from "@sinclair/typebox";

@@ -11,8 +11,8 @@ import { LockRepository } from "./locks.ts";
 import { MessageContentRepository } from "./message-contents.ts";
 import { MessageRepository } from "./messages.ts";
 import { ProjectRepository } from "./projects.ts";
-import { RateLimitRepository } from "./rate-limits.ts";
 import { QueueRepository } from "./queue.ts";
+import { RateLimitRepository } from "./rate-limits.ts";
 import { RecipientRepository } from "./recipients.ts";
 import { RetentionRepository } from "./retention.ts";
 import { RouteRepository } from "./routes.ts";
@@ -40,8 +40,8 @@ export interface Repositories {
   messageContents: MessageContentRepository;
   messages: MessageRepository;
   projects: ProjectRepository;
-  rateLimits: RateLimitRepository;
   queue: QueueRepository;
+  rateLimits: RateLimitRepository;
   recipients: RecipientRepository;
   retention: RetentionRepository;
   routes: RouteRepository;
@@ -68,8 +68,8 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     messageContents: new MessageContentRepository(db),
     messages: new MessageRepository(db),
     projects: new ProjectRepository(db),
-    rateLimits: new RateLimitRepository(db),
     queue: new QueueRepository(db),
+    rateLimits: new RateLimitRepository(db),
     recipients: new RecipientRepository(db),
     retention: new RetentionRepository(db),
     routes: new RouteRepository(db),
