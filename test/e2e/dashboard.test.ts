@@ -214,6 +214,21 @@ describe.skipIf(!chromiumPath)("the dashboard in Chromium", () => {
     expect(await page.locator("[data-record=dmarc] .status").textContent()).toBe("pending");
     expect(await page.locator("[data-record=dmarc] .reason").textContent()).not.toBe("");
     await shoot("domain");
+
+    // Rotate the DKIM keys: two new records to publish; once both verify they sign, and the old ones retire.
+    await page.getByRole("button", { name: "Rotate DKIM keys" }).click();
+    await waitFor(async () => (await page.locator("tr[data-key-state=next]").count()) === 2);
+    expect(dialogs.at(-1)).toMatch(/^confirm: Make new DKIM keys for news\.example\.test/);
+    expect(await page.locator("tr[data-key-state=current]").count()).toBe(2);
+    for (const row of await page.locator("tr[data-key-state=next]").all()) {
+      dns.set((await row.locator("td:nth-child(3) code").textContent())!, "TXT", [(await row.locator("td.value code").textContent())!]);
+    }
+    await page.getByRole("button", { name: "Verify now" }).click();
+    await waitFor(async () => (await page.locator("tr[data-key-state=retiring]").count()) === 2);
+    expect(await page.locator("tr[data-key-state=next]").count()).toBe(0);
+    expect(await page.locator("tr[data-key-state=current] .status").allTextContents()).toEqual(["active", "active"]);
+    expect(await page.locator("tr[data-key-state=retiring]").first().textContent()).toMatch(/keep it published until/);
+    await shoot("domain-rotated");
   }, 30_000);
 
   test("create a webhook (its secret shown once), send a test and see the delivery in its log", async () => {

@@ -10,6 +10,9 @@ interface DnsRecord {
   fqdn: string;
   content: string;
   status: string;
+  /** DKIM records: current (signs), next (a rotation's key to publish) or retiring (kept until keep_until). */
+  key_state: "current" | "next" | "retiring" | null;
+  keep_until: string | null;
 }
 interface Domain {
   id: string;
@@ -97,13 +100,32 @@ export function DomainDetail({ id }: { id: string }) {
   if (domain.error) return <ErrorBox error={domain.error} />;
   const d = domain.data!;
   const failed = new Map((result?.failed ?? []).map((f) => [f.id, f]));
+  const rotate = async () => {
+    if (!confirm(`Make new DKIM keys for ${d.domain}? Publish the two new records; signing switches once both verify, and the old records must stay published 7 more days.`)) return;
+    setBusy(true);
+    setError(null);
+    try {
+      setResult(null);
+      await api.post(`/v1/domains/${id}/dkim/rotate`);
+      domain.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
   return (
     <Section
       title={d.domain}
       actions={
-        <button type="button" class="primary" onClick={verify} disabled={busy}>
-          {busy ? "Checking…" : "Verify now"}
-        </button>
+        <>
+          <button type="button" onClick={rotate} disabled={busy}>
+            Rotate DKIM keys
+          </button>
+          <button type="button" class="primary" onClick={verify} disabled={busy}>
+            {busy ? "Checking…" : "Verify now"}
+          </button>
+        </>
       }
     >
       <p>
@@ -125,8 +147,12 @@ export function DomainDetail({ id }: { id: string }) {
           {d.dns_records.map((r) => {
             const f = failed.get(r.id);
             return (
-              <tr key={r.id} data-record={r.purpose}>
-                <td>{r.purpose}</td>
+              <tr key={r.id} data-record={r.purpose} data-key-state={r.key_state ?? undefined}>
+                <td>
+                  {r.purpose}
+                  {r.key_state === "next" ? <div class="muted">next key: publish it; it signs once both new records verify</div> : null}
+                  {r.key_state === "retiring" ? <div class="muted">retiring: keep it published until {fmtDate(r.keep_until)}</div> : null}
+                </td>
                 <td>{r.type}</td>
                 <td>
                   <code>{r.fqdn}</code> <CopyButton text={r.fqdn} label="Copy name" />
