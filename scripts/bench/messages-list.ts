@@ -28,6 +28,8 @@ const config = loadConfig({
   POSTHORN_HOSTNAME: "mx.bench.test",
   POSTHORN_PUBLIC_URL: "http://localhost:8080",
   POSTHORN_DNS_SERVERS: "127.0.0.1:1",
+  // It measures the list's latency, not the API's rate limit (50 requests/s by default).
+  POSTHORN_RATE_LIMIT_API: "0",
 });
 const deps = createDeps(config);
 const app = createApp(deps);
