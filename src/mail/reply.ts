@@ -58,12 +58,18 @@ const RATE_TEXT = /\brate\b|rate[- ]?limit|\btoo many\b|\btry (?:again )?later\b
  * Whether a reply tells us to send to that destination more slowly (per-destination shaping):
  * any 421 (the server is closing the channel: overloaded, or limiting us), 4.7.28 (Gmail's "rate
  * limited"), or another 4xx whose text speaks of rate, too many, try later, slow down or
- * throttling. Not 4.5.3 "too many recipients", which is about one message.
+ * throttling. Not 4.5.3 "too many recipients", which is about one message, nor a reply about one
+ * address or mailbox, nor greylisting.
  */
 export function isRateReply(reply: RemoteReply): boolean {
   if (reply.code === 421) return true;
   if (reply.code === null || reply.code < 400 || reply.code >= 500) return false;
   if (reply.enhanced_code === "4.7.28") return true;
-  if (reply.enhanced_code === "4.5.3") return false;
-  return RATE_TEXT.test(reply.message);
+  // The text counts only where the refusal is not about one address or mailbox (x.1.x, x.2.x: a
+  // full or busy mailbox "try again later" says nothing of the destination) nor about one message
+  // (4.5.3 "too many recipients"), and greylisting is no rate: pausing a destination would only
+  // delay the retry it asks for.
+  const subject = reply.enhanced_code?.split(".")[1];
+  if (subject === "1" || subject === "2" || reply.enhanced_code === "4.5.3") return false;
+  return RATE_TEXT.test(reply.message) && !/gr[ae]y[- ]?list/i.test(reply.message);
 }

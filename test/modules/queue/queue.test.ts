@@ -27,7 +27,8 @@ afterAll(async () => {
   await dns.close();
 });
 
-const DEFER = { code: 451, message: "4.3.0 Try again later" };
+// Not a rate reply (see isRateReply), so per-destination shaping does not pause the destination.
+const DEFER = { code: 451, message: "4.3.0 Temporary local problem" };
 
 /**
  * An app whose sink defers every recipient (until `sink.onRcpt` is cleared), with a first retry
