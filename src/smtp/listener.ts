@@ -91,7 +91,8 @@ function letTheGreetingDelayBeASetting(): void {
     send(code: number, data: string, context: boolean): void;
   };
   const proto = SMTPConnection.prototype as unknown as Connection & { init(this: Connection): void };
-  if (!String(proto.init).includes(`this.connectionReady(), ${LIBRARY_GREET_DELAY_MS})`)) {
+  // Compared without whitespace: the binary's bundle is minified (`this.connectionReady(),100)`).
+  if (!String(proto.init).replace(/\s+/g, "").includes(`this.connectionReady(),${LIBRARY_GREET_DELAY_MS})`)) {
     throw new Error("smtp-server's connection init() changed; review letTheGreetingDelayBeASetting in src/smtp/listener.ts");
   }
   greetPatched = true;
