@@ -121,7 +121,11 @@ async function applyChanges(tx: Repositories, change: RecipientChange | readonly
   const changes: readonly RecipientChange[] = Array.isArray(change) ? change : [change as RecipientChange];
   const r = await tx.recipients.withMessage(changes[0]!.recipientId);
   if (!r) throw new Error(`recipient ${changes[0]!.recipientId} not found`);
-  if (onlyIfDue && FINAL_RECIPIENT_STATUSES.has(r.status)) return { applied: false, messageStatus: r.message_status };
+  // A final recipient is left alone, but for one case: a delivery over a failure. Only a cancel
+  // fails a recipient while an attempt is in flight; when that attempt's 250 comes after it, the
+  // receiver has the message, and the record says so rather than keep a cancel that did not happen.
+  const deliveredAfterCancel = r.status === "failed" && changes.some((c) => c.status === "delivered");
+  if (onlyIfDue && FINAL_RECIPIENT_STATUSES.has(r.status) && !deliveredAfterCancel) return { applied: false, messageStatus: r.message_status };
   for (const c of changes) await applyChange(tx, r, c, now);
   return { applied: true, messageStatus: r.message_status };
 }
