@@ -89,6 +89,21 @@ export class QueueRepository {
     );
   }
 
+  /**
+   * The recipient domains (lower case, the part after the first @) of the team's recipients still
+   * queued: the destinations a team is shown are the ones its own mail is waiting for.
+   */
+  async domainsOfTeam(teamId: string): Promise<string[]> {
+    // dialect: SQLite has no split_part; both take what follows the first @.
+    const domain = this.db.dialect === "postgres" ? "lower(split_part(r.email, '@', 2))" : "lower(substr(r.email, instr(r.email, '@') + 1))";
+    const rows = await this.db.all<{ domain: string }>(
+      `SELECT DISTINCT ${domain} AS domain FROM messages m JOIN recipients r ON r.message_id = m.id
+       WHERE m.team_id = ? AND m.type = 'outbound' AND m.status IN (${QUEUED_SQL}) AND r.status IN (${QUEUED_SQL})`,
+      [teamId],
+    );
+    return rows.map((r) => r.domain);
+  }
+
   /** One of the team's messages with its type and status, for an action on it; null when unknown to the team. */
   messageOfTeam(id: string, teamId: string): Promise<{ id: string; type: string; status: string } | null> {
     return this.db.get("SELECT id, type, status FROM messages WHERE id = ? AND team_id = ?", [id, teamId]);

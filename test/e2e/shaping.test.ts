@@ -67,8 +67,9 @@ test(
       await drain(on.h, OTHER, others.length, 10_000);
       expect(statusCounts(on.h, OTHER)).toEqual({ delivered: 20 });
       expect(Date.now()).toBeLessThan(pausedUntil);
+      // The list is the team's queued mail's destinations: the other one, drained, is no longer in it.
       const listed = await on.h.request("GET", "/v1/queue/destinations");
-      expect((listed.json.data as any[]).find((d) => d.name === "mx.other.test")).toMatchObject({ paused: false, domains: [OTHER] });
+      expect((listed.json.data as any[]).map((d) => d.name)).toEqual(["mx.strict.test"]);
 
       await drain(on.h, STRICT, MESSAGES, 150_000);
       shapedMs = Date.now() - t0;

@@ -149,7 +149,10 @@ describe("limits as a receiver sees them", () => {
     expect(h.messageStatus(id)).toBe("pending"); // not attempted, not bounced
     const listed = await h.request("GET", "/v1/queue/destinations");
     expect(listed.status).toBe(200);
-    expect((listed.json.data as any[]).find((d) => d.name === "mx.sink.test")).toMatchObject({ paused: true, concurrency: 1, per_minute: 600, strikes: 1 });
+    expect((listed.json.data as any[]).find((d) => d.name === "mx.sink.test")).toMatchObject({ paused: true, concurrency: 1, per_minute: 600, strikes: 1, domains: ["paused.test"] });
+    // Another team has no mail waiting there: it does not learn where this team's mail goes.
+    const other = h.addTeam();
+    expect((await h.request("GET", "/v1/queue/destinations", { token: other.teamToken })).json.data).toEqual([]);
     await h.waitForStatus(id, ["delivered"], 10_000);
     const at = h.sink.received.find((m) => m.raw.includes(id))!.at;
     expect(at).toBeGreaterThanOrEqual(until);

@@ -11,8 +11,8 @@ const security = [{ teamToken: [] }];
 export const destinationsController = (deps: Deps) =>
   new Elysia({ tags: ["Queue"] }).use(authPlugin(deps)).get(
     "/v1/queue/destinations",
-    async () => {
-      const data = await listDestinations(deps);
+    async ({ team }) => {
+      const data = await listDestinations(deps, team.teamId);
       const paused = data.filter((d) => d.paused).length;
       return { data, message: `${data.length} destination${data.length === 1 ? "" : "s"}, ${paused} paused.` };
     },
@@ -20,7 +20,7 @@ export const destinationsController = (deps: Deps) =>
       team: true,
       detail: {
         summary: "Delivery destinations and their shaping",
-        description: `Each destination (the MX host set of recipient domains, or the relay) with the limits in force, the pause a rate reply (421, 4.7.28, "too many", "try later") set, and the last such reply. Paused destinations first, at most ${DESTINATIONS_LISTED}. The same for every team: destinations are the server's.`,
+        description: `Each destination (the MX host set of recipient domains, or the relay) with the limits in force, the pause a rate reply (421, 4.7.28, "too many", "try later") set, and the last such reply. Paused destinations first, at most ${DESTINATIONS_LISTED}. Only the destinations the team's queued mail is waiting for, with only its own recipient domains: destinations are the server's, the domains mailed to are each team's.`,
         security,
       },
       response: { 200: DestinationList, ...errorResponses(401) },

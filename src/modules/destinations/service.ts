@@ -9,16 +9,20 @@ import type { DestinationData } from "./model.ts";
 export const DESTINATIONS_LISTED = 1000;
 
 /**
- * Every destination's shaping state. Destinations are the server's, shared by every team that
- * sends through it (one IP, one reputation): the list is the same for every team.
+ * The shaping state of the destinations the team's queued mail is waiting for. Destinations are
+ * the server's (one IP, one reputation, shared by every team), but which domains other teams mail
+ * to is theirs: a team sees only the destinations, and the domains of them, its own mail goes to.
  */
-export async function listDestinations(deps: Deps, now = Date.now()): Promise<DestinationData[]> {
-  const rows = await deps.store.read.destinations.list(DESTINATIONS_LISTED);
-  return rows.map((r) => destinationData(deps, r, now));
+export async function listDestinations(deps: Deps, teamId: string, now = Date.now()): Promise<DestinationData[]> {
+  const [rows, mine] = await Promise.all([deps.store.read.destinations.list(DESTINATIONS_LISTED), deps.store.read.queue.domainsOfTeam(teamId)]);
+  const ours = new Set(mine);
+  return rows.flatMap((r) => {
+    const domains = (JSON.parse(r.domains) as string[]).filter((d) => ours.has(d));
+    return domains.length > 0 ? [destinationData(deps, r, domains, now)] : [];
+  });
 }
 
-function destinationData(deps: Deps, r: DestinationRow, now: number): DestinationData {
-  const domains = JSON.parse(r.domains) as string[];
+function destinationData(deps: Deps, r: DestinationRow, domains: string[], now: number): DestinationData {
   const mxHosts = mxHostsOf(r.name);
   const policy = policyFor(deps.config.destinationPolicies, domains, mxHosts);
   return {
