@@ -107,7 +107,10 @@ export class SharedTokenBuckets implements TokenBuckets {
     if (!row && size > 1) row = await take((count = 1));
     if (row) {
       this.empty.delete(key);
-      this.leases.set(key, { tokens: count, sharedLeft: Math.floor(Number(row.tokens)), expiresAt: now + (count * 1000) / rule.rate });
+      // Counted from the answer, not the request: a round trip longer than a small lease's life
+      // (one token at 100/s lasts 10 ms) would hand over a lease already lapsed, and the waiters
+      // would take token after token from the shared bucket without using one.
+      this.leases.set(key, { tokens: count, sharedLeft: Math.floor(Number(row.tokens)), expiresAt: Date.now() + (count * 1000) / rule.rate });
       return;
     }
     const bucket = await store.detached(() => store.read.rateLimits.bucket(key));
