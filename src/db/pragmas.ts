@@ -28,11 +28,14 @@ export function configureConnection(sqlite: Database): void {
  * rewrites the whole file (about as long as a backup, and as much free disk as the file's size),
  * so it happens once, at the start of `serve`, and returns whether it ran.
  */
-export function useIncrementalVacuum(sqlite: Database): { vacuumed: boolean } {
+export function useIncrementalVacuum(sqlite: Database, beforeVacuum: (bytes: number) => void = () => {}): { vacuumed: boolean } {
   const mode = () => (sqlite.query("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum;
   if (mode() === 2) return { vacuumed: false };
   sqlite.exec("PRAGMA auto_vacuum = INCREMENTAL");
   if (mode() === 2) return { vacuumed: false };
+  const { page_count } = sqlite.query("PRAGMA page_count").get() as { page_count: number };
+  const { page_size } = sqlite.query("PRAGMA page_size").get() as { page_size: number };
+  beforeVacuum(page_count * page_size);
   sqlite.exec("VACUUM");
   return { vacuumed: true };
 }

@@ -99,8 +99,8 @@ export class RetentionRepository {
    * yet, this is a full VACUUM, run while nothing else writes (at start, before the listeners).
    * PostgreSQL has nothing to switch.
    */
-  useIncrementalVacuum(): { vacuumed: boolean } {
-    return this.db instanceof SqliteExecutor ? useIncrementalVacuum(this.db.sqlite) : { vacuumed: false };
+  useIncrementalVacuum(beforeVacuum?: (bytes: number) => void): { vacuumed: boolean } {
+    return this.db instanceof SqliteExecutor ? useIncrementalVacuum(this.db.sqlite, beforeVacuum) : { vacuumed: false };
   }
 
   /**

@@ -161,7 +161,10 @@ export function registerRetention(runner: JobRunner, deps: Deps, opts: Retention
 export async function startRetention(deps: Deps): Promise<void> {
   if (deps.config.retentionDays === 0) return;
   const t0 = Date.now();
-  if (deps.store.read.retention.useIncrementalVacuum().vacuumed) {
+  // Said before it starts: on a large file the one-time VACUUM holds the start for a while.
+  const announce = (bytes: number) =>
+    deps.log.warn("switching the database file to incremental auto-vacuum: a one-time VACUUM rewrites it before the server listens", { bytes });
+  if (deps.store.read.retention.useIncrementalVacuum(announce).vacuumed) {
     deps.log.info("switched the database file to incremental auto-vacuum (one-time VACUUM)", { ms: Date.now() - t0 });
   }
   await deps.store.write(async (tx) => {
