@@ -103,9 +103,4 @@ export class QueueRepository {
     );
     return rows.map((r) => r.domain);
   }
-
-  /** One of the team's messages with its type and status, for an action on it; null when unknown to the team. */
-  messageOfTeam(id: string, teamId: string): Promise<{ id: string; type: string; status: string } | null> {
-    return this.db.get("SELECT id, type, status FROM messages WHERE id = ? AND team_id = ?", [id, teamId]);
-  }
 }

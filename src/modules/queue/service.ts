@@ -100,7 +100,7 @@ async function cancelIn(tx: Repositories, ids: string[], domain: string | undefi
 
 /** One of the team's messages that is still queued: 404 when unknown to the team, 409 when final or inbound. */
 async function queuedMessage(deps: Ctx, teamId: string, id: string, action: string) {
-  const m = await deps.store.read.queue.messageOfTeam(id, teamId);
+  const m = await deps.store.read.messages.findOfTeam(id, teamId);
   if (!m) throw new NotFoundError("Message");
   if (m.type !== "outbound") throw new ConflictError(`Only outbound messages can be ${action}; this message is inbound.`);
   if (!QUEUED.has(m.status)) throw new ConflictError(`The message is ${m.status}: only a message still in the delivery queue can be ${action}.`);

@@ -84,11 +84,12 @@ export function DomainDetail({ id }: { id: string }) {
   const [result, setResult] = useState<VerifyResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const verify = async () => {
+  /** Runs one of the page's actions: busy while it runs, its error shown, the domain read again. */
+  const act = async (fn: () => Promise<void>) => {
     setBusy(true);
     setError(null);
     try {
-      setResult(await api.post<VerifyResult>(`/v1/domains/${id}/dns-records/verify`));
+      await fn();
       domain.reload();
     } catch (err) {
       setError(messageOf(err));
@@ -96,23 +97,15 @@ export function DomainDetail({ id }: { id: string }) {
       setBusy(false);
     }
   };
+  const verify = () => act(async () => setResult(await api.post<VerifyResult>(`/v1/domains/${id}/dns-records/verify`)));
   if (domain.loading && !domain.data) return <Loading />;
   if (domain.error) return <ErrorBox error={domain.error} />;
   const d = domain.data!;
   const failed = new Map((result?.failed ?? []).map((f) => [f.id, f]));
   const rotate = async () => {
     if (!confirm(`Make new DKIM keys for ${d.domain}? Publish the two new records; signing switches once both verify, and the old records must stay published 7 more days.`)) return;
-    setBusy(true);
-    setError(null);
-    try {
-      setResult(null);
-      await api.post(`/v1/domains/${id}/dkim/rotate`);
-      domain.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    setResult(null);
+    await act(async () => void (await api.post(`/v1/domains/${id}/dkim/rotate`)));
   };
   return (
     <Section
