@@ -26,8 +26,9 @@ async function describe(read: Repositories, rows: QueuedMessageRow[]): Promise<Q
   const ids = rows.map((r) => r.id);
   const [recipients, jobs] = await Promise.all([read.queue.recipientsOf(ids), read.jobs.ofMessages(OUTBOUND_QUEUE, ids)]);
   const nextRun = new Map(jobs.map((j) => [j.message_id, j.run_at]));
+  const byMessage = Map.groupBy(recipients, (r) => r.message_id);
   return rows.map((m) => {
-    const mine = recipients.filter((r) => r.message_id === m.id);
+    const mine = byMessage.get(m.id) ?? [];
     const last = mine.filter((r) => r.last_response).sort((a, b) => b.status_changed_at - a.status_changed_at)[0];
     const run = nextRun.get(m.id);
     return {
@@ -147,9 +148,13 @@ async function eachBatch(deps: Ctx, teamId: string, filter: QueueFilter, act: (r
 export async function retryQueue(deps: Ctx, teamId: string, q: QueueActionQuery): Promise<BulkResultData> {
   const result = { messages: 0, recipients: 0 };
   await eachBatch(deps, teamId, filterOf(q), async (rows) => {
-    const moved = await deps.store.write((tx) => retryIn(tx, rows.map((r) => r.id)));
-    result.messages += moved.length;
-    result.recipients += (await deps.store.read.queue.recipientsOf(moved)).length;
+    // Counted in the same transaction: the recipients made due, not those left after a delivery since.
+    const moved = await deps.store.write(async (tx) => {
+      const ids = await retryIn(tx, rows.map((r) => r.id));
+      return { ids, recipients: (await tx.queue.recipientsOf(ids)).length };
+    });
+    result.messages += moved.ids.length;
+    result.recipients += moved.recipients;
   });
   return result;
 }
