@@ -81,7 +81,7 @@ export const ConfigSchema = Type.Object({
   maxMessageBytes: Type.Integer({ minimum: 1024 }),
   /** Refused RCPTs (550) a client IP may have on the MX per 10 minutes before every RCPT gets 421; 0 = no limit. */
   smtpRcptFailureLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
-  /** How long the MX waits before its greeting; a client that talks first is refused (early-talker check). */
+  /** How long the MX waits before its greeting (default 0, at once); with a pause, a client that talks first is refused (early-talker check). */
   smtpGreetDelayMs: Type.Integer({ minimum: 0, maximum: 60_000 }),
   /** API rate limits, sustained requests per second (burst twice that; 0 = off): per project on the send endpoints, per team on management. */
   rateLimitSend: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
@@ -239,7 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: int(env, "POSTHORN_MAX_BODY_BYTES", 50 * 1024 * 1024),
     maxMessageBytes: int(env, "POSTHORN_MAX_MESSAGE_BYTES", 25 * 1024 * 1024),
     smtpRcptFailureLimit: int(env, "POSTHORN_SMTP_RCPT_FAILURE_LIMIT", 20),
-    smtpGreetDelayMs: int(env, "POSTHORN_SMTP_GREET_DELAY_MS", 100),
+    smtpGreetDelayMs: int(env, "POSTHORN_SMTP_GREET_DELAY_MS", 0),
     rateLimitSend: int(env, "POSTHORN_RATE_LIMIT_SEND", 100),
     rateLimitApi: int(env, "POSTHORN_RATE_LIMIT_API", 50),
     authFailureLimit: int(env, "POSTHORN_AUTH_FAILURE_LIMIT", 10),

@@ -76,10 +76,12 @@ let greetPatched = false;
 
 /**
  * smtp-server holds every new connection's greeting for a fixed 100 ms and refuses a client that
- * talks first ("You talk too soon": a spambot that does not wait). The pause bounds what a
- * connection per message can do (about sessions / 0.1 s), so the MX makes it a setting,
- * POSTHORN_SMTP_GREET_DELAY_MS, passed as the server option greetDelayMs; 0 greets at once.
- * Same library code otherwise; refuses to run on a version whose init() looks different.
+ * talks first ("You talk too soon": a spambot that does not wait). The pause costs every
+ * connection a tenth of a second and a session slot (a connection per message is capped at about
+ * sessions / 0.1 s), so the MX makes it a setting, POSTHORN_SMTP_GREET_DELAY_MS, passed as the
+ * server option greetDelayMs: 0 by default, greeting at once as Postfix's smtpd, Exim and Haraka
+ * do (spam is left to the scoring). Same library code otherwise; refuses to run on a version
+ * whose init() looks different.
  */
 function letTheGreetingDelayBeASetting(): void {
   if (greetPatched) return;

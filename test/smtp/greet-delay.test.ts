@@ -50,4 +50,12 @@ describe("MX greeting delay (POSTHORN_SMTP_GREET_DELAY_MS)", () => {
     expect(polite.greeting).toMatch(/^220 /);
     expect(polite.ms).toBeLessThan(300);
   });
+
+  test("by default there is no pause: the greeting comes at once", async () => {
+    h = await startInbound();
+    expect(h.deps.config.smtpGreetDelayMs).toBe(0);
+    const polite = await greetingAfterMs(h.port);
+    expect(polite.greeting).toMatch(/^220 /);
+    expect(polite.ms).toBeLessThan(300);
+  });
 });
