@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
+import { closeSync, fdatasync, openSync } from "node:fs";
 import { ConflictError } from "../errors.ts";
 
 type Pending = {
@@ -101,9 +102,60 @@ function storageError(err: unknown): unknown {
  * caller of a closed loop (claim → run → complete, 64 clients each awaiting its send) is waiting
  * on this commit, and waiting longer would only idle them.
  *
+ * The fsync that makes a commit durable runs off the event loop: the batch commits with
+ * synchronous=NORMAL (in the log, not yet synced) and its callers are answered once a sync of the
+ * log (fdatasync on a thread of the pool) that began after the commit has ended, so requests go on
+ * being served while the disk syncs, and commits made meanwhile share the next sync (see LogSync).
+ * What is committed but not yet synced survives the process being killed (it is in the OS's page
+ * cache), and nothing built on it is answered or acted on before the sync: the job runner's
+ * claims are writes too, answered after a later sync that covers it.
+ *
  * Work functions are synchronous by design: bun:sqlite transactions must never await.
  */
 const PACE_MS_PER_WRITE = 0.25;
+
+const ignore = () => {};
+
+/**
+ * Syncs of a WAL file, one at a time: `after()` promises a sync that starts after the call (the
+ * one in flight may have started before the caller's commit), shared by all callers meanwhile.
+ */
+class LogSync {
+  private inFlight: Promise<void> | null = null;
+  private next: Promise<void> | null = null;
+  private fd: number | null = null;
+
+  constructor(private readonly path: string) {}
+
+  after(): Promise<void> {
+    if (!this.inFlight) return (this.inFlight = this.start());
+    return (this.next ??= this.inFlight.then(ignore, ignore).then(() => {
+      this.next = null;
+      return (this.inFlight = this.start());
+    }));
+  }
+
+  /** Waits for the syncs promised so far, then closes the file. */
+  async close(): Promise<void> {
+    await (this.next ?? this.inFlight)?.catch(ignore);
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private start(): Promise<void> {
+    // Opened at the first sync: the log exists once a transaction has committed into it.
+    let fd: number;
+    try {
+      fd = this.fd ??= openSync(this.path, "r");
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const done: Promise<void> = new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve()))).finally(() => {
+      if (this.inFlight === done) this.inFlight = null;
+    });
+    return done;
+  }
+}
 
 export class Writer {
   private queue: Pending[] = [];
@@ -126,6 +178,10 @@ export class Writer {
   >;
   /** Commits made and writes they carried, for tests and metrics. */
   readonly stats = { commits: 0, writes: 0, largestBatch: 0 };
+  /** The log's syncs, off the event loop; null when the database has no WAL file (in memory): commits are synchronous=FULL then. */
+  private readonly logSync: LogSync | null;
+  /** The sync that makes the last commit durable. */
+  private durable: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly sqlite: Database,
@@ -147,6 +203,9 @@ export class Writer {
       syncNormal: sqlite.prepare("PRAGMA synchronous = NORMAL"),
       syncFull: sqlite.prepare("PRAGMA synchronous = FULL"),
     };
+    const mode = (sqlite.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode;
+    const file = (sqlite.query("PRAGMA database_list").get() as { file: string }).file;
+    this.logSync = mode === "wal" && file ? new LogSync(`${file}-wal`) : null;
   }
 
   /** Runs `fn` as a unit of work: its writes commit only once the unit is finished with ok (see UnitOfWork). */
@@ -294,7 +353,11 @@ export class Writer {
    */
   private runBatch(batch: Pending[], from: number): boolean | Promise<boolean> {
     try {
-      if (from === 0) this.tx.begin.run();
+      if (from === 0) {
+        // synchronous cannot change inside a transaction: NORMAL from BEGIN to COMMIT, the sync follows off the loop.
+        if (this.logSync) this.tx.syncNormal.run();
+        this.tx.begin.run();
+      }
       for (let i = from; i < batch.length; i++) {
         const p = batch[i]!;
         if (p.ran) continue; // ran inside its unit's open savepoint
@@ -323,6 +386,7 @@ export class Writer {
         if (held !== null) return held;
       }
       this.tx.commit.run();
+      if (this.logSync) this.tx.syncFull.run();
       this.lastCommitAt = performance.now();
       this.lastBatch = batch.length;
     } catch (err) {
@@ -331,12 +395,26 @@ export class Writer {
     this.stats.commits++;
     this.stats.writes += batch.length;
     this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
+    if (!this.logSync) {
+      this.settle(batch, null);
+      return true;
+    }
+    this.durable = this.logSync.after();
+    this.durable.then(
+      () => this.settle(batch, null),
+      (err: unknown) => this.settle(batch, err),
+    );
+    return true;
+  }
+
+  /** Answers the writes of a committed batch once it is durable (`failure`: the log could not be synced). */
+  private settle(batch: Pending[], failure: unknown): void {
     for (const p of batch) {
-      if (p.unit && p.ran!.ok) continue; // settled when it ran
-      if (p.ran!.ok) p.resolve(p.ran!.value);
+      if (p.unit && p.ran!.ok) continue; // handed its value when it ran; its unit learns through finish()
+      if (failure !== null) p.reject(failure);
+      else if (p.ran!.ok) p.resolve(p.ran!.value);
       else p.reject(p.ran!.value);
     }
-    return true;
   }
 
   /**
@@ -362,6 +440,7 @@ export class Writer {
   private abandon(batch: Pending[], err: unknown): false {
     try {
       this.tx.rollback.run();
+      if (this.logSync) this.tx.syncFull.run();
     } catch {
       // no transaction left to roll back
     }
@@ -403,7 +482,7 @@ export class Writer {
         return this.runBatch(batch, at + 1);
       })
       .then((committed) => {
-        if (committed) commit.resolve();
+        if (committed) this.durable.then(commit.resolve, commit.reject);
         else commit.reject(new Error("the group commit failed"));
         return committed;
       });
@@ -435,6 +514,7 @@ export class Writer {
     if (this.watchdog) clearInterval(this.watchdog);
     this.watchdog = null;
     await flushed;
+    await this.logSync?.close();
   }
 }
 
