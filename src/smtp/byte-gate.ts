@@ -1,28 +1,39 @@
 /**
- * Bounds the bytes of work in flight, first come first served: `enter(n)` resolves once `n` more
- * bytes fit under the limit (or nothing else is inside, so one piece larger than the limit still
- * passes alone), and the function it resolves to gives them back. Unlike DataBudget (which refuses
- * at once, for SMTP), a piece waits its turn; a large one at the head is not overtaken.
+ * Bounds the bytes held in memory at once, in two ways over one count: `take(n)` takes them now or
+ * refuses (the SMTP listeners: a message that would go over is drained and answered 452), and
+ * `enter(n)` waits its turn, first come first served, resolving to the function that gives them
+ * back (the inbound jobs: a large piece at the head is not overtaken). When nothing is held, any
+ * amount fits, so one piece larger than the limit still passes alone.
  */
 export class ByteGate {
   private inside = 0;
-  private entries = 0;
   private readonly waiting: { bytes: number; admit: () => void }[] = [];
 
   constructor(readonly limit: number) {}
 
+  /** Takes `bytes` if they fit now and nothing waits; false otherwise. Give them back with give(). */
+  take(bytes: number): boolean {
+    if (this.waiting.length > 0 || !this.fits(bytes)) return false;
+    this.inside += bytes;
+    return true;
+  }
+
+  /** Gives back bytes taken with take(). */
+  give(bytes: number): void {
+    this.inside = Math.max(0, this.inside - bytes);
+    this.admitWaiting();
+  }
+
+  /** Resolves once `bytes` fit, to the function that gives them back (calling it again does nothing). */
   enter(bytes: number): Promise<() => void> {
     return new Promise((resolve) => {
       const admit = () => {
         this.inside += bytes;
-        this.entries++;
         let left = false;
         resolve(() => {
           if (left) return;
           left = true;
-          this.inside -= bytes;
-          this.entries--;
-          this.admitWaiting();
+          this.give(bytes);
         });
       };
       if (this.waiting.length === 0 && this.fits(bytes)) admit();
@@ -31,7 +42,7 @@ export class ByteGate {
   }
 
   private fits(bytes: number): boolean {
-    return this.entries === 0 || this.inside + bytes <= this.limit;
+    return this.inside === 0 || this.inside + bytes <= this.limit;
   }
 
   private admitWaiting(): void {

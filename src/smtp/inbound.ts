@@ -11,7 +11,8 @@ import type { Deps } from "../context.ts";
 import { LEGACY_VERP_MS, parseLegacyVerpLocalPart, verpCutoverOf, verpLocalPart } from "../mail/verp.ts";
 import { serverSecretOf } from "../secrets.ts";
 import { acceptInbound } from "./accept.ts";
-import { baseServerOptions, DEFAULT_LIMITS, DataBudget, greetDelayOption, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+import { baseServerOptions, DEFAULT_LIMITS, greetDelayOption, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+import { ByteGate } from "./byte-gate.ts";
 import { clientKey, RCPT_FAILURE_WINDOW_MS, RcptFailureThrottle } from "./rcpt-throttle.ts";
 import { RecipientResolver, splitAddress, type InboundTarget, type RecipientVerdict } from "./recipients.ts";
 
@@ -30,7 +31,7 @@ export async function createInboundServer(deps: Deps, limits: ListenerLimits): P
   const throttle = limit > 0 ? new RcptFailureThrottle(limit) : null;
   // What each accepted RCPT resolved to, per transaction (smtp-server makes a new envelope each time).
   const targets = new WeakMap<SMTPServerEnvelope, Map<string, InboundTarget>>();
-  const budget = new DataBudget(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
+  const budget = new ByteGate(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
 
   return new SMTPServer({
     ...baseServerOptions(deps.config, limits),

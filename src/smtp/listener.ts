@@ -9,6 +9,7 @@ import { SMTPConnection } from "smtp-server/lib/smtp-connection.js";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { LiveCertificate } from "../tls/certificate.ts";
+import type { ByteGate } from "./byte-gate.ts";
 
 /** Limits of a listener. Defaults suit production; tests shorten the timeouts. */
 export interface ListenerLimits {
@@ -35,20 +36,6 @@ export const DEFAULT_LIMITS: ListenerLimits = {
   maxRecipients: 100,
   maxBufferedBytes: 512 * 1024 * 1024,
 };
-
-/** Counts the message bytes a listener's sessions hold in memory (see maxBufferedBytes). */
-export class DataBudget {
-  used = 0;
-  constructor(readonly limit: number) {}
-  take(n: number): boolean {
-    if (this.used + n > this.limit) return false;
-    this.used += n;
-    return true;
-  }
-  give(n: number): void {
-    this.used = Math.max(0, this.used - n);
-  }
-}
 
 const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3} /;
 let patched = false;
@@ -195,14 +182,15 @@ export function followCertificate(listener: RunningListener, live: LiveCertifica
 
 /**
  * Reads a DATA stream into memory, keeping at most `limit` bytes (smtp-server already answers
- * 552 to anything larger; the rest is drained so the session can go on) and charging what it
- * keeps to `budget`. `starved` means the budget ran out: the message was drained, not kept.
- * Call `release()` once the message is stored or refused.
+ * 552 to anything larger; the rest is drained so the session can go on) and taking what it
+ * keeps from `budget` (maxBufferedBytes, shared by the listener's sessions). `starved` means the
+ * budget ran out: the message was drained, not kept. Call `release()` once the message is stored
+ * or refused.
  */
 export function readMessage(
   stream: Readable & { sizeExceeded?: boolean },
   limit: number,
-  budget: DataBudget,
+  budget: ByteGate,
 ): Promise<{ raw: Buffer; oversized: boolean; starved: boolean; release: () => void }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

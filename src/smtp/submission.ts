@@ -27,7 +27,8 @@ import { TokenAuthenticator } from "../auth/tokens.ts";
 import { authThrottle } from "../auth/throttle.ts";
 import { acceptMessages } from "../sending/acceptance.ts";
 import { RESERVED_HEADERS, type SendInput } from "../sending/validation.ts";
-import { baseServerOptions, DEFAULT_LIMITS, DataBudget, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+import { baseServerOptions, DEFAULT_LIMITS, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+import { ByteGate } from "./byte-gate.ts";
 import { emptyDict } from "../dict.ts";
 
 export const ROUTE_HEADER = "x-posthorn-route";
@@ -176,7 +177,7 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
   const plainFromLoopback = opts.plainAuthFromLoopback ?? true;
   const tokens = new TokenAuthenticator(deps);
   const throttle = authThrottle(deps);
-  const budget = new DataBudget(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
+  const budget = new ByteGate(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
 
   return new SMTPServer({
     ...baseServerOptions(deps.config, limits),

@@ -11,7 +11,7 @@ function enterAll(gate: ByteGate, sizes: number[], order: number[]) {
   );
 }
 
-describe("ByteGate: bytes of work in flight", () => {
+describe("ByteGate: bytes held at once", () => {
   test("pieces under the limit go in at once; the next waits until enough has left", async () => {
     const gate = new ByteGate(100);
     const order: number[] = [];
@@ -62,5 +62,28 @@ describe("ByteGate: bytes of work in flight", () => {
     await Bun.sleep(5);
     expect(order).toEqual([0]);
     void b;
+  });
+
+  test("take refuses at once what does not fit, and gives back with give", () => {
+    const gate = new ByteGate(100);
+    expect(gate.take(60)).toBe(true);
+    expect(gate.take(50)).toBe(false);
+    expect(gate.take(40)).toBe(true);
+    gate.give(60);
+    expect(gate.take(50)).toBe(true);
+  });
+
+  test("take and enter share one count: bytes given back admit a waiting piece, and take does not overtake it", async () => {
+    const gate = new ByteGate(100);
+    expect(gate.take(80)).toBe(true);
+    const order: number[] = [];
+    const [waiting] = enterAll(gate, [50], order);
+    await Bun.sleep(5);
+    expect(order).toEqual([]);
+    expect(gate.take(10)).toBe(false); // would fit, but a piece waits
+    gate.give(80);
+    (await waiting!)();
+    expect(order).toEqual([0]);
+    expect(gate.take(100)).toBe(true);
   });
 });
