@@ -2,7 +2,8 @@
  * Worker thread that parses, authenticates and scores inbound messages (analysis.ts), so that
  * mailparser and mailauth run beside the event loop that serves SMTP sessions and commits.
  * DNS lookups are asked of the main thread (its DnsResolver, POSTHORN_DNS_SERVERS, and its
- * cache). Messages in: analyze {id, raw, input} and dns answers; out: results and dns questions.
+ * cache). Messages in: analyze {id, raw, input} and dns answers; out: results (with the raw
+ * message back) and dns questions.
  */
 import { analyzeInbound, type AnalysisInput, type InboundAnalysis } from "./analysis.ts";
 import { dnsError, type AuthResolver } from "./auth-resolver.ts";
@@ -13,7 +14,7 @@ export type ToWorker =
   | { type: "analyze"; id: number; raw: Uint8Array; input: AnalysisInput }
   | { type: "dns"; qid: number; value?: unknown; error?: { code: string; name: string; rrtype: string } };
 export type FromWorker =
-  | { type: "result"; id: number; analysis: InboundAnalysis }
+  | { type: "result"; id: number; analysis: InboundAnalysis; raw: Uint8Array }
   | { type: "error"; id: number; error: string }
   | { type: "dns"; qid: number; name: string; rrtype: string };
 
@@ -39,7 +40,8 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
   }
   try {
     const analysis = await analyzeInbound(msg.raw, msg.input, resolver);
-    self.postMessage({ type: "result", id: msg.id, analysis } satisfies FromWorker);
+    // The message goes back moved, not copied (the caller may have lent it: see Analyzer.analyze).
+    self.postMessage({ type: "result", id: msg.id, analysis, raw: msg.raw } satisfies FromWorker, [msg.raw.buffer as ArrayBuffer]);
   } catch (err) {
     self.postMessage({ type: "error", id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies FromWorker);
   }

@@ -23,7 +23,7 @@ export class AnalyzerUnavailableError extends Error {
   override name = "AnalyzerUnavailableError";
 }
 
-type Pending = { raw: Uint8Array; input: AnalysisInput; resolve: (a: InboundAnalysis) => void; reject: (e: Error) => void; timer: Timer };
+type Pending = { raw: Uint8Array; input: AnalysisInput; resolve: (a: Analyzed) => void; reject: (e: Error) => void; timer: Timer };
 /** `answered`: the worker has sent something, so it did start. */
 type Thread = { worker: Worker; pending: Map<number, Pending>; answered: boolean };
 
@@ -34,6 +34,12 @@ export interface AnalyzerOptions {
   timeoutMs?: number;
   /** The worker module (tests point it elsewhere). */
   workerUrl?: string;
+}
+
+/** An analysis and the message's bytes to use from then on (the same bytes; see `lend`). */
+export interface Analyzed {
+  analysis: InboundAnalysis;
+  raw: Uint8Array;
 }
 
 export class Analyzer {
@@ -51,17 +57,24 @@ export class Analyzer {
     this.timeoutMs = opts.timeoutMs ?? 60_000;
   }
 
-  analyze(raw: Uint8Array, input: AnalysisInput): Promise<InboundAnalysis> {
+  /**
+   * `lend`: the caller gives up `raw` (its buffer is moved to the worker, not copied, and moved
+   * back with the result, which carries it), so that a large message is not held twice; it is
+   * gone if the analysis fails. Only a buffer that is all the message's own is moved, and only
+   * to a worker known to run (one that never starts hands what it holds to this thread).
+   */
+  analyze(raw: Uint8Array, input: AnalysisInput, opts: { lend?: boolean } = {}): Promise<Analyzed> {
     const thread = this.opts.threads > 0 && !this.disabled ? this.thread() : null;
-    if (!thread) return analyzeInbound(raw, input, this.resolver);
+    if (!thread) return analyzeInbound(raw, input, this.resolver).then((analysis) => ({ analysis, raw }));
     const id = this.nextId++;
-    return new Promise<InboundAnalysis>((resolve, reject) => {
+    const move = opts.lend === true && thread.answered && raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength && raw.buffer instanceof ArrayBuffer;
+    return new Promise<Analyzed>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.log.warn("inbound analysis timed out; replacing its worker", { timeoutMs: this.timeoutMs });
         this.fail(thread, new AnalyzerUnavailableError(`analysis took longer than ${this.timeoutMs} ms`));
       }, this.timeoutMs);
       thread.pending.set(id, { raw, input, resolve, reject, timer });
-      thread.worker.postMessage({ type: "analyze", id, raw, input } satisfies ToWorker);
+      thread.worker.postMessage({ type: "analyze", id, raw, input } satisfies ToWorker, move ? [raw.buffer as ArrayBuffer] : []);
     });
   }
 
@@ -104,7 +117,7 @@ export class Analyzer {
       thread.pending.delete(msg.id);
       clearTimeout(p.timer);
       if (msg.type === "error") p.reject(new Error(msg.error));
-      else p.resolve(msg.analysis);
+      else p.resolve({ analysis: msg.analysis, raw: msg.raw });
     };
     worker.onerror = (event) => {
       if (!thread.answered) {
@@ -117,7 +130,7 @@ export class Analyzer {
         this.fail(thread, new AnalyzerUnavailableError("analysis worker did not start"));
         for (const p of held) {
           clearTimeout(p.timer);
-          analyzeInbound(p.raw, p.input, this.resolver).then(p.resolve, p.reject);
+          analyzeInbound(p.raw, p.input, this.resolver).then((analysis) => p.resolve({ analysis, raw: p.raw }), p.reject);
         }
         return;
       }

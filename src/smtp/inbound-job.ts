@@ -147,15 +147,22 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
   ): Promise<JobOutcome> {
     const p = job.payload;
     let analysis: InboundAnalysis;
+    // Lent to the worker (moved, not copied) unless this is the last attempt, whose failure
+    // publishes the message unparsed and so needs the bytes after a failed analysis.
+    const lend = job.attempt < analysisAttempts;
     try {
-      analysis = await analyzer.analyze(raw, {
-        ip: p.ip,
-        helo: p.helo,
-        mailFrom: p.mailFrom,
-        hostname: deps.config.hostname,
-        envelopeRecipientCount: p.envelopeRecipientCount,
-        checkAuth: !deps.config.rspamdUrl,
-      });
+      ({ analysis, raw } = await analyzer.analyze(
+        raw,
+        {
+          ip: p.ip,
+          helo: p.helo,
+          mailFrom: p.mailFrom,
+          hostname: deps.config.hostname,
+          envelopeRecipientCount: p.envelopeRecipientCount,
+          checkAuth: !deps.config.rspamdUrl,
+        },
+        { lend },
+      ));
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
       if (job.attempt < analysisAttempts) return { type: "retry", delayMs: exponentialBackoff(job.attempt, { baseMs: 5_000, capMs: 300_000 }), error };

@@ -17,7 +17,7 @@ test("a worker analyzes the message and asks its DNS questions back through the 
   const analyzer = new Analyzer({ threads: 1 }, resolver, log);
   try {
     questions.length = 0;
-    const a = await analyzer.analyze(raw, input);
+    const { analysis: a } = await analyzer.analyze(raw, input);
     expect(a).toMatchObject({ parsed: true, subject: "Hello", from: { email: "ann@sender.test", name: "Ann" }, messageIdHeader: "m1@sender.test", date: "2024-05-01T10:00:00.000Z" });
     expect(a.text).toBe("Hi there\n");
     expect(a.symbols.map((s) => s.name)).toEqual(["R_SPF_NA", "R_DKIM_NA", "DMARC_NA", "ARC_NA"]);
@@ -30,10 +30,11 @@ test("a worker analyzes the message and asks its DNS questions back through the 
 test("when the worker cannot start, messages are analyzed on the calling thread", async () => {
   const analyzer = new Analyzer({ threads: 1, workerUrl: new URL("./no-such-worker.ts", import.meta.url).href }, resolver, log);
   try {
-    const [a, b] = await Promise.all([analyzer.analyze(raw, input), analyzer.analyze(raw, input)]);
-    expect(a.subject).toBe("Hello");
-    expect(b.subject).toBe("Hello");
-    expect((await analyzer.analyze(raw, input)).parsed).toBe(true);
+    const [a, b] = await Promise.all([analyzer.analyze(raw, input, { lend: true }), analyzer.analyze(raw, input, { lend: true })]);
+    expect(a.analysis.subject).toBe("Hello");
+    expect(b.analysis.subject).toBe("Hello");
+    expect((await analyzer.analyze(raw, input)).analysis.parsed).toBe(true);
+    expect(raw.byteLength).toBeGreaterThan(0); // not moved to a worker that never started
   } finally {
     analyzer.close();
   }
@@ -46,6 +47,24 @@ test("an analysis that takes too long fails (the job retries) and its worker is 
     const started = Date.now();
     await expect(analyzer.analyze(raw, input)).rejects.toBeInstanceOf(AnalyzerUnavailableError);
     expect(Date.now() - started).toBeLessThan(300);
+  } finally {
+    analyzer.close();
+  }
+});
+
+test("a lent message moves to the worker and back with its analysis, not copied", async () => {
+  const analyzer = new Analyzer({ threads: 1 }, resolver, log);
+  try {
+    await analyzer.analyze(raw, input); // the worker has answered: it runs
+    const own = raw.slice();
+    const { analysis, raw: back } = await analyzer.analyze(own, input, { lend: true });
+    expect(analysis.subject).toBe("Hello");
+    expect(own.byteLength).toBe(0); // moved away
+    expect(Buffer.from(back).equals(Buffer.from(raw))).toBe(true);
+    // Not lent: the caller keeps its bytes.
+    const kept = raw.slice();
+    await analyzer.analyze(kept, input);
+    expect(kept.byteLength).toBe(raw.byteLength);
   } finally {
     analyzer.close();
   }
