@@ -8,7 +8,7 @@ import type { ProjectTokenRow } from "../db/projects.ts";
 import type { Repositories } from "../db/store.ts";
 import { UnauthenticatedError } from "../errors.ts";
 import { digestsEqual, sha256Hex } from "../ids.ts";
-import { authThrottle, type AuthThrottle } from "./throttle.ts";
+import { authThrottle, lazyAddress, type AuthThrottle, type ClientAddress } from "./throttle.ts";
 
 export interface TeamPrincipal {
   kind: "team";
@@ -36,28 +36,29 @@ export class TokenAuthenticator {
     this.throttle = authThrottle(deps);
   }
 
-  /** `ip` null (no socket: app.handle) is neither throttled nor counted. */
-  authenticateTeam(token: string | null | undefined, ip: string | null): Promise<TeamPrincipal> {
-    return this.throttled(token, ip, async () => {
+  /** `address` null (no socket: app.handle) is neither throttled nor counted. */
+  authenticateTeam(token: string | null | undefined, address: ClientAddress): Promise<TeamPrincipal> {
+    return this.throttled(token, address, async (ip) => {
       const hash = this.digest(token, "ph_team_");
       return this.teamPrincipal(await this.deps.store.read.teams.byTokenHash(hash), hash, ip);
     });
   }
 
-  authenticateProject(token: string | null | undefined, ip: string | null): Promise<ProjectPrincipal> {
-    return this.throttled(token, ip, async () => {
+  authenticateProject(token: string | null | undefined, address: ClientAddress): Promise<ProjectPrincipal> {
+    return this.throttled(token, address, async (ip) => {
       const hash = this.digest(token, "ph_");
       return this.projectPrincipal(await this.deps.store.read.projects.byTokenHash(hash), hash, ip);
     });
   }
 
   /** Refuses a throttled IP first; a token given but wrong counts against its IP (no token at all guesses nothing). */
-  private async throttled<P>(token: string | null | undefined, ip: string | null, authenticate: () => Promise<P>): Promise<P> {
+  private async throttled<P>(token: string | null | undefined, address: ClientAddress, authenticate: (ip: () => string | null) => Promise<P>): Promise<P> {
+    const ip = lazyAddress(address);
     this.throttle.checkIp(ip);
     try {
-      return await authenticate();
+      return await authenticate(ip);
     } catch (err) {
-      if (err instanceof UnauthenticatedError && token) await this.throttle.recordFailure(this.throttle.ipRules(ip));
+      if (err instanceof UnauthenticatedError && token) await this.throttle.recordFailure(this.throttle.ipRules(ip()));
       throw err;
     }
   }
@@ -67,15 +68,15 @@ export class TokenAuthenticator {
     this.touched.delete(id);
   }
 
-  private teamPrincipal(row: { id: string; token_hash: string } | null, hash: string, ip: string | null): TeamPrincipal {
+  private teamPrincipal(row: { id: string; token_hash: string } | null, hash: string, ip: () => string | null): TeamPrincipal {
     if (!row || !digestsEqual(row.token_hash, hash)) throw new UnauthenticatedError();
-    this.touch(row.id, (tx, now) => tx.teams.touchToken(row.id, now, ip));
+    this.touch(row.id, ip, (tx, now, address) => tx.teams.touchToken(row.id, now, address));
     return { kind: "team", teamId: row.id };
   }
 
-  private projectPrincipal(row: ProjectTokenRow | null, hash: string, ip: string | null): ProjectPrincipal {
+  private projectPrincipal(row: ProjectTokenRow | null, hash: string, ip: () => string | null): ProjectPrincipal {
     if (!row || !digestsEqual(row.token_hash, hash)) throw new UnauthenticatedError();
-    this.touch(row.id, (tx, now) => tx.projects.touchToken(row.id, now, ip));
+    this.touch(row.id, ip, (tx, now, address) => tx.projects.touchToken(row.id, now, address));
     return { kind: "project", teamId: row.team_id, projectId: row.id, smtpEnabled: row.smtp_enabled === 1 };
   }
 
@@ -87,15 +88,17 @@ export class TokenAuthenticator {
   }
 
   /** Stamps the token's last use, at most once per TOUCH_INTERVAL_MS per id. */
-  private touch(id: string, stamp: (tx: Repositories, now: number) => Promise<void>): void {
+  private touch(id: string, ip: () => string | null, stamp: (tx: Repositories, now: number, address: string | null) => Promise<void>): void {
     const now = Date.now();
     const last = this.touched.get(id);
     if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
     this.touched.set(id, now);
+    // Asked now, while the request is there to ask.
+    const address = ip();
     // Outside the request's unit of work: a use is a use whatever the answer, and a slow handler must not hold this write.
     const { store } = this.deps;
     store
-      .detached(() => store.write((tx) => stamp(tx, now)))
+      .detached(() => store.write((tx) => stamp(tx, now, address)))
       .catch((err: unknown) => this.deps.log.warn("token last-used update failed", { error: String(err) }));
   }
 }

@@ -87,7 +87,7 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
       team: {
         async transform({ headers, request, server }) {
           const session = sessionOf(deps, headers, request);
-          authenticated.set(request, await (session ?? authenticator.authenticateTeam(bearer(headers.authorization), clientIp(server as IpServer, request, proxies))));
+          authenticated.set(request, await (session ?? authenticator.authenticateTeam(bearer(headers.authorization), () => clientIp(server as IpServer, request, proxies))));
         },
         rateLimited: true,
         resolve: ({ request, route }) => {
@@ -106,14 +106,14 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
       },
       project: {
         async transform({ headers, request, server }) {
-          authenticated.set(request, await authenticator.authenticateProject(headers["x-service-token"], clientIp(server as IpServer, request, proxies)));
+          authenticated.set(request, await authenticator.authenticateProject(headers["x-service-token"], () => clientIp(server as IpServer, request, proxies)));
         },
         rateLimited: true,
         resolve: ({ request }) => ({ project: principalOf<ProjectPrincipal>(request) }),
       },
       anyToken: {
         async transform({ headers, request, server }) {
-          const ip = clientIp(server as IpServer, request, proxies);
+          const ip = () => clientIp(server as IpServer, request, proxies);
           const teamToken = bearer(headers.authorization);
           const projectToken = headers["x-service-token"];
           const session = teamToken || projectToken ? null : sessionOf(deps, headers, request);
