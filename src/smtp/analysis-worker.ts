@@ -2,15 +2,17 @@
  * Worker thread that parses, authenticates and scores inbound messages (analysis.ts), so that
  * mailparser and mailauth run beside the event loop that serves SMTP sessions and commits.
  * DNS lookups are asked of the main thread (its DnsResolver, POSTHORN_DNS_SERVERS, and its
- * cache). Messages in: analyze {id, raw, input} and dns answers; out: results (with the raw
- * message back) and dns questions.
+ * cache), behind a cache of the worker's own (Analyzer's dnsCacheMs). Messages in: config,
+ * analyze {id, raw, input} and dns answers; out: results (with the raw message back) and dns
+ * questions.
  */
 import { analyzeInbound, type AnalysisInput, type InboundAnalysis } from "./analysis.ts";
-import { dnsError, type AuthResolver } from "./auth-resolver.ts";
+import { cachedResolver, dnsError, type AuthResolver } from "./auth-resolver.ts";
 
 declare const self: Worker;
 
 export type ToWorker =
+  | { type: "config"; dnsCacheMs: number }
   | { type: "analyze"; id: number; raw: Uint8Array; input: AnalysisInput }
   | { type: "dns"; qid: number; value?: unknown; error?: { code: string; name: string; rrtype: string } };
 export type FromWorker =
@@ -21,15 +23,22 @@ export type FromWorker =
 let nextQid = 1;
 const questions = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
-const resolver: AuthResolver = (name, rrtype) =>
+const askMainThread: AuthResolver = (name, rrtype) =>
   new Promise((resolve, reject) => {
     const qid = nextQid++;
     questions.set(qid, { resolve, reject });
     self.postMessage({ type: "dns", qid, name, rrtype } satisfies FromWorker);
   });
 
+/** Set by the "config" message, the first one the worker gets. */
+let resolver: AuthResolver = askMainThread;
+
 self.onmessage = async (event: MessageEvent<ToWorker>) => {
   const msg = event.data;
+  if (msg.type === "config") {
+    resolver = msg.dnsCacheMs > 0 ? cachedResolver(askMainThread, { ttlMs: msg.dnsCacheMs }) : askMainThread;
+    return;
+  }
   if (msg.type === "dns") {
     const q = questions.get(msg.qid);
     if (!q) return;

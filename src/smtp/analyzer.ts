@@ -34,6 +34,12 @@ export interface AnalyzerOptions {
   timeoutMs?: number;
   /** The worker module (tests point it elsewhere). */
   workerUrl?: string;
+  /**
+   * How long a worker keeps the answers it got from `resolver` (a cache of its own, so that the
+   * same senders' records do not cross threads for every message); default 0, ask each time.
+   * Set it to the resolver's own cache lifetime (an answer is then at most twice that old).
+   */
+  dnsCacheMs?: number;
 }
 
 /** An analysis and the message's bytes to use from then on (the same bytes; see `lend`). */
@@ -101,6 +107,7 @@ export class Analyzer {
       return null;
     }
     const thread: Thread = { worker, pending: new Map(), answered: false };
+    worker.postMessage({ type: "config", dnsCacheMs: this.opts.dnsCacheMs ?? 0 } satisfies ToWorker);
     worker.onmessage = (event: MessageEvent<FromWorker>) => {
       const msg = event.data;
       thread.answered = true;

@@ -2,7 +2,8 @@
  * The `resolver(name, rrtype)` mailauth calls for SPF, DKIM, DMARC and ARC, answered by the
  * product's DnsResolver (POSTHORN_DNS_SERVERS), with a small TTL cache: a busy MX sees the
  * same senders' records over and over, as a caching resolver would. Analysis workers ask the
- * main thread's resolver (cache included) through their message channel (see analyzer.ts).
+ * main thread's resolver through their message channel (see analyzer.ts), behind a cache of
+ * their own with the same lifetime, so that a repeated question does not cross threads.
  */
 import { DnsError, type DnsFailure, type DnsResolver } from "../dns/resolver.ts";
 
@@ -53,9 +54,12 @@ export function dnsLookup(dns: DnsResolver): AuthResolver {
 
 type Entry = { expires: number; value?: unknown; error?: Error };
 
+/** How long answers (and absent records) are kept by default. */
+export const AUTH_DNS_CACHE_MS = 60_000;
+
 /** Caches answers and absent records for `ttlMs`; failures are retried at the next message. */
 export function cachedResolver(lookup: AuthResolver, opts: { ttlMs?: number; maxEntries?: number } = {}): AuthResolver {
-  const ttl = opts.ttlMs ?? 60_000;
+  const ttl = opts.ttlMs ?? AUTH_DNS_CACHE_MS;
   const max = opts.maxEntries ?? 10_000;
   const cache = new Map<string, Entry>();
   const inflight = new Map<string, Promise<unknown>>();

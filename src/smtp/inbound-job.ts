@@ -18,7 +18,7 @@ import { serverSecretOf } from "../secrets.ts";
 import { INBOUND_QUEUE, type InboundJob } from "./accept.ts";
 import { unparsedAnalysis, type Address, type InboundAnalysis } from "./analysis.ts";
 import { Analyzer } from "./analyzer.ts";
-import { createAuthResolver, type AuthResolver } from "./auth-resolver.ts";
+import { AUTH_DNS_CACHE_MS, createAuthResolver, type AuthResolver } from "./auth-resolver.ts";
 import { checkWithRspamd, RspamdError, rspamdHealthOf } from "./rspamd.ts";
 import { authSymbols, sumScore, type SpamSymbol, type SpamVerdict } from "./spam.ts";
 import { emptyDict } from "../dict.ts";
@@ -61,7 +61,8 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
   const resolver = opts.resolver ?? createAuthResolver(deps.dns);
   const threads = opts.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
   analyzers.get(deps)?.close();
-  const analyzer = new Analyzer({ threads }, resolver, deps.log);
+  // Workers cache answers as long as the default resolver does; a given resolver caches as it likes.
+  const analyzer = new Analyzer({ threads, dnsCacheMs: opts.resolver ? 0 : AUTH_DNS_CACHE_MS }, resolver, deps.log);
   analyzers.set(deps, analyzer);
   const rspamdRetryMs = opts.rspamdRetryMs ?? (() => 5_000);
   const rspamd = rspamdHealthOf(deps);

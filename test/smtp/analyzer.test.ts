@@ -69,3 +69,21 @@ test("a lent message moves to the worker and back with its analysis, not copied"
     analyzer.close();
   }
 });
+
+test("with dnsCacheMs, a worker answers a repeated DNS question from its own cache", async () => {
+  const cached = new Analyzer({ threads: 1, dnsCacheMs: 60_000 }, resolver, log);
+  const uncached = new Analyzer({ threads: 1 }, resolver, log);
+  try {
+    for (const [analyzer, again] of [[cached, 0], [uncached, 1]] as const) {
+      questions.length = 0;
+      await analyzer.analyze(raw, input);
+      const first = questions.length;
+      expect(first).toBeGreaterThan(0);
+      await analyzer.analyze(raw, input);
+      expect(questions.length - first).toBe(again * first);
+    }
+  } finally {
+    cached.close();
+    uncached.close();
+  }
+});
