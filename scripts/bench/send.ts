@@ -15,6 +15,9 @@
 //
 //   bun scripts/bench/send.ts [singleRequests=20000] [batches=20] [e2eMessages=10000]
 //
+// POSTHORN_BENCH_BINARY=dist/posthorn runs the full server from the built executable (`npm run
+// build`) instead of from source: what users run, and without the transpiler's memory.
+//
 // A count of 0 skips its phases (e.g. `send.ts 0 0 5000` measures end to end only).
 //
 // Bounded: every phase stops at its count or at the overall deadline (5 minutes).
@@ -46,6 +49,7 @@ const ENGINE = process.env.POSTHORN_BENCH_DATABASE ?? "sqlite";
 if (ENGINE !== "sqlite" && ENGINE !== "postgres") throw new Error("POSTHORN_BENCH_DATABASE is sqlite or postgres");
 const cluster = ENGINE === "postgres" ? durablePostgres() : null;
 console.log(`database: ${ENGINE === "postgres" ? "PostgreSQL (fsync=on, synchronous_commit=on), loopback" : "SQLite (WAL, synchronous=FULL)"}`);
+console.log(`full server: ${process.env.POSTHORN_BENCH_BINARY ? `${process.env.POSTHORN_BENCH_BINARY} serve (built executable)` : "bun src/main.ts serve (from source)"}`);
 
 /** CPU seconds (user + system) used so far by every PostgreSQL server process on this machine. */
 function postgresCpuSeconds(): number {
