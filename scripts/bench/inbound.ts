@@ -96,6 +96,8 @@ const sampler = setInterval(() => {
   phasePeakRss = Math.max(phasePeakRss, rss);
 }, 25);
 
+// As `serve` does (src/main.ts): this process stands in for the server.
+(await import("../../src/heap-collector.ts")).collectGarbageAsHeapGrows({ stepBytes: 16 * 1024 * 1024, everyMs: 500 });
 const runner = new JobRunner(deps);
 registerInboundJobs(runner, deps);
 runner.start();
