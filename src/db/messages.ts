@@ -70,9 +70,9 @@ const likeContains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\$
  * test EXPLAIN). Equality filters (type, status, route, domain, tag) and the date range each match
  * an index ordered by (created_at, id), so the default sort seeks to the cursor in an index and
  * stops after one page. A partial match (from_email, subject) walks messages_team_search newest
- * first and checks both columns on the index entry, reading a table row only for a match: the
- * planner, given statistics, prefers the narrower messages_team_created and then reads every row
- * (3× slower on a term that matches nothing), hence the INDEXED BY. PostgreSQL has no planner
+ * first and checks both columns on the index entry, reading a table row only for a match; the
+ * INDEXED BY keeps the planner from choosing another index and then reading every row (3× slower
+ * on a term that matches nothing). PostgreSQL has no planner
  * hints and chooses its own path; its ILIKE on the "C" collation folds ASCII case only, as
  * SQLite's LIKE does.
  */

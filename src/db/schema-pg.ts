@@ -280,9 +280,9 @@ export const messages = pgTable("messages", {
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [
-  index("messages_team_created").on(t.teamId, t.createdAt, t.id),
-  // SQLite's search walk (INDEXED BY messages_team_search) checks subject and from_email on the
-  // index entry; kept under the same name so that both engines carry the same index set.
+  // A team's messages newest first; SQLite's search walk (INDEXED BY messages_team_search) checks
+  // subject and from_email on the index entry; kept under the same name so that both engines carry
+  // the same index set. No separate (team_id, created_at, id) index: a prefix of this one.
   index("messages_team_search").on(t.teamId, t.createdAt, t.id, t.subject, t.fromEmail),
   index("messages_team_type_created").on(t.teamId, t.type, t.createdAt, t.id),
   index("messages_team_status_created").on(t.teamId, t.status, t.createdAt, t.id),
@@ -291,7 +291,7 @@ export const messages = pgTable("messages", {
   index("messages_route_type_status_created").on(t.routeId, t.type, t.status, t.createdAt),
   index("messages_domain_created").on(t.domainId, t.createdAt, t.id),
   index("messages_team_tag_created").on(t.teamId, t.tag, t.createdAt, t.id),
-  index("messages_message_id_header").on(t.messageIdHeader),
+  // No index on message_id_header: nothing looks a message up by it.
 ]);
 
 /** Bodies and custom headers, kept out of the list rows. raw is the exact MIME sent or received. */
@@ -328,7 +328,9 @@ export const recipients = pgTable("recipients", {
   /** Last remote reply: {code, enhanced_code, message}. */
   lastResponse: json("last_response"),
   createdAt: ts("created_at").notNull(),
-}, (t) => [index("recipients_message").on(t.messageId), index("recipients_email").on(t.email)]);
+}, (t) => [index("recipients_message").on(t.messageId)]);
+// No index on recipients.email: no query looks a recipient up by address (the queue's filter is a
+// partial match within a message's recipients), and each would be one more B-tree per recipient.
 
 /** See schema.ts: a remote server's acceptance that its job has not recorded yet. */
 export const deliveryReceipts = pgTable("delivery_receipts", {

@@ -260,9 +260,10 @@ export const messages = sqliteTable("messages", {
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [
-  index("messages_team_created").on(t.teamId, t.createdAt, t.id),
-  // Partial-match search (filter[subject], filter[from_email]) checks these columns on the index
-  // entry while walking newest first, without reading each table row.
+  // A team's messages newest first (the list's default walk), and partial-match search
+  // (filter[subject], filter[from_email]) checks these columns on the index entry while walking,
+  // without reading each table row. No separate (team_id, created_at, id) index: it would be a
+  // prefix of this one, one more B-tree written per message for nothing.
   index("messages_team_search").on(t.teamId, t.createdAt, t.id, t.subject, t.fromEmail),
   index("messages_team_type_created").on(t.teamId, t.type, t.createdAt, t.id),
   index("messages_team_status_created").on(t.teamId, t.status, t.createdAt, t.id),
@@ -271,7 +272,7 @@ export const messages = sqliteTable("messages", {
   index("messages_route_type_status_created").on(t.routeId, t.type, t.status, t.createdAt),
   index("messages_domain_created").on(t.domainId, t.createdAt, t.id),
   index("messages_team_tag_created").on(t.teamId, t.tag, t.createdAt, t.id),
-  index("messages_message_id_header").on(t.messageIdHeader),
+  // No index on message_id_header: nothing looks a message up by it.
 ]);
 
 /** Bodies and custom headers, kept out of the list rows. raw is the exact MIME sent or received. */
@@ -308,7 +309,9 @@ export const recipients = sqliteTable("recipients", {
   /** Last remote reply: {code, enhanced_code, message}. */
   lastResponse: json<{ code: number | null; enhanced_code: string | null; message: string } | null>("last_response"),
   createdAt: ts("created_at").notNull(),
-}, (t) => [index("recipients_message").on(t.messageId), index("recipients_email").on(t.email)]);
+}, (t) => [index("recipients_message").on(t.messageId)]);
+// No index on recipients.email: no query looks a recipient up by address (the queue's filter is a
+// partial match within a message's recipients), and each would be one more B-tree per recipient.
 
 /**
  * A remote server's acceptance of a recipient that its job has not recorded yet: written the

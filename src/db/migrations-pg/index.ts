@@ -13,6 +13,7 @@ import m10 from "./0010_route_statistics_index.sql" with { type: "text" };
 import m11 from "./0011_destinations.sql" with { type: "text" };
 import m12 from "./0012_dkim_keys.sql" with { type: "text" };
 import m13 from "./0013_tracking_hits_route.sql" with { type: "text" };
+import m14 from "./0014_drop_redundant_indexes.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -29,4 +30,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0011_destinations", sql: m11 as unknown as string },
   { tag: "0012_dkim_keys", sql: m12 as unknown as string },
   { tag: "0013_tracking_hits_route", sql: m13 as unknown as string },
+  { tag: "0014_drop_redundant_indexes", sql: m14 as unknown as string },
 ];

@@ -17,6 +17,7 @@ import m14 from "./0014_route_statistics_index.sql" with { type: "text" };
 import m15 from "./0015_destinations.sql" with { type: "text" };
 import m16 from "./0016_dkim_keys.sql" with { type: "text" };
 import m17 from "./0017_tracking_hits_route.sql" with { type: "text" };
+import m18 from "./0018_drop_redundant_indexes.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -37,4 +38,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0015_destinations", sql: m15 as unknown as string },
   { tag: "0016_dkim_keys", sql: m16 as unknown as string },
   { tag: "0017_tracking_hits_route", sql: m17 as unknown as string },
+  { tag: "0018_drop_redundant_indexes", sql: m18 as unknown as string },
 ];
