@@ -23,7 +23,8 @@ const PURGE_MS = 60_000;
  * of an IPv6 address, which one subscriber usually holds whole and could otherwise walk through.
  */
 export function clientKey(ip: string): string {
-  const bytes = parseIp(ip);
+  const zone = ip.indexOf("%"); // a link-local address's zone (fe80::1%eth0) names our interface, not the client
+  const bytes = parseIp((zone >= 0 ? ip.slice(0, zone) : ip).trim());
   if (!bytes) return ip;
   const v4 = bytes.length === 16 && bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff ? bytes.slice(12) : null;
   if (bytes.length === 4 || v4) return (v4 ?? bytes).join(".");

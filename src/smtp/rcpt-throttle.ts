@@ -7,29 +7,12 @@
  *
  * Memory is bounded: at most `maxClients` buckets, the least recently refused dropped first.
  */
-import { isIPv4, isIPv6 } from "node:net";
 
 export const RCPT_FAILURE_WINDOW_MS = 10 * 60 * 1000;
 export const RCPT_THROTTLE_MAX_CLIENTS = 50_000;
 
-/**
- * The unit a client is counted by: its IPv4 address, or the /64 of an IPv6 address (one host or
- * site usually holds a whole /64, so counting single IPv6 addresses would count nothing).
- */
-export function clientKey(ip: string): string {
-  let a = ip.trim().toLowerCase();
-  const zone = a.indexOf("%");
-  if (zone >= 0) a = a.slice(0, zone);
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(a);
-  if (mapped) return mapped[1]!;
-  if (isIPv4(a) || !isIPv6(a)) return a;
-  const [head = "", tail] = a.split("::") as [string, string | undefined];
-  const groups = (s: string) => (s ? s.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g])) : []);
-  const h = groups(head);
-  const t = tail === undefined ? [] : groups(tail);
-  const full = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill("0"), ...t];
-  return `${full.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
-}
+/** The unit a client is counted by (an IPv4 address, or an IPv6 /64): the same as the failed-authentication throttle's. */
+export { clientKey } from "../auth/throttle.ts";
 
 interface Bucket {
   tokens: number;
