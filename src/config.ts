@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import { resolve } from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { parseCidr } from "./events/ssrf.ts";
 import { parseDestinationPolicies, type DestinationPolicies } from "./mail/shaping.ts";
 
 /** Raised at start when a POSTHORN_* variable is unusable; names the variable. */
@@ -272,17 +272,21 @@ export function loadConfig(env: Env = process.env): Config {
     // A purged event can no longer be sent: the window must outlast its webhook retries (~2.5 days).
     throw new ConfigError("POSTHORN_RETENTION_DAYS", `must be 0 (keep forever) or at least ${MIN_RETENTION_DAYS} days, the time webhook deliveries keep retrying (got ${config.retentionDays})`);
   }
-  for (const cidr of config.trustedProxies) {
-    const [address, prefix] = cidr.split("/");
-    const bits = isIP(address ?? "") === 4 ? 32 : isIP(address ?? "") === 6 ? 128 : 0;
-    if (bits === 0 || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))) {
-      throw new ConfigError("POSTHORN_TRUSTED_PROXIES", `"${cidr}" is not an address or a CIDR like 10.0.0.0/8`);
+  // The same parser as where the networks are used (events/ssrf.ts), so what starts is what works.
+  const badNetwork = (cidr: string, bareAddress: boolean) => {
+    if (!bareAddress && !cidr.includes("/")) return true;
+    try {
+      parseCidr(cidr);
+      return false;
+    } catch {
+      return true;
     }
+  };
+  for (const cidr of config.trustedProxies) {
+    if (badNetwork(cidr, true)) throw new ConfigError("POSTHORN_TRUSTED_PROXIES", `"${cidr}" is not an address or a CIDR like 10.0.0.0/8`);
   }
   for (const cidr of config.webhookAllowedNetworks) {
-    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) {
-      throw new ConfigError("POSTHORN_WEBHOOK_ALLOWED_NETWORKS", `"${cidr}" is not a CIDR like 10.0.0.0/8`);
-    }
+    if (badNetwork(cidr, false)) throw new ConfigError("POSTHORN_WEBHOOK_ALLOWED_NETWORKS", `"${cidr}" is not a CIDR like 10.0.0.0/8`);
   }
   return config;
 }
