@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createServer } from "node:net";
 import { waitFor } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
+import { freePort } from "../support/ports.ts";
 import { startOutbound, type OutboundHarness } from "./harness.ts";
 
 let dns: TestDnsServer;
@@ -199,14 +199,6 @@ test("DNS failure (SERVFAIL) is temporary: soft_bounced and retried", async () =
   dns.fail("flaky.test", null);
   expect(await h.waitForStatus(id, ["delivered"])).toBe("delivered");
 });
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 test("queue lifetime exceeded: failed, with the last reply kept", async () => {
   const short = await startOutbound({ dns, env: { POSTHORN_QUEUE_LIFETIME: "1", POSTHORN_MX_PORT: String(await freePort()) } });

@@ -14,6 +14,7 @@
 import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
+import { freePort } from "./ports.ts";
 import { atRunEnd, scratchDir } from "./scratch.ts";
 
 const POSTFIX = "/usr/sbin/postfix";
@@ -32,13 +33,6 @@ export interface TestPostfix {
   stop(): Promise<void>;
 }
 
-/** A loopback port nobody listens on at the moment. */
-function freePort(): number {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
 
 /** The first line the server at 127.0.0.1:port sends, or null when it cannot be reached. */
 function greeting(port: number): Promise<string | null> {

@@ -10,6 +10,7 @@
  */
 import { chmodSync, chownSync, existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { freePort } from "./ports.ts";
 import { atRunEnd, scratchDir } from "./scratch.ts";
 
 function binDir(): string | null {
@@ -21,13 +22,6 @@ function binDir(): string | null {
 
 export const postgresAvailable = (): boolean => binDir() !== null;
 
-/** A loopback port nobody listens on at the moment, found without awaiting. */
-function freePort(): number {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
 
 export interface TestPostgres {
   /** postgres://posthorn@127.0.0.1:PORT/postgres */
