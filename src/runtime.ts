@@ -3,6 +3,7 @@ import type { Deps } from "./context.ts";
 import { databasePath, migrate, openDatabase, openStorage } from "./db/connection.ts";
 import { migratePostgres } from "./db/migrate-pg.ts";
 import { connectPostgres, openPostgresStore } from "./db/store-postgres.ts";
+import { BackgroundCheckpointer } from "./db/checkpointer.ts";
 import { SqliteStore, type Store } from "./db/store.ts";
 import { Writer } from "./db/writer.ts";
 import { DnsResolver } from "./dns/resolver.ts";
@@ -15,11 +16,17 @@ const databaseUrlError = (detail: string) => new ConfigError("POSTHORN_DATABASE_
 
 /** Opens the SQLite storage and builds the shared dependencies. `dbPath` ":memory:" is for tests. */
 export function createDeps(config: Config, opts: DepsOptions = {}): Deps {
-  const storage = openStorage(opts.dbPath ?? databasePath(config.dataDir));
+  const path = opts.dbPath ?? databasePath(config.dataDir);
+  const storage = openStorage(path);
   const log = opts.log ?? createLogger(config.logLevel);
   const writer = new Writer(storage.sqlite);
   writer.onHoldTimeout = () => log.warn("a request kept its writes open past the hold limit; they were committed without waiting for its answer");
-  return depsOf(config, new SqliteStore(storage.sqlite, writer), log);
+  // A file's log is checkpointed beside the event loop (an in-memory database has none).
+  const checkpointer =
+    path === ":memory:"
+      ? null
+      : new BackgroundCheckpointer(storage.sqlite, path, { onError: (error) => log.warn("checkpointing the database's log on the event loop: its worker failed", { error }) }).start();
+  return depsOf(config, new SqliteStore(storage.sqlite, writer, checkpointer), log);
 }
 
 const depsOf = (config: Config, store: Store, log: Logger): Deps => ({ config, store, queue: store.read.jobs, log, dns: new DnsResolver(config.dnsServers) });

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import type { BackgroundCheckpointer } from "./checkpointer.ts";
 import { AccountRepository } from "./accounts.ts";
 import { DeliveryRepository } from "./deliveries.ts";
 import { DomainRepository, InboundDomainRepository } from "./domains.ts";
@@ -126,6 +127,7 @@ export class SqliteStore implements Store {
     /** The connection, for what only SQLite has (tests of its storage, benchmarks); services use read and write. */
     readonly sqlite: Database,
     private readonly writer: Writer,
+    private readonly checkpointer: BackgroundCheckpointer | null = null,
   ) {
     this.read = repositories(new SqliteExecutor(sqlite), this.signals);
   }
@@ -167,6 +169,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     // An asynchronous write still draining would otherwise find the connection closed under it.
     await this.writer.stop();
+    await this.checkpointer?.stop();
     this.sqlite.close();
   }
 }
