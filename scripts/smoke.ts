@@ -4,7 +4,7 @@
 // compiled compose worker and sent by the binary's SMTP agent process), and an inbound message
 // over SMTP that reaches `processed` (the compiled analysis worker).
 // Usage: bun scripts/smoke.ts dist/posthorn
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -85,6 +85,17 @@ try {
   server = Bun.spawn([bin, "serve"], { cwd: dir, env, stdout: "inherit", stderr: "inherit" });
   await waitFor(async () => (await fetch(`${base}/healthz`)).ok, "/healthz");
   check(true, "serve answers /healthz");
+  // The log's checkpoints run on a worker thread of the binary, on a connection of its own.
+  const databaseHandles = () =>
+    readdirSync(`/proc/${server!.pid}/fd`).filter((fd) => {
+      try {
+        return readlinkSync(`/proc/${server!.pid}/fd/${fd}`) === join(dir, "data", "posthorn.db");
+      } catch {
+        return false;
+      }
+    }).length;
+  await waitFor(async () => databaseHandles() >= 2, "the checkpoint thread's connection");
+  check(true, "the checkpoint thread runs (a second connection to the database)");
   const team = { authorization: `Bearer ${tokens.team_token}`, "content-type": "application/json" };
   const project = { "x-service-token": tokens.project_token, "content-type": "application/json" };
   check((await fetch(`${base}/v1/ping`, { headers: team })).status === 200, "team token → 200");

@@ -10,7 +10,12 @@ import { DnsResolver } from "./dns/resolver.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { giveDomainsEd25519Keys } from "./modules/domains/ed25519-upgrade.ts";
 
-type DepsOptions = { dbPath?: string; log?: Logger };
+type DepsOptions = {
+  dbPath?: string;
+  log?: Logger;
+  /** A long-running process (`serve`): the SQLite log is checkpointed on a thread of its own (db/checkpointer.ts). */
+  checkpointInBackground?: boolean;
+};
 
 const databaseUrlError = (detail: string) => new ConfigError("POSTHORN_DATABASE_URL", detail);
 
@@ -21,9 +26,9 @@ export function createDeps(config: Config, opts: DepsOptions = {}): Deps {
   const log = opts.log ?? createLogger(config.logLevel);
   const writer = new Writer(storage.sqlite);
   writer.onHoldTimeout = () => log.warn("a request kept its writes open past the hold limit; they were committed without waiting for its answer");
-  // A file's log is checkpointed beside the event loop (an in-memory database has none).
+  // An in-memory database has no log; a short CLI command leaves the checkpoints to SQLite.
   const checkpointer =
-    path === ":memory:"
+    path === ":memory:" || !opts.checkpointInBackground
       ? null
       : new BackgroundCheckpointer(storage.sqlite, path, { onError: (error) => log.warn("checkpointing the database's log on the event loop: its worker failed", { error }) }).start();
   return depsOf(config, new SqliteStore(storage.sqlite, writer, checkpointer), log);

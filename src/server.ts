@@ -34,7 +34,7 @@ export interface Background {
 
 /** Starts HTTP, the job runner and the listeners; bootstraps a first team on an empty database. */
 export async function startServer(config: Config, opts: { dbPath?: string } = {}): Promise<RunningServer> {
-  const deps = await openDeps(config, opts);
+  const deps = await openDeps(config, { ...opts, checkpointInBackground: true });
   const bootstrap = await bootstrapIfEmpty(deps.store, {
     teamName: "My team",
     inboundDomain: config.inboundDomain,

@@ -56,7 +56,7 @@ const config = loadConfig({
   POSTHORN_SUBMISSION_PORT: "0",
   ...(process.env.POSTHORN_SMTP_GREET_DELAY_MS ? { POSTHORN_SMTP_GREET_DELAY_MS: process.env.POSTHORN_SMTP_GREET_DELAY_MS } : {}),
 });
-const deps = createDeps(config, { log: createLogger("error") });
+const deps = createDeps(config, { log: createLogger("error"), checkpointInBackground: true });
 const sqlite = sqliteOf(deps);
 await addBootstrapTeam(deps.store, { teamName: "Bench", inboundDomain: config.inboundDomain });
 const inboundAddress = sqlite.query<{ a: string }, []>("SELECT inbound_address AS a FROM routes WHERE route_type = 'inbound'").get()!.a;

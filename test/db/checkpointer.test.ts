@@ -57,7 +57,7 @@ describe.skipIf(engine === "postgres")("the log is checkpointed beside the event
   });
 
   test("under a steady stream of commits the log stays bounded, and every row is there after closing", async () => {
-    const deps = createDeps(testConfig());
+    const deps = createDeps(testConfig(), { checkpointInBackground: true });
     const { sqlite } = deps.store as unknown as { sqlite: Database };
     sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
     const insert = sqlite.prepare("INSERT INTO t (v) VALUES (?)");
@@ -88,9 +88,14 @@ describe.skipIf(engine === "postgres")("the log is checkpointed beside the event
     db.sqlite.close();
   });
 
-  test("an in-memory database has no log and no worker", async () => {
-    const deps = createDeps(testConfig(), { dbPath: ":memory:" });
-    expect((deps.store as unknown as { checkpointer: unknown }).checkpointer).toBeNull();
-    await deps.store.close();
+  test("only a long-running process on a file checkpoints in the background: not a CLI command, not an in-memory database", async () => {
+    const checkpointerOf = (deps: ReturnType<typeof createDeps>) => (deps.store as unknown as { checkpointer: unknown }).checkpointer;
+    for (const deps of [createDeps(testConfig()), createDeps(testConfig(), { dbPath: ":memory:", checkpointInBackground: true })]) {
+      expect(checkpointerOf(deps)).toBeNull();
+      await deps.store.close();
+    }
+    const serving = createDeps(testConfig(), { checkpointInBackground: true });
+    expect(checkpointerOf(serving)).toBeInstanceOf(BackgroundCheckpointer);
+    await serving.store.close();
   });
 });
