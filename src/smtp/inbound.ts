@@ -7,13 +7,14 @@
  * cannot be found by trying.
  */
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerEnvelope, type SMTPServerSession } from "smtp-server";
+import { clientKey } from "../auth/throttle.ts";
 import type { Deps } from "../context.ts";
 import { LEGACY_VERP_MS, parseLegacyVerpLocalPart, verpCutoverOf, verpLocalPart } from "../mail/verp.ts";
 import { serverSecretOf } from "../secrets.ts";
 import { acceptInbound } from "./accept.ts";
 import { baseServerOptions, DEFAULT_LIMITS, greetDelayOption, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
 import { ByteGate } from "./byte-gate.ts";
-import { clientKey, RCPT_FAILURE_WINDOW_MS, RcptFailureThrottle } from "./rcpt-throttle.ts";
+import { RCPT_FAILURE_WINDOW_MS, RcptFailureThrottle } from "./rcpt-throttle.ts";
 import { RecipientResolver, splitAddress, type InboundTarget, type RecipientVerdict } from "./recipients.ts";
 
 export interface InboundListenerOptions extends Partial<ListenerLimits> {

@@ -11,9 +11,6 @@
 export const RCPT_FAILURE_WINDOW_MS = 10 * 60 * 1000;
 export const RCPT_THROTTLE_MAX_CLIENTS = 50_000;
 
-/** The unit a client is counted by (an IPv4 address, or an IPv6 /64): the same as the failed-authentication throttle's. */
-export { clientKey } from "../auth/throttle.ts";
-
 interface Bucket {
   tokens: number;
   at: number;

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { testConfig } from "../helpers.ts";
 import { signValue, serverSecretOf } from "../../src/secrets.ts";
-import { clientKey, RcptFailureThrottle } from "../../src/smtp/rcpt-throttle.ts";
+import { clientKey } from "../../src/auth/throttle.ts";
+import { RcptFailureThrottle } from "../../src/smtp/rcpt-throttle.ts";
 import { insertDeliveredOutbound, RawSmtpClient, startInbound, type InboundHarness } from "./support.ts";
 
 const THROTTLED = "421 4.7.0 Too many refused recipients from your address, try again later";
