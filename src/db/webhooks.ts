@@ -53,6 +53,9 @@ interface Page {
   cursor: Cursor | null;
 }
 
+/** What an attempt put on record before it went out says until its result is in. */
+const UNANSWERED = "No answer on record: the attempt was under way, or the server stopped before it could record the answer.";
+
 /** Webhooks and their delivery attempts. */
 export class WebhookRepository {
   constructor(private readonly db: SqlExecutor) {}
@@ -122,10 +125,39 @@ export class WebhookRepository {
     return this.db.get<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE id = ? AND webhook_id = ?", [id, webhookId]);
   }
 
-  /** The highest attempt number recorded for the event at the webhook (0 when none). */
-  async lastAttempt(webhookId: string, eventId: string): Promise<number> {
-    const row = await this.db.get<{ n: number | null }>("SELECT max(attempt) AS n FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ?", [webhookId, eventId]);
-    return Number(row?.n ?? 0);
+  /**
+   * Puts the event's next attempt number at the webhook on record before the attempt goes out
+   * (the number is sent in X-Service-Attempt), so attempts made at once never share one. The row
+   * reads failed, with no answer, until completeAttempt fills it in, and stays so if the server
+   * stops first. On PostgreSQL the caller holds a lock on (webhook, event) for the transaction:
+   * two nodes would otherwise read the same maximum. Null when the webhook is gone.
+   */
+  async reserveAttempt(a: { webhookId: string; eventId: string; event: string }, now = Date.now()): Promise<{ id: string; attempt: number } | null> {
+    const id = newId();
+    const row = await this.db.get<{ attempt: number }>(
+      `INSERT INTO webhook_deliveries
+         (id, webhook_id, event_id, event, attempt, outcome, status_code, duration_ms, error, response_excerpt, next_attempt_at, created_at)
+       SELECT ?, ?, ?, ?, (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ?), 'failed', NULL, 0, ?, NULL, NULL, ?
+       WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)
+       RETURNING attempt`,
+      [id, a.webhookId, a.eventId, a.event, a.webhookId, a.eventId, UNANSWERED, now, a.webhookId],
+    );
+    return row ? { id, attempt: Number(row.attempt) } : null;
+  }
+
+  /**
+   * Fills in an attempt reserveAttempt put on record, with the sender's result, and stamps the
+   * webhook as recordAttempt does. False when the row is gone (the webhook was deleted meanwhile).
+   */
+  async completeAttempt(id: string, webhookId: string, result: AttemptRecord["result"], now = Date.now()): Promise<boolean> {
+    const r = result;
+    const updated = await this.db.run(
+      "UPDATE webhook_deliveries SET outcome = ?, status_code = ?, duration_ms = ?, error = ?, response_excerpt = ?, created_at = ? WHERE id = ? AND webhook_id = ?",
+      [r.outcome, r.statusCode, r.durationMs, r.error, r.responseExcerpt, now, id, webhookId],
+    );
+    if (updated.changes === 0) return false;
+    await this.stamp(webhookId, r.gone === true, now);
+    return true;
   }
 
   /**
@@ -142,16 +174,21 @@ export class WebhookRepository {
       [id, a.webhookId, a.eventId, a.event, a.attempt, r.outcome, r.statusCode, r.durationMs, r.error, r.responseExcerpt, a.nextAttemptAt, now, a.webhookId],
     );
     if (inserted.changes === 0) return null;
-    if (r.gone) {
+    await this.stamp(a.webhookId, r.gone === true, now);
+    return id;
+  }
+
+  /** The webhook's last_called_at; after a 410 Gone it is also disabled. */
+  private async stamp(webhookId: string, gone: boolean, now: number): Promise<void> {
+    if (gone) {
       await this.db.run("UPDATE webhooks SET last_called_at = ?, enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?", [
         now,
         `The receiver answered 410 Gone at ${iso(now)}; deliveries stopped. Re-enable the webhook to resume.`,
         now,
-        a.webhookId,
+        webhookId,
       ]);
     } else {
-      await this.db.run("UPDATE webhooks SET last_called_at = ? WHERE id = ?", [now, a.webhookId]);
+      await this.db.run("UPDATE webhooks SET last_called_at = ? WHERE id = ?", [now, webhookId]);
     }
-    return id;
   }
 }

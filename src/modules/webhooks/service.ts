@@ -199,12 +199,16 @@ export async function redeliver(deps: Deps, teamId: string, webhookId: string, d
   const eventId = delivery.event_id;
   const event = await deps.store.read.events.find(eventId);
   if (!event?.body) throw new NotFoundError("Event");
-  const attempt = (await deps.store.read.webhooks.lastAttempt(hook.id, eventId)) + 1;
-  const result = await webhookSenderFor(deps).send({ url: hook.url, secret: hook.secret, event: event.kind, body: event.body, attempt });
-  const newDeliveryId = await deps.store.write((tx) =>
-    tx.webhooks.recordAttempt({ webhookId: hook.id, eventId, event: event.kind, attempt, result, nextAttemptAt: null }),
-  );
-  return attemptData(result, eventId, newDeliveryId);
+  // The number goes out with the attempt, so it is taken on record first: redeliveries made at
+  // once each get their own.
+  const reserved = await deps.store.write(async (tx) => {
+    await tx.locks.take(`webhook-attempt:${hook.id}:${eventId}`);
+    return tx.webhooks.reserveAttempt({ webhookId: hook.id, eventId, event: event.kind });
+  });
+  if (!reserved) throw new NotFoundError("Webhook");
+  const result = await webhookSenderFor(deps).send({ url: hook.url, secret: hook.secret, event: event.kind, body: event.body, attempt: reserved.attempt });
+  const recorded = await deps.store.write((tx) => tx.webhooks.completeAttempt(reserved.id, hook.id, result));
+  return attemptData(result, eventId, recorded ? reserved.id : null);
 }
 
 /** A webhook's attempts, newest first, with filters. */

@@ -285,4 +285,26 @@ describe("POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", () => {
     expect(unknown.json).toEqual({ message: "Webhook delivery not found." });
     expect(receiver.deliveries).toHaveLength(2);
   });
+
+  test("concurrent redeliveries of one event each get their own attempt number, the one they were sent with", async () => {
+    const { h, receiver, webhookId, sendDeferred } = await setup();
+    const id = await sendDeferred(["x@one.test"]);
+    await h.request("POST", `/v1/messages/${id}/cancel`);
+    const log = await waitFor(async () => {
+      const r = await h.request("GET", `/v1/webhooks/${webhookId}/deliveries`);
+      return r.json.data.length === 1 ? r.json.data : null;
+    });
+    const answers = await Promise.all(
+      [1, 2, 3, 4].map(() => h.request("POST", `/v1/webhooks/${webhookId}/deliveries/${log[0].id}/redeliver`)),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect(receiver.deliveries.map((d) => d.attempt).sort()).toEqual([1, 2, 3, 4, 5]);
+    const after = (await h.request("GET", `/v1/webhooks/${webhookId}/deliveries`)).json.data as any[];
+    expect(after.map((d) => d.attempt).sort()).toEqual([1, 2, 3, 4, 5]);
+    // Each answer names the attempt it recorded, and that attempt went out with its own number.
+    for (const a of answers) {
+      const row = after.find((d) => d.id === a.json.data.delivery_id);
+      expect(row).toMatchObject({ outcome: "succeeded", status_code: 200 });
+    }
+  });
 });
