@@ -54,6 +54,36 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): Loaded<T> {
   return { ...state, reload };
 }
 
+/** A view's actions as useActions runs them. */
+export interface Actions {
+  /** True while one runs (its buttons are disabled). */
+  busy: boolean;
+  /** The last action's error; cleared when the next one starts. */
+  error: string | null;
+  /** What the last action reported (the text it returned); cleared when the next one starts. */
+  notice: string | null;
+  run: (fn: () => Promise<string | void>) => Promise<void>;
+}
+
+/**
+ * The runner every view's actions go through: busy while one runs, its error or its notice shown,
+ * and `after` (the view's data read again) once it succeeded.
+ */
+export function useActions(after: () => void): Actions {
+  const [state, setState] = useState<Omit<Actions, "run">>({ busy: false, error: null, notice: null });
+  const run = async (fn: () => Promise<string | void>) => {
+    setState({ busy: true, error: null, notice: null });
+    try {
+      const notice = await fn();
+      setState({ busy: false, error: null, notice: notice ?? null });
+      after();
+    } catch (err) {
+      setState({ busy: false, error: messageOf(err), notice: null });
+    }
+  };
+  return { ...state, run };
+}
+
 export const messageOf = (err: unknown): string => {
   if (err instanceof ApiError) {
     const fields = Object.values(err.errors).flat();

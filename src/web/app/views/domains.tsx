@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api.ts";
-import { CopyButton, ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Section, Status, useLoad } from "../ui.tsx";
+import { CopyButton, ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Section, Status, useActions, useLoad } from "../ui.tsx";
 
 interface DnsRecord {
   id: string;
@@ -82,22 +82,8 @@ export function Domains() {
 export function DomainDetail({ id }: { id: string }) {
   const domain = useLoad(() => api.get<Domain>(`/v1/domains/${id}`), [id]);
   const [result, setResult] = useState<VerifyResult | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  /** Runs one of the page's actions: busy while it runs, its error shown, the domain read again. */
-  const act = async (fn: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await fn();
-      domain.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const verify = () => act(async () => setResult(await api.post<VerifyResult>(`/v1/domains/${id}/dns-records/verify`)));
+  const { busy, error, run } = useActions(domain.reload);
+  const verify = () => run(async () => setResult(await api.post<VerifyResult>(`/v1/domains/${id}/dns-records/verify`)));
   if (domain.loading && !domain.data) return <Loading />;
   if (domain.error) return <ErrorBox error={domain.error} />;
   const d = domain.data!;
@@ -105,7 +91,7 @@ export function DomainDetail({ id }: { id: string }) {
   const rotate = async () => {
     if (!confirm(`Make new DKIM keys for ${d.domain}? Publish the two new records; signing switches once both verify, and the old records must stay published 7 more days.`)) return;
     setResult(null);
-    await act(async () => void (await api.post(`/v1/domains/${id}/dkim/rotate`)));
+    await run(async () => void (await api.post(`/v1/domains/${id}/dkim/rotate`)));
   };
   return (
     <Section

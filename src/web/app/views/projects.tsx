@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api.ts";
-import { Field, go, ListStatus, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
+import { type Actions, Field, go, ListStatus, Section, ShownOnce, useActions, useLoad } from "../ui.tsx";
 
 interface Project {
   id: string;
@@ -33,16 +33,7 @@ export function Projects() {
   const list = useLoad(() => api.get<Page<Project>>("/v1/projects", { "page[size]": 100 }), []);
   const [name, setName] = useState("");
   const [token, setToken] = useState<{ label: string; value: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const act = async (fn: () => Promise<void>) => {
-    setError(null);
-    try {
-      await fn();
-      list.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
+  const { error, run: act } = useActions(list.reload);
   const create = (e: Event) => {
     e.preventDefault();
     return act(async () => {
@@ -68,7 +59,7 @@ export function Projects() {
   );
 }
 
-function ProjectCard({ project, act, onToken }: { project: Project; act: (fn: () => Promise<void>) => Promise<void>; onToken: (t: string) => void }) {
+function ProjectCard({ project, act, onToken }: { project: Project; act: Actions["run"]; onToken: (t: string) => void }) {
   const routes = useLoad(() => api.get<Page<RouteRow>>(`/v1/projects/${project.id}/routes`, { "page[size]": 100 }), [project.id]);
   const rotate = () =>
     act(async () => {

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api.ts";
-import { ErrorBox, Field, fmtDate, go, ListStatus, messageOf, Notice, Pager, Section, Status, type Route, useLoad } from "../ui.tsx";
+import { ErrorBox, Field, fmtDate, go, ListStatus, Notice, Pager, Section, Status, type Route, useActions, useLoad } from "../ui.tsx";
 import { allRoutes } from "./projects.tsx";
 
 interface Reply {
@@ -45,19 +45,7 @@ export function Queue({ route }: { route: Route }) {
   const list = useLoad(() => api.get<Page<QueuedMessage>>("/v1/queue", { ...Object.fromEntries(q.entries()), "page[size]": 50 }), [q.toString()]);
   const routes = useLoad(allRoutes, []);
   const [draft, setDraft] = useState(filters);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-
-  const act = async (fn: () => Promise<string>) => {
-    setError(null);
-    setNotice(null);
-    try {
-      setNotice(await fn());
-      list.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
+  const { error, notice, run: act } = useActions(list.reload);
   const apply = (e: Event) => {
     e.preventDefault();
     const next = new URLSearchParams();

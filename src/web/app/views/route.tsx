@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { CopyButton, ErrorBox, Field, go, Loading, messageOf, Notice, Section, useLoad } from "../ui.tsx";
+import { CopyButton, ErrorBox, Field, go, Loading, Notice, Section, useActions, useLoad } from "../ui.tsx";
 
 interface InboundRecord {
   purpose: string;
@@ -41,9 +41,7 @@ const formOf = (r: Route) => ({
 export function RouteSettings({ id }: { id: string }) {
   const loaded = useLoad(() => api.get<Route>(`/v1/routes/${id}`, { include: "project" }), [id]);
   const [form, setForm] = useState<ReturnType<typeof formOf> | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, notice, run } = useActions(loaded.reload);
   useEffect(() => {
     if (loaded.data) setForm(formOf(loaded.data));
   }, [loaded.data]);
@@ -53,19 +51,6 @@ export function RouteSettings({ id }: { id: string }) {
   const r = loaded.data;
   const inbound = r.route_type === "inbound";
 
-  const run = async (fn: () => Promise<string>) => {
-    setError(null);
-    setNotice(null);
-    setBusy(true);
-    try {
-      setNotice(await fn());
-      loaded.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
-  };
   const save = (e: Event) => {
     e.preventDefault();
     const body = inbound
@@ -83,13 +68,10 @@ export function RouteSettings({ id }: { id: string }) {
   const verify = () => run(async () => (await api.post<{ data: { message: string } }>(`/v1/routes/${id}/verify-inbound-domain`)).data.message);
   const remove = async () => {
     if (!confirm(`Delete the route ${r.name}? Its webhooks and route suppressions go with it; its messages stay.`)) return;
-    setError(null);
-    try {
+    await run(async () => {
       await api.del(`/v1/routes/${id}`);
       go("/projects");
-    } catch (err) {
-      setError(messageOf(err));
-    }
+    });
   };
   const set = (patch: Partial<typeof form>) => setForm({ ...form, ...patch });
 

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type Page } from "../api.ts";
-import { ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Notice, Section, ShownOnce, useLoad } from "../ui.tsx";
+import { ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Notice, Section, ShownOnce, useActions, useLoad } from "../ui.tsx";
 import { allRoutes } from "./projects.tsx";
 
 interface Webhook {
@@ -116,21 +116,13 @@ export function Webhooks() {
 export function WebhookDetail({ id }: { id: string }) {
   const hook = useLoad(() => api.get<{ data: Webhook } | Webhook>(`/v1/webhooks/${id}`).then((r) => ("data" in r ? r.data : r)), [id]);
   const deliveries = useLoad(() => api.get<Page<Delivery>>(`/v1/webhooks/${id}/deliveries`, { "page[size]": 50 }), [id]);
-  const [notice, setNotice] = useState<string | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const act = async (fn: () => Promise<void>) => {
-    setError(null);
-    try {
-      await fn();
-      deliveries.reload();
-      hook.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
-  const test = () => act(async () => setNotice((await api.post<{ message: string }>(`/v1/webhooks/${id}/test`)).message));
-  const redeliver = (deliveryId: string) => act(async () => setNotice((await api.post<{ message: string }>(`/v1/webhooks/${id}/deliveries/${deliveryId}/redeliver`)).message));
+  const { error, notice, run: act } = useActions(() => {
+    deliveries.reload();
+    hook.reload();
+  });
+  const test = () => act(async () => (await api.post<{ message: string }>(`/v1/webhooks/${id}/test`)).message);
+  const redeliver = (deliveryId: string) => act(async () => (await api.post<{ message: string }>(`/v1/webhooks/${id}/deliveries/${deliveryId}/redeliver`)).message);
   const rotate = () => act(async () => setSecret((await api.post<{ data: { secret: string } }>(`/v1/webhooks/${id}/regenerate-secret`)).data.secret));
   const remove = () =>
     act(async () => {
