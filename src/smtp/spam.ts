@@ -4,6 +4,7 @@
  * weights follow rspamd's where one exists, so switching to rspamd changes little for users.
  * The score is the sum of the symbols' scores.
  */
+import { isIP } from "node:net";
 import { loadMailauth } from "../mail/libraries.ts";
 import type { ParsedMail } from "mailparser";
 import type { AuthResolver } from "./auth-resolver.ts";
@@ -39,16 +40,37 @@ export interface AuthInput {
 /** "::ffff:192.0.2.1" → "192.0.2.1": SPF compares IPv4 clients against ip4 mechanisms. */
 export const plainIp = (ip: string): string => ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1");
 
+/**
+ * mailauth's authenticate() without what nothing here reads: the same DKIM, SPF, ARC and DMARC
+ * checks in the same order with the same inputs, but no Authentication-Results / Received-SPF
+ * header text and no parse of the Received chain (about a tenth of its CPU per message).
+ */
+async function authenticate(raw: Buffer, input: AuthInput) {
+  const { dkimVerify, spf, arc, dmarc } = await loadMailauth();
+  const ip = plainIp(input.ip);
+  const sender = input.mailFrom || undefined;
+  const dkimResult = await dkimVerify(raw, { resolver: input.resolver, sender });
+  // As authenticate() does: the client's address stands for a missing HELO, an address HELO in brackets.
+  const helo = input.helo || ip;
+  const spfResult = await spf({ ip, helo: helo && isIP(helo) ? `[${helo}]` : helo, sender, mta: input.hostname, resolver: input.resolver });
+  const arcResult = await arc(dkimResult.arc as unknown as Parameters<typeof arc>[0], { resolver: input.resolver });
+  const dmarcResult = dkimResult.headerFrom
+    ? await dmarc({
+        headerFrom: dkimResult.headerFrom,
+        spfDomains: spfResult && spfResult.status.result === "pass" && spfResult.domain ? [spfResult.domain] : [],
+        dkimDomains: (dkimResult.results || [])
+          .filter((r) => r.status.result === "pass")
+          .map((r) => ({ id: r.id, domain: r.signingDomain, aligned: r.status.aligned, underSized: r.status.underSized })),
+        arcResult,
+        resolver: input.resolver,
+      })
+    : false;
+  return { dkim: dkimResult, spf: spfResult, arc: arcResult, dmarc: dmarcResult };
+}
+
 /** SPF, DKIM, DMARC and ARC as symbols. DNS goes through `resolver` only. */
 export async function authSymbols(raw: Buffer, input: AuthInput): Promise<SpamSymbol[]> {
-  const res = await (await loadMailauth()).authenticate(raw, {
-    ip: plainIp(input.ip),
-    helo: input.helo || undefined,
-    sender: input.mailFrom || undefined,
-    mta: input.hostname,
-    resolver: input.resolver,
-    disableBimi: true,
-  });
+  const res = await authenticate(raw, input);
   const out: SpamSymbol[] = [];
 
   const spf = res.spf ? res.spf.status.result : "none";
