@@ -316,7 +316,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
         }),
       )
     ).flat();
-    return outcomeOf(attemptNo, outcomes, deadline, rateReplyDelay(outcomes, admission));
+    return outcomeOf(attemptNo, outcomes, deadline, admission);
   };
 
   /**
@@ -330,12 +330,10 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     return reopens > Date.now() ? reopens - Date.now() + Math.floor(Math.random() * 1000) : null;
   };
 
+  /** A job whose attempted recipients are all settled still comes back for those shaping held. (A retry already does: see outcomeOf.) */
   const shaped = (outcome: JobOutcome, admission: Admission | null): JobOutcome => {
-    if (!admission || admission.retryAt === null) return outcome;
-    const delayMs = Math.max(0, admission.retryAt - Date.now());
-    if (outcome.type === "done") return { type: "defer", delayMs, ...(outcome.write ? { write: outcome.write } : {}) };
-    if (outcome.type === "retry") return { ...outcome, delayMs: Math.min(outcome.delayMs, delayMs) };
-    return outcome;
+    if (!admission || admission.retryAt === null || outcome.type !== "done") return outcome;
+    return { type: "defer", delayMs: Math.max(0, admission.retryAt - Date.now()), ...(outcome.write ? { write: outcome.write } : {}) };
   };
 
   /** A recipient's delivery, on record: its receipt, if one was written, has served its purpose. */
@@ -344,12 +342,17 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     await tx.deliveries.removeReceipt(o.recipientId);
   };
 
-  /** Records each recipient's result; schedules another attempt for the soft failures. */
-  const outcomeOf = (attemptNo: number, outcomes: RecipientOutcome[], deadline: number, shapedDelayMs: number | null = null): JobOutcome => {
+  /**
+   * Records each recipient's result; schedules another attempt for the soft failures. Recipients
+   * shaping held back bring the job back at their slot if it is sooner, and the soft failures are
+   * attempted again then too: that is the next attempt their status says.
+   */
+  const outcomeOf = (attemptNo: number, outcomes: RecipientOutcome[], deadline: number, admission: Admission | null = null): JobOutcome => {
     const now = Date.now();
     const soft = outcomes.filter((o) => o.verdict === "soft");
     const requested = Math.max(0, ...soft.map((o) => requestedRetryMs(o.reply.message) ?? 0));
-    const delayMs = shapedDelayMs ?? scheduledBackoff(attemptNo, schedule, { requestedMs: requested || null });
+    const scheduled = rateReplyDelay(outcomes, admission) ?? scheduledBackoff(attemptNo, schedule, { requestedMs: requested || null });
+    const delayMs = !admission || admission.retryAt === null ? scheduled : Math.min(scheduled, Math.max(0, admission.retryAt - now));
     const expired = now + delayMs > deadline;
     const write = async (tx: Repositories) => {
       const at = Date.now();

@@ -113,6 +113,44 @@ describe("GET /v1/queue", () => {
   });
 });
 
+describe("GET /v1/queue with recipients held back by shaping", () => {
+  test("a recipient deferred alongside held ones is next attempted when the job comes back for them: its soft bounce says so", async () => {
+    const sink: Sink = await startSink();
+    // one.test's 421 4.7.28 is a rate reply: its destination pauses for 30 s. two.test defers (not a rate reply).
+    sink.onRcpt = (a) => (a.endsWith("@one.test") ? { code: 421, message: "4.7.28 Slow down" } : DEFER);
+    const h = await startOutbound({
+      sink,
+      dns,
+      outbound: { retryScheduleMs: [120_000], shaping: { firstPauseMs: 30_000, maxPauseMs: 60_000, rampEveryMs: 50, quietMs: 1000 } },
+    });
+    cleanups.push(async () => {
+      await h.close();
+      await sink.close();
+    });
+    h.routeToSink("one.test");
+    dns.set("two.test", "MX", [{ exchange: "mx.two.test", priority: 10 }]);
+    dns.set("mx.two.test", "A", ["127.0.0.1"]);
+    const send = async (to: string[]) => (await h.send({ from: `app@${SENDER_DOMAIN}`, to, subject: "held", text: "hello" })).json.message_id as string;
+    await h.waitForStatus(await send(["a@one.test"]), ["soft_bounced"]); // pauses one.test's destination
+    const t0 = Date.now();
+    const id = await send(["b@one.test", "c@two.test"]); // b held back by the pause, c attempted and deferred
+    await h.waitForStatus(id, ["soft_bounced"]);
+    const [item] = (await h.request("GET", `/v1/queue?filter[domain]=two.test`)).json.data;
+    expect(item.id).toBe(id);
+    expect(item.recipients.map((r: any) => [r.email, r.status])).toEqual([
+      ["b@one.test", "pending"],
+      ["c@two.test", "soft_bounced"],
+    ]);
+    // The job comes back at b's slot, when the pause ends, not at c's scheduled retry two minutes away.
+    const next = Date.parse(item.next_attempt_at);
+    expect(next).toBeGreaterThan(t0 + 20_000);
+    expect(next).toBeLessThan(t0 + 40_000);
+    const events = (await h.request("GET", `/v1/messages/${id}/events`)).json.data as any[];
+    const bounced = events.find((e) => e.event === "message.soft_bounced" && e.recipient === "c@two.test");
+    expect(Math.abs(Date.parse(bounced.data.next_attempt_at) - next)).toBeLessThan(1000);
+  });
+});
+
 describe("message retry and cancel", () => {
   test("retry makes a deferred message deliver now, keeping its attempt count; then it is final: 409", async () => {
     const { h, sink, sendDeferred } = await setup();
