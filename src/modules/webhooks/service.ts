@@ -200,11 +200,14 @@ export async function redeliver(deps: Deps, teamId: string, webhookId: string, d
   const event = await deps.store.read.events.find(eventId);
   if (!event?.body) throw new NotFoundError("Event");
   // The number goes out with the attempt, so it is taken on record first: redeliveries made at
-  // once each get their own.
-  const reserved = await deps.store.write(async (tx) => {
-    await tx.locks.take(`webhook-attempt:${hook.id}:${eventId}`);
-    return tx.webhooks.reserveAttempt({ webhookId: hook.id, eventId, event: event.kind });
-  });
+  // once each get their own. Committed on its own, outside the request's unit of work: held
+  // there, it would keep every other write waiting while the receiver answers.
+  const reserved = await deps.store.detached(() =>
+    deps.store.write(async (tx) => {
+      await tx.locks.take(`webhook-attempt:${hook.id}:${eventId}`);
+      return tx.webhooks.reserveAttempt({ webhookId: hook.id, eventId, event: event.kind });
+    }),
+  );
   if (!reserved) throw new NotFoundError("Webhook");
   const result = await webhookSenderFor(deps).send({ url: hook.url, secret: hook.secret, event: event.kind, body: event.body, attempt: reserved.attempt });
   const recorded = await deps.store.write((tx) => tx.webhooks.completeAttempt(reserved.id, hook.id, result));

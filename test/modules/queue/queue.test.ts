@@ -324,6 +324,28 @@ describe("POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", () => {
     expect(receiver.deliveries).toHaveLength(2);
   });
 
+  test("a slow receiver holds no one else's writes while a redelivery waits for it", async () => {
+    const { h, receiver, webhookId, sendDeferred } = await setup();
+    const id = await sendDeferred(["x@one.test"]);
+    await h.request("POST", `/v1/messages/${id}/cancel`);
+    const log = await waitFor(async () => {
+      const r = await h.request("GET", `/v1/webhooks/${webhookId}/deliveries`);
+      return r.json.data.length === 1 ? r.json.data : null;
+    });
+    receiver.respond = async () => {
+      await Bun.sleep(1500);
+      return new Response("ok");
+    };
+    const redelivery = h.request("POST", `/v1/webhooks/${webhookId}/deliveries/${log[0].id}/redeliver`);
+    await waitFor(() => (receiver.deliveries.length === 2 ? true : null));
+    // The attempt is on record (its number taken) and out; a send meanwhile commits at once.
+    const started = performance.now();
+    const sent = await h.send({ from: `app@${SENDER_DOMAIN}`, to: ["y@one.test"], subject: "meanwhile", text: "hello" });
+    expect(sent.status).toBe(202);
+    expect(performance.now() - started).toBeLessThan(700);
+    expect((await redelivery).json.data).toMatchObject({ success: true, status_code: 200 });
+  });
+
   test("concurrent redeliveries of one event each get their own attempt number, the one they were sent with", async () => {
     const { h, receiver, webhookId, sendDeferred } = await setup();
     const id = await sendDeferred(["x@one.test"]);
