@@ -3,6 +3,7 @@
  * enhanced status codes, reading a DATA stream into memory with a size bound.
  */
 import { readFileSync } from "node:fs";
+import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import { SMTPServer, type SMTPServerError, type SMTPServerOptions } from "smtp-server";
 import { SMTPConnection } from "smtp-server/lib/smtp-connection.js";
@@ -49,12 +50,38 @@ let patched = false;
 function letRepliesCarryTheirOwnEnhancedCode(): void {
   if (patched) return;
   patched = true;
-  const proto = SMTPConnection.prototype as unknown as { send(code: number, data?: unknown, context?: unknown): void };
+  type Connection = { _socket?: Socket; _upgrading?: boolean };
+  const proto = SMTPConnection.prototype as unknown as {
+    send(this: Connection, code: number, data?: unknown, context?: unknown): void;
+    upgrade(this: Connection, ...args: unknown[]): void;
+  };
   const send = proto.send;
-  proto.send = function (this: unknown, code: number, data?: unknown, context?: unknown) {
+  proto.send = function (code, data, context) {
+    batchRepliesOfThisTurn(this);
     if (context === undefined && typeof data === "string" && ENHANCED.test(data)) return send.call(this, code, data, false);
     return send.call(this, code, data, context);
   };
+  // STARTTLS: its 220 leaves before the socket is handed to TLS.
+  const upgrade = proto.upgrade;
+  proto.upgrade = function (...args) {
+    if (this._socket?.writableCorked) this._socket.uncork();
+    return upgrade.apply(this, args);
+  };
+}
+
+/**
+ * Replies written in one turn of the event loop leave in one write: a pipelining client's MAIL,
+ * RCPT and DATA (RFC 2920) get their three replies in one segment instead of one system call and
+ * one segment each. The socket is corked at the turn's first reply and uncorked after the turn's
+ * I/O callbacks; end() (QUIT, close) flushes what is corked, and upgrade() above does for STARTTLS.
+ */
+function batchRepliesOfThisTurn(connection: { _socket?: Socket; _upgrading?: boolean }): void {
+  const socket = connection._socket;
+  if (!socket || connection._upgrading || socket.destroyed || socket.writableCorked) return;
+  socket.cork();
+  setImmediate(() => {
+    if (socket.writableCorked) socket.uncork();
+  });
 }
 
 /** smtp-server's own pause before the greeting, used by a listener that does not set greetDelayMs. */
