@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { startHaraka, HARAKA_VERSION, type HarakaServer } from "./anchors/haraka.ts";
 import { runSmtpLoad } from "./anchors/smtp-load.ts";
 import { mark, range } from "./anchors/ratios.ts";
+import { benchMessage, senderRecords } from "./inbound-message.ts";
 
 const DEADLINE_MS = 180_000;
 
@@ -37,12 +38,10 @@ const { addBootstrapTeam } = await import("../../src/bootstrap.ts");
 const { JobRunner } = await import("../../src/jobs/runner.ts");
 const { registerInboundJobs } = await import("../../src/smtp/inbound-job.ts");
 const { startInboundListener } = await import("../../src/smtp/inbound.ts");
-const { generateDkimKeyPair, dkimRecordContent } = await import("../../src/dns/dkim-key.ts");
+const { generateDkimKeyPair } = await import("../../src/dns/dkim-key.ts");
 const { startDnsServer } = await import("../../test/support/dns-server.ts");
 const { sqliteOf } = await import("../../test/support/test-database.ts");
-const { dkimSign } = await import("mailauth");
 const { freePort } = await import("../../test/e2e/fixtures/outbound-server.ts");
-const MailComposer = (await import("nodemailer/lib/mail-composer")).default;
 
 const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), "posthorn-bench-inbound-"));
@@ -63,28 +62,12 @@ const inboundAddress = sqlite.query<{ a: string }, []>("SELECT inbound_address A
 
 // A sender with SPF, DKIM and DMARC published, so every check does real work.
 const key = generateDkimKeyPair();
-dns.set("sender.test", "TXT", ["v=spf1 ip4:127.0.0.0/8 -all"]);
-dns.set("s1._domainkey.sender.test", "TXT", [dkimRecordContent(key.publicKeyBase64)]);
-dns.set("_dmarc.sender.test", "TXT", ["v=DMARC1; p=reject"]);
+for (const [name, type, values] of senderRecords(key)) dns.set(name, type, values);
 
 async function message(bytes: number): Promise<string> {
-  const paragraph = "The quick brown fox jumps over the lazy dog while the mail server keeps counting messages. ";
-  const text = paragraph.repeat(Math.ceil((bytes * 0.45) / paragraph.length));
-  const html = `<html><body>${`<p>${paragraph}<a href="https://sender.test/offer">offer</a></p>`.repeat(Math.ceil((bytes * 0.45) / (paragraph.length + 50)))}</body></html>`;
-  const raw = await new MailComposer({
-    from: "Alice <alice@sender.test>",
-    to: inboundAddress,
-    subject: "Benchmark message",
-    text: text.slice(0, Math.floor(bytes * 0.4)),
-    html: html.slice(0, Math.floor(bytes * 0.4)).replace(/<[^>]*$/, ""),
-  })
-    .compile()
-    .build();
-  const signed = await dkimSign(raw, { signatureData: [{ signingDomain: "sender.test", selector: "s1", privateKey: key.privateKeyPem }] } as never);
-  const full = Buffer.concat([Buffer.from(signed.signatures), raw]).toString("latin1");
-  // Dot-stuffing for the wire.
   const path = join(dir, `msg-${bytes}.eml`);
-  await Bun.write(path, full.replace(/\r?\n/g, "\r\n").replace(/^\./gm, ".."));
+  // Dot-stuffing for the wire.
+  await Bun.write(path, (await benchMessage(bytes, inboundAddress, key)).toString("latin1").replace(/^\./gm, ".."));
   return path;
 }
 
