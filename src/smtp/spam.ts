@@ -46,7 +46,7 @@ export const plainIp = (ip: string): string => ip.replace(/^::ffff:(\d+\.\d+\.\d
  * checks in the same order with the same inputs, but no Authentication-Results / Received-SPF
  * header text and no parse of the Received chain (about a tenth of its CPU per message).
  */
-async function authenticate(raw: Buffer, input: AuthInput) {
+export async function authenticate(raw: Buffer, input: AuthInput) {
   const [{ dkimVerify, spf, arc, dmarc }] = await Promise.all([loadMailauth(), fasterMailauthScans()]);
   const ip = plainIp(input.ip);
   const sender = input.mailFrom || undefined;
