@@ -290,15 +290,22 @@ describe("bulk retry and cancel", () => {
 });
 
 describe("POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", () => {
-  test("sends the same event again, signed afresh, recorded as a new attempt; foreign ids are 404", async () => {
-    const { h, receiver, webhookId, sendDeferred } = await setup();
-    const id = await sendDeferred(["x@one.test"]);
-    await h.request("POST", `/v1/messages/${id}/cancel`);
-    const [first] = await waitFor(() => (receiver.deliveries.length === 1 ? receiver.deliveries : null));
+  /** A canceled message whose one webhook delivery (message.failed) is on record. */
+  async function deliveredOnce() {
+    const s = await setup();
+    const id = await s.sendDeferred(["x@one.test"]);
+    await s.h.request("POST", `/v1/messages/${id}/cancel`);
     const log = await waitFor(async () => {
-      const r = await h.request("GET", `/v1/webhooks/${webhookId}/deliveries`);
+      const r = await s.h.request("GET", `/v1/webhooks/${s.webhookId}/deliveries`);
       return r.json.data.length === 1 ? r.json.data : null;
     });
+    return { ...s, log };
+  }
+
+  test("sends the same event again, signed afresh, recorded as a new attempt; foreign ids are 404", async () => {
+    const { h, receiver, webhookId, log } = await deliveredOnce();
+    expect(receiver.deliveries).toHaveLength(1); // the log records an attempt once the receiver has answered
+    const [first] = receiver.deliveries;
     await Bun.sleep(1100); // the signature's t is in seconds: a fresh one differs
     const res = await h.request("POST", `/v1/webhooks/${webhookId}/deliveries/${log[0].id}/redeliver`);
     expect(res.status).toBe(200);
@@ -325,13 +332,7 @@ describe("POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", () => {
   });
 
   test("a slow receiver holds no one else's writes while a redelivery waits for it", async () => {
-    const { h, receiver, webhookId, sendDeferred } = await setup();
-    const id = await sendDeferred(["x@one.test"]);
-    await h.request("POST", `/v1/messages/${id}/cancel`);
-    const log = await waitFor(async () => {
-      const r = await h.request("GET", `/v1/webhooks/${webhookId}/deliveries`);
-      return r.json.data.length === 1 ? r.json.data : null;
-    });
+    const { h, receiver, webhookId, log } = await deliveredOnce();
     receiver.respond = async () => {
       await Bun.sleep(1500);
       return new Response("ok");
@@ -347,13 +348,7 @@ describe("POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", () => {
   });
 
   test("concurrent redeliveries of one event each get their own attempt number, the one they were sent with", async () => {
-    const { h, receiver, webhookId, sendDeferred } = await setup();
-    const id = await sendDeferred(["x@one.test"]);
-    await h.request("POST", `/v1/messages/${id}/cancel`);
-    const log = await waitFor(async () => {
-      const r = await h.request("GET", `/v1/webhooks/${webhookId}/deliveries`);
-      return r.json.data.length === 1 ? r.json.data : null;
-    });
+    const { h, receiver, webhookId, log } = await deliveredOnce();
     const answers = await Promise.all(
       [1, 2, 3, 4].map(() => h.request("POST", `/v1/webhooks/${webhookId}/deliveries/${log[0].id}/redeliver`)),
     );
