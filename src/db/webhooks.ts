@@ -129,31 +129,47 @@ export class WebhookRepository {
    * Puts the event's next attempt number at the webhook on record before the attempt goes out
    * (the number is sent in X-Service-Attempt), so attempts made at once never share one. The row
    * reads failed, with no answer, until completeAttempt fills it in, and stays so if the server
-   * stops first. On PostgreSQL the caller holds a lock on (webhook, event) for the transaction:
-   * two nodes would otherwise read the same maximum. Null when the webhook is gone.
+   * stops first. The number is at least `atLeast` (a queued retry's own count: an attempt lost to
+   * a crash is not on record, yet went out). On PostgreSQL the caller holds a lock on (webhook,
+   * event) for the transaction: two nodes would otherwise read the same maximum. Null when the
+   * webhook is gone.
    */
-  async reserveAttempt(a: { webhookId: string; eventId: string; event: string }, now = Date.now()): Promise<{ id: string; attempt: number } | null> {
+  async reserveAttempt(
+    a: { webhookId: string; eventId: string; event: string; atLeast?: number },
+    now = Date.now(),
+  ): Promise<{ id: string; attempt: number } | null> {
     const id = newId();
+    const atLeast = a.atLeast ?? 1;
     const row = await this.db.get<{ attempt: number }>(
       `INSERT INTO webhook_deliveries
          (id, webhook_id, event_id, event, attempt, outcome, status_code, duration_ms, error, response_excerpt, next_attempt_at, created_at)
-       SELECT ?, ?, ?, ?, (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ?), 'failed', NULL, 0, ?, NULL, NULL, ?
+       SELECT ?, ?, ?, ?,
+         (SELECT CASE WHEN coalesce(max(attempt), 0) + 1 > ? THEN coalesce(max(attempt), 0) + 1 ELSE ? END
+            FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ?),
+         'failed', NULL, 0, ?, NULL, NULL, ?
        WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)
        RETURNING attempt`,
-      [id, a.webhookId, a.eventId, a.event, a.webhookId, a.eventId, UNANSWERED, now, a.webhookId],
+      [id, a.webhookId, a.eventId, a.event, atLeast, atLeast, a.webhookId, a.eventId, UNANSWERED, now, a.webhookId],
     );
     return row ? { id, attempt: Number(row.attempt) } : null;
   }
 
   /**
-   * Fills in an attempt reserveAttempt put on record, with the sender's result, and stamps the
-   * webhook as recordAttempt does. False when the row is gone (the webhook was deleted meanwhile).
+   * Fills in an attempt reserveAttempt put on record, with the sender's result and when the next
+   * one is due (null: none), and stamps the webhook as recordAttempt does. False when the row is
+   * gone (the webhook was deleted meanwhile).
    */
-  async completeAttempt(id: string, webhookId: string, result: AttemptRecord["result"], now = Date.now()): Promise<boolean> {
+  async completeAttempt(
+    id: string,
+    webhookId: string,
+    result: AttemptRecord["result"],
+    nextAttemptAt: number | null = null,
+    now = Date.now(),
+  ): Promise<boolean> {
     const r = result;
     const updated = await this.db.run(
-      "UPDATE webhook_deliveries SET outcome = ?, status_code = ?, duration_ms = ?, error = ?, response_excerpt = ?, created_at = ? WHERE id = ? AND webhook_id = ?",
-      [r.outcome, r.statusCode, r.durationMs, r.error, r.responseExcerpt, now, id, webhookId],
+      "UPDATE webhook_deliveries SET outcome = ?, status_code = ?, duration_ms = ?, error = ?, response_excerpt = ?, next_attempt_at = ?, created_at = ? WHERE id = ? AND webhook_id = ?",
+      [r.outcome, r.statusCode, r.durationMs, r.error, r.responseExcerpt, nextAttemptAt, now, id, webhookId],
     );
     if (updated.changes === 0) return false;
     await this.stamp(webhookId, r.gone === true, now);

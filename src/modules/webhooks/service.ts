@@ -4,6 +4,7 @@ import type { WebhookRow } from "../../db/webhooks.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
 import { webhookSenderFor, type AttemptResult } from "../../events/deliver.ts";
 import { forbiddenKind, inNetworks, parseCidr, parseIp } from "../../events/ssrf.ts";
+import { reserveWebhookAttempt } from "../../events/webhook-job.ts";
 import { iso, newId, newToken, TOKEN_PREFIX } from "../../ids.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import {
@@ -189,7 +190,7 @@ const attemptData = (result: AttemptResult, eventId: string, deliveryId: string 
  * event id, same bytes) signed afresh (new t), with the next attempt number, recorded as a new
  * attempt in the log. Like the test send it goes out whether the webhook is enabled or not (it
  * is asked for by hand); a 410 disables the webhook as any attempt's would. Queued retries of the
- * event are left as they are.
+ * event are left to their schedule, with the numbers after it.
  */
 export async function redeliver(deps: Deps, teamId: string, webhookId: string, deliveryId: string): Promise<TestResultData> {
   const hook = await findWebhook(deps, teamId, webhookId);
@@ -199,15 +200,8 @@ export async function redeliver(deps: Deps, teamId: string, webhookId: string, d
   const eventId = delivery.event_id;
   const event = await deps.store.read.events.find(eventId);
   if (!event?.body) throw new NotFoundError("Event");
-  // The number goes out with the attempt, so it is taken on record first: redeliveries made at
-  // once each get their own. Committed on its own, outside the request's unit of work: held
-  // there, it would keep every other write waiting while the receiver answers.
-  const reserved = await deps.store.detached(() =>
-    deps.store.write(async (tx) => {
-      await tx.locks.take(`webhook-attempt:${hook.id}:${eventId}`);
-      return tx.webhooks.reserveAttempt({ webhookId: hook.id, eventId, event: event.kind });
-    }),
-  );
+  // Redeliveries made at once, and the event's queued retries, each get their own number.
+  const reserved = await reserveWebhookAttempt(deps.store, { webhookId: hook.id, eventId, event: event.kind });
   if (!reserved) throw new NotFoundError("Webhook");
   const result = await webhookSenderFor(deps).send({ url: hook.url, secret: hook.secret, event: event.kind, body: event.body, attempt: reserved.attempt });
   const recorded = await deps.store.write((tx) => tx.webhooks.completeAttempt(reserved.id, hook.id, result));

@@ -9,7 +9,7 @@ import { registerWebhookJobs } from "../../../src/events/webhook-job.ts";
 import { waitFor } from "../../helpers.ts";
 import { startSink, startOutbound, SENDER_DOMAIN, type OutboundHarness, type Sink } from "../../send/harness.ts";
 import { startDnsServer, type TestDnsServer } from "../../support/dns-server.ts";
-import { makeTestCert, startReceiver, type TestCert, type TestReceiver } from "../../webhooks/support.ts";
+import { makeTestCert, startReceiver, type Responder, type TestCert, type TestReceiver } from "../../webhooks/support.ts";
 
 let dns: TestDnsServer;
 let cert: TestCert;
@@ -35,7 +35,7 @@ const DEFER = { code: 451, message: "4.3.0 Temporary local problem" };
  * a minute away so deferred mail stays queued, and a webhook receiving message.failed and
  * message.delivered.
  */
-async function setup(opts: { dataDelayMs?: number } = {}) {
+async function setup(opts: { dataDelayMs?: number; webhookScheduleMs?: number[] } = {}) {
   const sink: Sink = await startSink();
   sink.onRcpt = () => DEFER;
   sink.dataDelayMs = opts.dataDelayMs ?? 0;
@@ -48,7 +48,7 @@ async function setup(opts: { dataDelayMs?: number } = {}) {
   for (const d of ["one.test", "two.test"]) h.routeToSink(d);
   const sender = new WebhookSender({ dns: h.deps.dns, allowedNetworks: ["127.0.0.0/8"], ca: cert.caPem, timeoutMs: 3000, dnsCacheMs: 0 });
   useWebhookSender(h.deps, sender);
-  registerWebhookJobs(h.runner, h.deps, { sender, scheduleMs: [50] });
+  registerWebhookJobs(h.runner, h.deps, { sender, scheduleMs: opts.webhookScheduleMs ?? [50] });
   const receiver: TestReceiver = startReceiver(cert);
   cleanups.push(async () => {
     await h.close();
@@ -290,9 +290,10 @@ describe("bulk retry and cancel", () => {
 });
 
 describe("POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", () => {
-  /** A canceled message whose one webhook delivery (message.failed) is on record. */
-  async function deliveredOnce() {
-    const s = await setup();
+  /** A canceled message whose one webhook delivery (message.failed) is on record; `respond` answers it. */
+  async function deliveredOnce(opts: Parameters<typeof setup>[0] & { respond?: Responder } = {}) {
+    const s = await setup(opts);
+    s.receiver.respond = opts.respond ?? null;
     const id = await s.sendDeferred(["x@one.test"]);
     await s.h.request("POST", `/v1/messages/${id}/cancel`);
     const log = await waitFor(async () => {
@@ -345,6 +346,26 @@ describe("POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", () => {
     expect(sent.status).toBe(202);
     expect(performance.now() - started).toBeLessThan(700);
     expect((await redelivery).json.data).toMatchObject({ success: true, status_code: 200 });
+  });
+
+  test("a retry still queued when the event is redelivered goes out with the number after the redelivery's", async () => {
+    // The first attempt fails and its retry waits 1.5 s.
+    const { h, receiver, webhookId, log } = await deliveredOnce({
+      webhookScheduleMs: [1500],
+      respond: async () => new Response("busy", { status: 503 }),
+    });
+    expect(log[0]).toMatchObject({ attempt: 1, outcome: "failed", status_code: 503 });
+    receiver.respond = null;
+    const res = await h.request("POST", `/v1/webhooks/${webhookId}/deliveries/${log[0].id}/redeliver`);
+    expect(res.json.data).toMatchObject({ success: true, status_code: 200 });
+    await waitFor(() => (receiver.deliveries.length === 3 ? true : null), 5000);
+    expect(receiver.deliveries.map((d) => d.attempt)).toEqual([1, 2, 3]);
+    const after = (await h.request("GET", `/v1/webhooks/${webhookId}/deliveries`)).json.data as any[];
+    expect(after.map((d) => [d.attempt, d.outcome]).sort()).toEqual([
+      [1, "failed"],
+      [2, "succeeded"],
+      [3, "succeeded"],
+    ]);
   });
 
   test("concurrent redeliveries of one event each get their own attempt number, the one they were sent with", async () => {
