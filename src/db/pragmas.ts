@@ -9,7 +9,7 @@ export function configureConnection(sqlite: Database): void {
   // First: the pragmas below then wait for a lock another process holds (a server restarting
   // while its orphaned agent writes receipts) instead of failing at once.
   sqlite.exec("PRAGMA busy_timeout = 5000");
-  sqlite.exec("PRAGMA journal_mode = WAL");
+  enterWal(sqlite);
   // A 202 or a 250 promises the message is on disk: every commit is fsynced (see db/writer.ts
   // for how commits are grouped so that this stays cheap).
   sqlite.exec("PRAGMA synchronous = FULL");
@@ -19,6 +19,25 @@ export function configureConnection(sqlite: Database): void {
   // send burst it was ~70 MB of the server's peak RSS; reads barely use it (the OS page cache
   // holds the file), messages-list.ts at 1M messages was the same at 8 and 64 MB.
   sqlite.exec("PRAGMA cache_size = -8192");
+}
+
+/**
+ * `PRAGMA journal_mode = WAL`, retried while another process holds the file for a moment (the
+ * last connection of a CLI command closing as `serve` opens, seen in CI about once in tens of
+ * thousands of opens): SQLite can answer that pragma "database is locked" at once, without the
+ * busy timeout, and `serve` exited. Retried for as long as the busy timeout would have waited.
+ */
+export function enterWal(sqlite: Pick<Database, "exec">, timeoutMs = 5000): void {
+  const deadline = performance.now() + timeoutMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      sqlite.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "SQLITE_BUSY" || performance.now() + pause > deadline) throw e;
+      Bun.sleepSync(pause);
+    }
+  }
 }
 
 /**
