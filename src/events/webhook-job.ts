@@ -49,9 +49,11 @@ export function webhookJobHandler(deps: Deps, sender: WebhookSender, scheduleMs:
     // The first attempt is number 1 without a reservation (a commit and an fsync before it went
     // out: -20-35 % deliveries per second): until it is on record the event has no delivery to
     // redeliver, and the job is the event's only one at the webhook. Retries take theirs on record.
-    const reserved =
-      job.attempt === 1 ? null : await reserveWebhookAttempt(deps.store, { webhookId, eventId, event: ev.kind, atLeast: job.attempt });
-    if (job.attempt > 1 && !reserved) return { type: "done" }; // the webhook was deleted meanwhile
+    let reserved: { id: string; attempt: number } | null = null;
+    if (job.attempt > 1) {
+      reserved = await reserveWebhookAttempt(deps.store, { webhookId, eventId, event: ev.kind, atLeast: job.attempt });
+      if (!reserved) return { type: "done" }; // the webhook was deleted meanwhile
+    }
     const attempt = reserved?.attempt ?? 1;
     const result = await sender.send({ url: hook.url, secret: hook.secret, event: ev.kind, body: ev.body, attempt });
     const now = Date.now();
