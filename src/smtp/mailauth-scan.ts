@@ -62,16 +62,11 @@ export function replaceScans(proto: Record<string | symbol, unknown>, parseHeade
       } else {
         this.stateBytes = lastBytes(this.stateBytes, chunk, end + 1);
         this.state = "body";
-        if (end === chunk.length - 1) {
-          this.headerChunks.push(chunk);
-          this.headers = parseHeaders(Buffer.concat(this.headerChunks));
-          await this.messageHeaders(this.headers);
-          return;
-        }
         this.headerChunks.push(chunk.subarray(0, end + 1));
         this.headers = parseHeaders(Buffer.concat(this.headerChunks));
         await this.messageHeaders(this.headers);
         chunk = chunk.subarray(end + 1);
+        if (!chunk.length) return; // the chunk ended with the header block
       }
     }
     if (this.state !== "body") {
