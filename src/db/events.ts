@@ -21,7 +21,8 @@ export type DeliveryJobSpec = { queue: string; maxAttempts: number; machine?: bo
 /**
  * The statements that differ between the engines, side by side: one job per enabled webhook of
  * the route subscribed to the kind (`events` holds a JSON array of kinds), its payload
- * `{"eventId", "webhookId"}`. PostgreSQL records the event in the same statement.
+ * `{"eventId", "webhookId"}`. PostgreSQL records the event in the same statement, when a job is
+ * made for it.
  */
 const FLAVORS = {
   sqlite: {
@@ -33,10 +34,11 @@ const FLAVORS = {
     delivery: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, json_object('eventId', ?, 'webhookId', ?), ?, 0, ?, ?)",
   },
   postgres: {
-    recordWithDeliveries: `WITH e AS (INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?))
+    recordWithDeliveries: `WITH w AS (SELECT w.id FROM webhooks w WHERE w.route_id = ? AND w.enabled = 1 AND w.events::jsonb @> jsonb_build_array(?::text) AND (?::integer = 0 OR w.include_machine_events = 1)),
+      e AS (INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at)
+        SELECT ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::bigint WHERE EXISTS (SELECT 1 FROM w))
       INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at)
-      SELECT ?, json_build_object('eventId', ?::text, 'webhookId', w.id)::text, ?, 0, ?, ?
-      FROM webhooks w WHERE w.route_id = ? AND w.enabled = 1 AND w.events::jsonb @> jsonb_build_array(?::text) AND (?::integer = 0 OR w.include_machine_events = 1)`,
+      SELECT ?, json_build_object('eventId', ?::text, 'webhookId', w.id)::text, ?, 0, ?, ? FROM w`,
   },
 };
 
@@ -48,19 +50,24 @@ export class EventRepository {
   ) {}
 
   /**
-   * Records an event and queues a delivery job for each enabled webhook of its route subscribed
-   * to its kind (and, for a machine's tracking hit, including machine events). Nothing is read back: on PostgreSQL it is one pipelined statement.
+   * Queues a delivery job for each enabled webhook of the event's route subscribed to its kind
+   * (and, for a machine's tracking hit, including machine events), and records the event, the
+   * body those jobs send, when there is at least one. An event no webhook receives leaves no row:
+   * nothing else reads it (a message's history is `message_events`), and it was a third of the
+   * rows written per message. Nothing is read back: on PostgreSQL it is one pipelined statement.
    */
   async record(e: EventRow, job: DeliveryJobSpec): Promise<void> {
-    if (e.route_id === null) return this.insert(e);
+    if (e.route_id === null) return; // webhooks belong to routes
     if (this.db.dialect === "postgres") {
+      const hooks = [e.route_id, e.kind, job.machine ? 1 : 0];
       const event = [e.id, e.team_id, e.route_id, e.message_id, e.kind, e.body, e.created_at];
-      const deliveries = [job.queue, e.id, e.created_at, job.maxAttempts, e.created_at, e.route_id, e.kind, job.machine ? 1 : 0];
+      const deliveries = [job.queue, e.id, e.created_at, job.maxAttempts, e.created_at];
       const onDone = (jobs: number) => jobs > 0 && this.signals.enqueued(job.queue);
-      return this.db.runDeferred(FLAVORS.postgres.recordWithDeliveries, [...event, ...deliveries], { onDone });
+      return this.db.runDeferred(FLAVORS.postgres.recordWithDeliveries, [...hooks, ...event, ...deliveries], { onDone });
     }
-    await this.insert(e);
     const hooks = await this.db.all<{ id: string }>(FLAVORS.sqlite.subscribed, [e.route_id, e.kind, job.machine ? 1 : 0]);
+    if (hooks.length === 0) return;
+    await this.insert(e);
     for (const hook of hooks) {
       await this.db.runDeferred(FLAVORS.sqlite.delivery, [job.queue, e.id, hook.id, e.created_at, job.maxAttempts, e.created_at]);
     }

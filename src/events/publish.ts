@@ -43,9 +43,10 @@ export interface WebhookJob {
 }
 
 /**
- * Records an event and queues one delivery job per enabled webhook of its route subscribed to
- * its kind. Call it with the transaction (`store.write`) that makes the change the event
- * describes, so the change and its notifications commit together or not at all.
+ * Queues one delivery job per enabled webhook of the event's route subscribed to its kind, and
+ * records the event for them (none subscribed: nothing is stored; the id names no row). Call it
+ * with the transaction (`store.write`) that makes the change the event describes, so the change
+ * and its notifications commit together or not at all.
  * The body is serialized here, once; those bytes are what is signed and sent.
  */
 export async function publishEvent(tx: Repositories, input: EventInput, now = Date.now()): Promise<string> {

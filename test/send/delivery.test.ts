@@ -5,11 +5,13 @@ import { DnsResolver } from "../../src/dns/resolver.ts";
 import { parseVerpLocalPart } from "../../src/mail/verp.ts";
 import { serverSecretOf } from "../../src/secrets.ts";
 import { waitFor } from "../helpers.ts";
+import { subscribeEveryRoute } from "../support/event-subscriber.ts";
 import { startOutbound, SENDER_DOMAIN, type OutboundHarness } from "./harness.ts";
 
 let h: OutboundHarness;
 beforeAll(async () => {
   h = await startOutbound();
+  await subscribeEveryRoute(h.deps);
   h.routeToSink("dest.test");
   h.routeToSink("other.test");
 });

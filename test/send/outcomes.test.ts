@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { waitFor } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
+import { subscribeEveryRoute } from "../support/event-subscriber.ts";
 import { freePort } from "../support/ports.ts";
 import { startOutbound, type OutboundHarness } from "./harness.ts";
 
@@ -9,6 +10,7 @@ let h: OutboundHarness;
 beforeAll(async () => {
   dns = await startDnsServer();
   h = await startOutbound({ dns });
+  await subscribeEveryRoute(h.deps);
 });
 afterAll(async () => {
   await h.close();
@@ -202,6 +204,7 @@ test("DNS failure (SERVFAIL) is temporary: soft_bounced and retried", async () =
 
 test("queue lifetime exceeded: failed, with the last reply kept", async () => {
   const short = await startOutbound({ dns, env: { POSTHORN_QUEUE_LIFETIME: "1", POSTHORN_MX_PORT: String(await freePort()) } });
+  await subscribeEveryRoute(short.deps);
   try {
     short.routeToSink("never.test");
     const res = await short.send(mail("n@never.test"));

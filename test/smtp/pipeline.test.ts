@@ -9,6 +9,7 @@ import { startInboundListener } from "../../src/smtp/inbound.ts";
 import { addBootstrapTeam } from "../../src/bootstrap.ts";
 import { sqliteOf, sqlOf, tempDir, testConfig, waitFor } from "../helpers.ts";
 import { startDnsServer } from "../support/dns-server.ts";
+import { subscribeEveryRoute } from "../support/event-subscriber.ts";
 import { makeTestCert, startReceiver } from "../webhooks/support.ts";
 import { compose, dkimSigned, eventBodies, sendRaw, startInbound } from "./support.ts";
 import { join } from "node:path";
@@ -144,6 +145,7 @@ test("a 250 means the message is on disk: accepted with no worker running, it is
   const config = testConfig({ POSTHORN_DNS_SERVERS: dns.server });
   let deps = createDeps(config, { dbPath });
   await addBootstrapTeam(deps.store, { teamName: "T", inboundDomain: config.inboundDomain });
+  await subscribeEveryRoute(deps);
   const address = (await sqlOf(deps).get<{ a: string }>("SELECT inbound_address AS a FROM routes WHERE route_type = 'inbound'"))!.a;
   // First life: the listener only; no job runner.
   const listener = await startInboundListener(deps, { host: "127.0.0.1", port: 0, closeTimeoutMs: 100 });

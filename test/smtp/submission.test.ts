@@ -13,6 +13,7 @@ import type { RunningListener } from "../../src/smtp/listener.ts";
 import { isLoopback, startSubmissionListener } from "../../src/smtp/submission.ts";
 import { createTestApp, insertTestDomain, waitFor, type TestApp } from "../helpers.ts";
 import { startDnsServer } from "../support/dns-server.ts";
+import { subscribeEveryRoute } from "../support/event-subscriber.ts";
 import { makeTestCert } from "../webhooks/support.ts";
 import { eventBodies, RawSmtpClient } from "./support.ts";
 
@@ -36,6 +37,7 @@ describe("SMTP submission", () => {
     app = createTestApp();
     insertTestDomain(app.deps, { teamId: app.team.teamId, projectId: app.team.projectId, domain: "brand.test" });
     await app.sql.run("UPDATE projects SET smtp_enabled = 1 WHERE id = ?", [app.team.projectId]);
+    await subscribeEveryRoute(app.deps);
     listener = await startSubmissionListener(app.deps, { host: "127.0.0.1", port: 0, closeTimeoutMs: 100 });
   });
   afterAll(() => listener.stop());
@@ -218,6 +220,7 @@ test("round trip: submitted mail is signed and delivered by the sending pipeline
   const deps = app.deps;
   const domain = insertTestDomain(deps, { teamId: app.team.teamId, projectId: app.team.projectId, domain: "brand.test" });
   await app.sql.run("UPDATE projects SET smtp_enabled = 1 WHERE id = ?", [app.team.projectId]);
+  await subscribeEveryRoute(deps);
   dns.set(deps.config.inboundDomain, "MX", [{ exchange: "mx.posthorn.test", priority: 10 }]);
   dns.set("mx.posthorn.test", "A", ["127.0.0.1"]);
   dns.set(`${domain.selector}._domainkey.brand.test`, "TXT", [dkimRecordContent(domain.publicKeyBase64)]);

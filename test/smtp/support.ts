@@ -19,6 +19,7 @@ import { startInboundListener, type InboundListenerOptions } from "../../src/smt
 import type { RunningListener } from "../../src/smtp/listener.ts";
 import { createTestApp, insertTestDomainWith, sqlOf, type Deps, type TestApp } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
+import { subscribeEveryRoute } from "../support/event-subscriber.ts";
 
 export interface SenderDomain {
   domain: string;
@@ -52,6 +53,7 @@ export async function startInbound(
   runner.start();
   const listener = await startInboundListener(deps, { host: "127.0.0.1", port: 0, closeTimeoutMs: 200, ...opts.listener });
 
+  await subscribeEveryRoute(deps);
   const route = (await app.sql.get<{ id: string; inbound_address: string }>("SELECT id, inbound_address FROM routes WHERE project_id = ? AND route_type = 'inbound'", [
     app.team.projectId,
   ]))!;

@@ -9,6 +9,7 @@ import { serverSecretOf } from "../../../src/secrets.ts";
 import { createTestApp, engine, insertTestDomain, tempDir } from "../../helpers.ts";
 import { insertMessage, routeIdOf } from "../messages/fixtures.ts";
 import { startOutbound, type OutboundHarness } from "../../send/harness.ts";
+import { subscribeEveryRoute } from "../../support/event-subscriber.ts";
 
 // Fast enough for a test, still several transactions per pass (batch 2).
 const FAST: RetentionOptions = { batch: 2, pauseMs: 0, sliceMs: 10_000, sweepIntervalMs: 60_000, reclaimPages: 500 };
@@ -16,6 +17,7 @@ const FAST: RetentionOptions = { batch: 2, pauseMs: 0, sliceMs: 10_000, sweepInt
 let h: OutboundHarness;
 beforeAll(async () => {
   h = await startOutbound();
+  await subscribeEveryRoute(h.deps);
 });
 afterAll(async () => {
   await h.close();

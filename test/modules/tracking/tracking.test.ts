@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { trackingToken } from "../../../src/auth/tracking-tokens.ts";
 import { serverSecretOf } from "../../../src/secrets.ts";
 import { startOutbound, type OutboundHarness } from "../../send/harness.ts";
+import { subscribeEveryRoute } from "../../support/event-subscriber.ts";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36";
 const GOOGLE_PROXY = "Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)";
@@ -24,6 +25,7 @@ describe("tracking URLs: every hit observed, only people move the status", () =>
 
   beforeAll(async () => {
     h = await startOutbound();
+    await subscribeEveryRoute(h.deps);
     h.routeToSink("dest.test");
     const sent = await h.send({ from: "hello@sender.test", to: ["ann@dest.test", "bob@dest.test", "cy@dest.test", "dee@dest.test"], subject: "Order", html: "<p>Hi</p>" });
     messageId = sent.json.message_id;
