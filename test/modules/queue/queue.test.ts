@@ -360,7 +360,12 @@ describe("POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", () => {
     expect(res.json.data).toMatchObject({ success: true, status_code: 200 });
     await waitFor(() => (receiver.deliveries.length === 3 ? true : null), 5000);
     expect(receiver.deliveries.map((d) => d.attempt)).toEqual([1, 2, 3]);
-    const after = (await h.request("GET", `/v1/webhooks/${webhookId}/deliveries`)).json.data as any[];
+    // The retry's row reads failed without an answer until its outcome commits, after the receiver
+    // has the request: read the log once every attempt on it has its answer.
+    const after = await waitFor(async () => {
+      const rows = (await h.request("GET", `/v1/webhooks/${webhookId}/deliveries`)).json.data as any[];
+      return rows.length === 3 && rows.every((d) => d.status_code !== null) ? rows : null;
+    });
     expect(after.map((d) => [d.attempt, d.outcome]).sort()).toEqual([
       [1, "failed"],
       [2, "succeeded"],
