@@ -227,7 +227,8 @@ describe("retries", () => {
       respond: () => (++calls === 1 ? new Response("slow down", { status: 429, headers: { "retry-after": "2" } }) : undefined),
     });
     const eventId = await s.publish("message.sent");
-    await waitFor(() => s.deliveries(eventId).length === 2, 6000);
+    // A retry's row is on record (failed, unanswered) before it goes out; its outcome commits with the job's end.
+    await waitFor(() => s.deliveries(eventId).length === 2 && s.jobs() === 0, 6000);
     const got = s.receiver.deliveries.filter((d) => d.json?.id === eventId);
     expect(got[1]!.receivedAt - got[0]!.receivedAt).toBeGreaterThanOrEqual(1900);
     const rows = s.deliveries(eventId);
@@ -301,7 +302,7 @@ describe("retries", () => {
       respond: (d) => (d.path === "/hook" && ++calls === 1 ? new Response(null, { status: 302, headers: { location: "/elsewhere" } }) : undefined),
     });
     const eventId = await s.publish("message.sent");
-    await waitFor(() => s.deliveries(eventId).length === 2);
+    await waitFor(() => s.deliveries(eventId).length === 2 && s.jobs() === 0);
     const [first, second] = s.deliveries(eventId);
     expect(first).toMatchObject({ outcome: "failed", status_code: 302 });
     expect(first!.error).toContain("redirects are not followed (Location: /elsewhere)");
