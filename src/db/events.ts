@@ -71,7 +71,7 @@ export class EventRepository {
     for (const hook of hooks) {
       await this.db.runDeferred(FLAVORS.sqlite.delivery, [job.queue, e.id, hook.id, e.created_at, job.maxAttempts, e.created_at]);
     }
-    if (hooks.length > 0) this.signals.enqueued(job.queue);
+    this.signals.enqueued(job.queue);
   }
 
   async insert(e: EventRow): Promise<void> {
