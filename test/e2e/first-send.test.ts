@@ -125,7 +125,10 @@ describe("README: Send your first message", () => {
     cleanup.push(() => stopGroup(server.proc));
     // The box stands out from the JSON log lines; the default 0.0.0.0 listener is warned about.
     expect(server.output()).toContain("These tokens are shown ONCE");
-    expect(server.output()).toMatch(/"level":"warn","msg":"the API listens on all interfaces/);
+    // The warning is logged just after the box: a separate write, which may reach the pipe later.
+    await waitFor(() => /"level":"warn","msg":"the API listens on all interfaces/.test(server.output()) || null, 10_000).catch(() => {
+      throw new Error(`no warning about the 0.0.0.0 listener in:\n${server.output()}`);
+    });
 
     const shell = new Shell({ PATH: env.PATH!, HOME: env.HOME! });
     cleanup.push(() => shell.close());
