@@ -80,24 +80,28 @@ describe("posthorn CLI", () => {
 
   test("serve bootstraps on first start, prints tokens once, answers, and stops on SIGTERM", async () => {
     const dir = tempDir();
-    const start = async () => {
+    /** Reads the output until `until` shows (the box's last line on a first start), else 300 ms past the start line. */
+    const start = async (until?: RegExp) => {
       const proc = Bun.spawn([process.execPath, MAIN, "serve"], { env: baseEnv(dir), stdout: "pipe", stderr: "pipe" });
       const reader = proc.stdout.getReader();
       let out = "";
-      const deadline = Date.now() + 10_000;
-      while (!/"http":"127\.0\.0\.1:(\d+)"/.test(out) && Date.now() < deadline) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        out += new TextDecoder().decode(value);
-      }
-      // The tokens are printed right after the start line.
-      await Bun.sleep(100);
-      const more = await Promise.race([reader.read(), Bun.sleep(200).then(() => null)]);
-      if (more && more.value) out += new TextDecoder().decode(more.value);
+      const read = async (done: () => boolean, ms: number) => {
+        const deadline = Date.now() + ms;
+        while (!done() && Date.now() < deadline) {
+          const chunk = await Promise.race([reader.read(), Bun.sleep(deadline - Date.now()).then(() => null)]);
+          if (!chunk || chunk.done) break;
+          out += new TextDecoder().decode(chunk.value);
+        }
+      };
+      const started = () => /"http":"127\.0\.0\.1:(\d+)"/.test(out);
+      await read(started, 10_000);
+      // The tokens are printed right after the start line, possibly in writes of their own.
+      if (until) await read(() => until.test(out), 10_000);
+      else await read(() => false, 300);
       const port = Number(/"http":"127\.0\.0\.1:(\d+)"/.exec(out)![1]);
       return { proc, out, port, reader };
     };
-    const first = await start();
+    const first = await start(/^password: [\w-]{20}$/m);
     // In a box that stands out from the JSON lines, then one line to paste into a shell.
     expect(first.out).toMatch(/^┌─+┐\n│ Created a team and its default project\. These tokens are shown ONCE/m);
     const exported = new URLSearchParams(/^export (.*)$/m.exec(first.out)![1]!.replaceAll(" ", "&"));
