@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { publishEvent, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_QUEUE } from "../../src/events/publish.ts";
-import { createTestApp } from "../helpers.ts";
+import { createTestApp, engine, waitFor } from "../helpers.ts";
 
 // The event and its delivery jobs are written by one statement (PostgreSQL) or a read and the
 // inserts (SQLite): which webhooks get a job, and whether the event is kept, is decided in SQL
@@ -36,7 +36,8 @@ test("an event queues one delivery job per enabled webhook of its route subscrib
   const queued = await jobs();
   expect(queued.map((j) => j.webhookId).sort()).toEqual([both, onlyDelivered].sort());
   expect(queued.every((j) => j.eventId === delivered && j.maxAttempts === WEBHOOK_MAX_ATTEMPTS)).toBe(true);
-  // (On PostgreSQL the node also hears its own NOTIFY: a second wake-up.)
+  // (On PostgreSQL the node also hears its own NOTIFY: a second wake-up, which may take a while.)
+  await waitFor(() => woken.length >= (engine === "postgres" ? 2 : 1), 5_000);
   await Bun.sleep(50);
   expect(new Set(woken)).toEqual(new Set([WEBHOOK_QUEUE]));
   woken.length = 0;

@@ -66,11 +66,12 @@ test("an agent that cannot be started: transactions run in this process", async 
 });
 
 /**
- * Kills the process holding the agent while the sink waits 500 ms to answer "." and checks that
+ * Kills the process holding the agent while the sink waits 2 s to answer "." and checks that
  * the orphaned agent read the 250, wrote the receipt to `database` itself and exited.
  */
 async function orphanWritesReceipt(database: string, recipientId: string, receipt: () => Promise<{ reply: string; host: string | null } | null>) {
-  sink.dataDelayMs = 500;
+  // Long enough for the kill, the exit and the check below on a loaded machine; the orphaned agent waits 5 s.
+  sink.dataDelayMs = 2_000;
   const before = sink.received.length;
   const parent = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures", "agent-parent.ts"), database, String(sink.port), recipientId], {
     stdout: "pipe",
@@ -84,7 +85,7 @@ async function orphanWritesReceipt(database: string, recipientId: string, receip
   await parent.exited;
   expect(await receipt()).toBeNull(); // nobody has read the 250 yet
 
-  await waitFor(() => !existsSync(`/proc/${agentPid}`), 6_000);
+  await waitFor(() => !existsSync(`/proc/${agentPid}`), 8_000);
   sink.dataDelayMs = 0;
   expect(sink.received.length).toBe(before + 1);
   const written = (await receipt())!;
