@@ -93,12 +93,12 @@ describe("posthorn CLI", () => {
           out += new TextDecoder().decode(chunk.value);
         }
       };
-      const started = () => /"http":"127\.0\.0\.1:(\d+)"/.test(out);
-      await read(started, 10_000);
+      const startLine = /"http":"127\.0\.0\.1:(\d+)"/;
+      await read(() => startLine.test(out), 10_000);
       // The tokens are printed right after the start line, possibly in writes of their own.
       if (until) await read(() => until.test(out), 10_000);
       else await read(() => false, 300);
-      const port = Number(/"http":"127\.0\.0\.1:(\d+)"/.exec(out)![1]);
+      const port = Number(startLine.exec(out)![1]);
       return { proc, out, port, reader };
     };
     const first = await start(/^password: [\w-]{20}$/m);

@@ -126,7 +126,7 @@ describe("README: Send your first message", () => {
     // The box stands out from the JSON log lines; the default 0.0.0.0 listener is warned about.
     expect(server.output()).toContain("These tokens are shown ONCE");
     // The warning is logged just after the box: a separate write, which may reach the pipe later.
-    await waitFor(() => /"level":"warn","msg":"the API listens on all interfaces/.test(server.output()) || null, 10_000).catch(() => {
+    await waitFor(() => /"level":"warn","msg":"the API listens on all interfaces/.test(server.output()), 10_000).catch(() => {
       throw new Error(`no warning about the 0.0.0.0 listener in:\n${server.output()}`);
     });
 
