@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, sign as boringSslSign } from "node:crypto";
+import { createHash, createPrivateKey, sign as boringSslSign, type KeyObject } from "node:crypto";
 import { generateCanonicalizedHeader } from "mailauth/lib/dkim/header";
 import { defaultDKIMFieldNames, formatSignatureHeaderLine, getSigningHeaderLines, parseHeaders } from "mailauth/lib/tools";
 import { OpensslRsa } from "./openssl-rsa.ts";
@@ -55,11 +55,18 @@ let openssl: OpensslRsa | null | undefined;
  * BoringSSL code as WebCrypto): ~2× faster where the CPU has AVX-512 IFMA, slower where it has
  * not. A few milliseconds, once.
  */
-function chooseRsaLibrary(pem: string): OpensslRsa | null {
+function chooseRsaLibrary(pem: string): OpensslRsa | null | undefined {
   const lib = OpensslRsa.load();
+  if (!lib) return null;
   const data = new Uint8Array(256);
-  if (!lib?.sign(pem, data)) return null;
-  const key = createPrivateKey(pem);
+  // A key OpenSSL cannot read decides nothing: this signature is WebCrypto's, the next key chooses.
+  if (!lib.sign(pem, data)) return undefined;
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    return lib; // one BoringSSL cannot read: WebCrypto could not sign with it either
+  }
   boringSslSign("sha256", data, key);
   const best = { openssl: Infinity, boringssl: Infinity };
   for (let i = 0; i < 5; i++) {

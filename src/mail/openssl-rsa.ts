@@ -48,7 +48,7 @@ export class OpensslRsa {
   ) {}
 
   /** The system's libcrypto.so.3, or null where there is none (or it is not OpenSSL 3). */
-  static load(maxKeys = 256): OpensslRsa | null {
+  static load(maxKeys = 1000): OpensslRsa | null {
     try {
       const lib = dlopen("libcrypto.so.3", SYMBOLS).symbols;
       return new OpensslRsa(lib, String(lib.OpenSSL_version(0)), maxKeys);
