@@ -3,7 +3,7 @@
  * OpenSSL 3 (libcrypto.so.3, through bun:ffi). Bun's own crypto is BoringSSL, which has no
  * AVX-512 IFMA code for RSA: on a CPU with it (AMD Zen 4, Intel Ice Lake and later) OpenSSL
  * signs with a 2048-bit key in about half the time, and where it lacks it OpenSSL is a little
- * slower than BoringSSL. dkim.ts measures both once and keeps the faster (see rsaLibrary there).
+ * slower than BoringSSL. dkim.ts times both once and keeps the faster (chooseRsaLibrary there).
  *
  * The signature is deterministic (PKCS #1 v1.5): the same key and data give the same bytes
  * whichever library makes it. Calls are synchronous, on the calling thread.
