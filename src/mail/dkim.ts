@@ -82,7 +82,7 @@ function chooseRsaLibrary(pem: string): OpensslRsa | null | undefined {
   return null;
 }
 
-/** For tests: sign with this library from now on ("auto": measure again at the next signature). */
+/** For tests and scripts/bench/dkim.ts: sign with this library from now on ("auto": measure again at the next signature). */
 export function useRsaLibrary(library: "openssl" | "webcrypto" | "auto"): void {
   openssl?.close();
   if (library === "auto") openssl = undefined;

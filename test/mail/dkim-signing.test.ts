@@ -59,7 +59,7 @@ test("the library is chosen by timing both at the first signature, and either on
   expect((await dkimVerify(signed, { resolver })).results[0]!.status.result).toBe("pass");
 });
 
-test("OpenSSL declines what it cannot sign (the caller then signs through WebCrypto), without asking for a passphrase", () => {
+test("OpenSSL declines what it cannot sign (null, the caller's cue to sign through WebCrypto), without asking for a passphrase", () => {
   const lib = OpensslRsa.load()!;
   const data = new Uint8Array(64);
   expect(lib.sign("not a key", data)).toBeNull();
