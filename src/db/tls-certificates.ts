@@ -74,6 +74,9 @@ const toRow = (r: Row): TlsCertificateRow => ({
  * every write of an order's outcome names the lease owner, so a node whose lease expired (and was
  * taken over) cannot overwrite the newer outcome.
  */
+/** What a node saw of the row when it found an order due: `claim` holds it to that. */
+export type OrderDecisionBasis = Pick<TlsCertificateRow, "fingerprint" | "failures" | "renewRequestedAt">;
+
 export class TlsCertificateRepository {
   constructor(private readonly db: SqlExecutor) {}
 
@@ -92,11 +95,18 @@ export class TlsCertificateRepository {
     await this.db.run("INSERT INTO tls_certificates (name, failures, created_at, updated_at) VALUES (?, 0, ?, ?) ON CONFLICT (name) DO NOTHING", [name, now, now]);
   }
 
-  /** Takes the order's lease for `owner` unless another node holds a lease that has not run out. */
-  async claim(name: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+  /**
+   * Takes the order's lease for `owner` unless another node holds a lease that has not run out,
+   * and only while the row is as `seen` when the order was found due (null: no row yet). Another
+   * node's outcome in between (a new certificate, a failure and its backoff) or a new renewal
+   * request makes the claim fail, so a decision made on a stale read never places a second order.
+   */
+  async claim(name: string, owner: string, now: number, leaseMs: number, seen: OrderDecisionBasis | null): Promise<boolean> {
     const r = await this.db.run(
-      "UPDATE tls_certificates SET lease_owner = ?, lease_until = ?, last_attempt_at = ?, updated_at = ? WHERE name = ? AND (lease_until IS NULL OR lease_until <= ?)",
-      [owner, now + leaseMs, now, now, name, now],
+      `UPDATE tls_certificates SET lease_owner = ?, lease_until = ?, last_attempt_at = ?, updated_at = ?
+       WHERE name = ? AND (lease_until IS NULL OR lease_until <= ?)
+         AND fingerprint IS NOT DISTINCT FROM ? AND failures = ? AND renew_requested_at IS NOT DISTINCT FROM ?`,
+      [owner, now + leaseMs, now, now, name, now, seen?.fingerprint ?? null, seen?.failures ?? 0, seen?.renewRequestedAt ?? null],
     );
     return r.changes === 1;
   }

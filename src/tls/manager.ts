@@ -188,7 +188,7 @@ export class CertificateManager {
     const reason = orderDue(row, names, now);
     if (!reason) return;
     await store.write((tx) => tx.tlsCertificates.ensure(ACME_CERTIFICATE, now));
-    if (!(await store.write((tx) => tx.tlsCertificates.claim(ACME_CERTIFICATE, this.owner, now, this.opts.leaseMs)))) return;
+    if (!(await store.write((tx) => tx.tlsCertificates.claim(ACME_CERTIFICATE, this.owner, now, this.opts.leaseMs, row)))) return;
     await this.order(names, reason, now, row?.failures ?? 0);
   }
 

@@ -115,10 +115,10 @@ describe("one node orders at a time", () => {
   test("the lease goes to one node until it runs out, and a node that lost it cannot store its outcome", async () => {
     const now = Date.now();
     await repo().write((tx) => tx.tlsCertificates.ensure("lease-test", now));
-    expect(await repo().write((tx) => tx.tlsCertificates.claim("lease-test", "node-a", now, 60_000))).toBe(true);
-    expect(await repo().write((tx) => tx.tlsCertificates.claim("lease-test", "node-b", now + 59_999, 60_000))).toBe(false);
+    expect(await repo().write((tx) => tx.tlsCertificates.claim("lease-test", "node-a", now, 60_000, null))).toBe(true);
+    expect(await repo().write((tx) => tx.tlsCertificates.claim("lease-test", "node-b", now + 59_999, 60_000, null))).toBe(false);
     // node-a died: its lease runs out and node-b takes over.
-    expect(await repo().write((tx) => tx.tlsCertificates.claim("lease-test", "node-b", now + 60_000, 60_000))).toBe(true);
+    expect(await repo().write((tx) => tx.tlsCertificates.claim("lease-test", "node-b", now + 60_000, 60_000, null))).toBe(true);
     const cert = { domains: ["mx.example.org"], certPem: "pem", keyPem: "key", fingerprint: "f", notBefore: now, notAfter: now + 90 * DAY };
     expect(await repo().write((tx) => tx.tlsCertificates.store("lease-test", "node-a", cert, now, now + 70_000))).toBe(false);
     expect(await repo().write((tx) => tx.tlsCertificates.recordFailure("lease-test", "node-a", "late", now, now + 70_000))).toBe(false);
@@ -126,10 +126,32 @@ describe("one node orders at a time", () => {
     expect(await repo().read.tlsCertificates.get("lease-test")).toMatchObject({ fingerprint: "f", leaseOwner: null, failures: 0 });
   });
 
+  test("a node that found an order due on a row another node has since changed cannot claim it: no second order", async () => {
+    const now = Date.now();
+    const { store } = t.deps;
+    await store.write((tx) => tx.tlsCertificates.requestRenewal("stale-test", now));
+    const seenByA = await store.read.tlsCertificates.get("stale-test");
+    // Node B orders on the same request and stores its certificate before node A claims.
+    expect(await store.write((tx) => tx.tlsCertificates.claim("stale-test", "node-b", now, 60_000, seenByA))).toBe(true);
+    const cert = { domains: ["mx.example.org"], certPem: "pem", keyPem: "key", fingerprint: "f1", notBefore: now, notAfter: now + 90 * DAY };
+    expect(await store.write((tx) => tx.tlsCertificates.store("stale-test", "node-b", cert, now, now + 10))).toBe(true);
+    expect(await store.write((tx) => tx.tlsCertificates.claim("stale-test", "node-a", now + 20, 60_000, seenByA))).toBe(false);
+    // A failure recorded meanwhile (with its backoff) stops a stale claim too; a fresh read claims.
+    const seenAfterCert = await store.read.tlsCertificates.get("stale-test");
+    await store.write((tx) => tx.tlsCertificates.requestRenewal("stale-test", now + 30));
+    const seenWithRequest = await store.read.tlsCertificates.get("stale-test");
+    expect(await store.write((tx) => tx.tlsCertificates.claim("stale-test", "node-a", now + 40, 60_000, seenAfterCert))).toBe(false);
+    expect(await store.write((tx) => tx.tlsCertificates.claim("stale-test", "node-b", now + 40, 60_000, seenWithRequest))).toBe(true);
+    expect(await store.write((tx) => tx.tlsCertificates.recordFailure("stale-test", "node-b", "refused", now + 5 * 60_000, now + 50))).toBe(true);
+    expect(await store.write((tx) => tx.tlsCertificates.claim("stale-test", "node-a", now + 60, 60_000, seenWithRequest))).toBe(false);
+    const fresh = await store.read.tlsCertificates.get("stale-test");
+    expect(await store.write((tx) => tx.tlsCertificates.claim("stale-test", "node-a", now + 60, 60_000, fresh))).toBe(true);
+  });
+
   test("a renewal requested during an order survives that order's outcome", async () => {
     const now = Date.now();
     await repo().write((tx) => tx.tlsCertificates.ensure("request-test", now));
-    expect(await repo().write((tx) => tx.tlsCertificates.claim("request-test", "node-a", now, 60_000))).toBe(true);
+    expect(await repo().write((tx) => tx.tlsCertificates.claim("request-test", "node-a", now, 60_000, null))).toBe(true);
     await repo().write((tx) => tx.tlsCertificates.requestRenewal("request-test", now + 10));
     const cert = { domains: ["mx.example.org"], certPem: "pem", keyPem: "key", fingerprint: "f", notBefore: now, notAfter: now + 90 * DAY };
     await repo().write((tx) => tx.tlsCertificates.store("request-test", "node-a", cert, now, now + 20));
@@ -141,7 +163,7 @@ describe("one node orders at a time", () => {
     const deps = { ...t.deps, log: createLogger("debug", (l) => lines.push(l)) };
     const now = Date.now();
     await t.deps.store.write((tx) => tx.tlsCertificates.ensure(ACME_CERTIFICATE, now));
-    expect(await t.deps.store.write((tx) => tx.tlsCertificates.claim(ACME_CERTIFICATE, "other-node", now, 60_000))).toBe(true);
+    expect(await t.deps.store.write((tx) => tx.tlsCertificates.claim(ACME_CERTIFICATE, "other-node", now, 60_000, null))).toBe(true);
     const manager = new CertificateManager(deps);
     await manager.load();
     await manager.check();
