@@ -389,7 +389,9 @@ export class Shaper {
         dest.policy = policyFor(this.deps.policies, dest.domains, mxHostsOf(row.name));
         this.destinations.set(row.name, dest);
       }
-      if (row.updated_at <= dest.appliedAt) continue;
+      // Two versions can share a millisecond (a node records a destination, then pauses it): only
+      // an older one is skipped; taking in the same version again changes nothing.
+      if (row.updated_at < dest.appliedAt) continue;
       dest.appliedAt = row.updated_at;
       dest.concurrency = row.concurrency;
       dest.perMinute = row.per_minute;

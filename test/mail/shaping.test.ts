@@ -209,4 +209,32 @@ describe("two nodes on one database", () => {
       b.close();
     }
   });
+
+  test("a pause written in the same millisecond as the version a node already took in still reaches it", async () => {
+    const quiet = { warn() {}, info() {}, debug() {}, error() {} };
+    const name = "mx.same-ms.test";
+    const b = new Shaper({ store: h.deps.store, log: quiet, policies: {} }, async () => ({ name, hosts: [name] }), { refreshMs: 100 });
+    try {
+      const at = Date.now();
+      const row = {
+        name, domains: JSON.stringify(["same-ms.test"]), concurrency: null, per_minute: null, paused_until: null,
+        strikes: 0, last_reply: null, throttled_at: null, updated_by: "node-a", updated_at: at,
+      };
+      // Node A records the destination, node B takes that version in, then A's pause lands with the same stamp.
+      await h.deps.store.write((tx) => tx.destinations.save(row));
+      await Bun.sleep(300);
+      const until = at + 5_000;
+      await h.deps.store.write((tx) =>
+        tx.destinations.save({ ...row, concurrency: 1, paused_until: until, strikes: 1, throttled_at: at, last_reply: JSON.stringify({ code: 421, enhanced_code: "4.7.28", message: "rate limited" }) }),
+      );
+      await waitFor(async () => {
+        const t = await b.admit(`probe-${Math.random()}`, ["same-ms.test"]);
+        t.close();
+        return !t.admitted[0];
+      }, 2000);
+      expect((await b.admit("m", ["same-ms.test"])).retryAt).toBeGreaterThanOrEqual(until);
+    } finally {
+      b.close();
+    }
+  });
 });
