@@ -78,6 +78,7 @@ export class OpensslRsa {
   private open(pem: string): { ctx: Pointer; pkey: Pointer } | null {
     const lib = this.lib;
     const text = Buffer.from(pem);
+    if (text.length === 0) return null; // bun:ffi has no pointer to an empty buffer
     const bio = lib.BIO_new_mem_buf(ptr(text), text.length);
     if (!bio) return null;
     const pkey = lib.PEM_read_bio_PrivateKey(bio, null, null, ptr(this.noPassphrase));

@@ -63,6 +63,7 @@ test("OpenSSL declines what it cannot sign (null, the caller's cue to sign throu
   const lib = OpensslRsa.load()!;
   const data = new Uint8Array(64);
   expect(lib.sign("not a key", data)).toBeNull();
+  expect(lib.sign("", data)).toBeNull(); // nothing to point OpenSSL at: declined, not thrown
   const ed = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }) as string;
   expect(lib.sign(ed, data)).toBeNull();
   const encrypted = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs8", format: "pem", cipher: "aes-128-cbc", passphrase: "x" }) as string;
