@@ -1,8 +1,10 @@
+import type Mail from "nodemailer/lib/mailer";
 import MailComposer from "nodemailer/lib/mail-composer";
 import { trackingToken } from "../auth/tracking-tokens.ts";
 import type { Address } from "../db/schema.ts";
 import { formatAddress } from "./address.ts";
 import { dkimSign, type DkimKey } from "./dkim.ts";
+import { writeMimeTree } from "./mime-write.ts";
 import { rewriteHtml } from "./tracking-rewrite.ts";
 
 export interface ComposeAttachment {
@@ -73,7 +75,7 @@ export async function composeSigned(input: ComposeInput, key: DkimKey): Promise<
     input = { ...input, html: rewritten.html };
     links = rewritten.links;
   }
-  return { raw: await dkimSign(await composeMessage(input), key), links };
+  return { raw: await dkimSign(composeMessage(input), key), links };
 }
 
 /**
@@ -96,15 +98,25 @@ function mostlyAscii(...parts: (string | null)[]): boolean {
  * Builds the RFC 5322 message with nodemailer's MIME composer: multipart/alternative for html +
  * text, multipart/related for inline images (attachments with a content id), multipart/mixed
  * for the rest. Bcc never appears in the headers. File and URL access are disabled so that no
- * input can make the composer read a local file or fetch a URL.
+ * input can make the composer read a local file or fetch a URL. The compiled tree is written out
+ * by mime-write.ts, to the bytes the composer's own build() would stream.
  */
-export function composeMessage(input: ComposeInput): Promise<Buffer> {
+export function composeMessage(input: ComposeInput): Buffer {
+  // A trace field opens the header block (RFC 5322 §3.6.7), and the composer puts custom headers
+  // after its own. Like mail a local program hands to Postfix, it names no client: the message
+  // came in over the API, not from another mail server.
+  const received = Buffer.from(`Received: by ${input.received.by} (Posthorn) id ${input.received.id};\r\n\t${rfc5322Date(input.date)}\r\n`);
+  return Buffer.concat([received, writeMimeTree(new MailComposer(mailOptions(input)).compile())]);
+}
+
+/** What nodemailer's MailComposer is given for a message (exported for the test that holds mime-write to build()). */
+export function mailOptions(input: ComposeInput): Mail.Options {
   const headers: Record<string, string> = { ...input.headers };
   if (input.listUnsubscribeUrl) {
     headers["List-Unsubscribe"] = `<${input.listUnsubscribeUrl}>`;
     headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click";
   }
-  const composer = new MailComposer({
+  return {
     from: formatAddress(input.from),
     to: input.to.map(formatAddress),
     cc: input.cc.length ? input.cc.map(formatAddress) : undefined,
@@ -124,14 +136,7 @@ export function composeMessage(input: ComposeInput): Promise<Buffer> {
     textEncoding: mostlyAscii(input.html, input.text) ? "quoted-printable" : "base64",
     disableFileAccess: true,
     disableUrlAccess: true,
-  });
-  // A trace field opens the header block (RFC 5322 §3.6.7), and the composer puts custom headers
-  // after its own. Like mail a local program hands to Postfix, it names no client: the message
-  // came in over the API, not from another mail server.
-  const received = Buffer.from(`Received: by ${input.received.by} (Posthorn) id ${input.received.id};\r\n\t${rfc5322Date(input.date)}\r\n`);
-  return new Promise((resolve, reject) => {
-    composer.compile().build((err, message) => (err ? reject(err) : resolve(Buffer.concat([received, message]))));
-  });
+  };
 }
 
 /** "Tue, 24 Nov 2026 02:00:00 +0000": RFC 5322's date-time, with a numeric zone rather than the obsolete "GMT". */
