@@ -39,6 +39,9 @@ function engineStore() {
 /** An app whose routes write a row, then answer in different ways. */
 function fixture() {
   const { store, insert, ids, writer } = engineStore();
+  /** /side answers only once the test lets it (after it has looked for the detached write). */
+  let answerSide = () => {};
+  const sideHeld = new Promise<void>((resolve) => (answerSide = resolve));
   const errors = errorHandler(createLogger("silent"), 1024 * 1024);
   const app = new Elysia()
     .use(unitOfWork(store, createLogger("silent")))
@@ -75,8 +78,8 @@ function fixture() {
     })
     .post("/side/:id", async ({ params }) => {
       const side = store.detached(() => insert(`${params.id}-side`));
-      await Bun.sleep(300);
       await side;
+      await sideHeld;
       throw new ConflictError("no");
     })
     .post("/slow/:id", async ({ params }) => {
@@ -89,7 +92,7 @@ function fixture() {
   /** Hold-limit warnings (SQLite's writer tells them; PostgreSQL's units commit as silently). */
   let warned = 0;
   if (writer) writer.onHoldTimeout = () => warned++;
-  return { app, store, writer, insert, ids, call, warned: () => warned };
+  return { app, store, writer, insert, ids, call, warned: () => warned, answerSide };
 }
 
 describe("a request's writes commit only with a successful answer", () => {
@@ -135,9 +138,10 @@ describe("a request's writes commit only with a successful answer", () => {
     const f = fixture();
     let answered = false;
     const side = f.call("/side/k").finally(() => (answered = true));
-    await waitFor(async () => (await f.ids()).length > 0, 2_000);
+    await waitFor(async () => (await f.ids()).length > 0, 5_000);
     expect(await f.ids()).toEqual(["k-side"]);
     expect(answered).toBe(false);
+    f.answerSide();
     expect((await side).status).toBe(409);
     expect(await f.ids()).toEqual(["k-side"]);
     expect(f.warned()).toBe(0);

@@ -181,8 +181,10 @@ describe("the periodic job", () => {
     const a = app();
     const d = insertDomain(a, "gone.example.test");
     // Deleted while its DNS queries are unanswered (not after a fixed sleep: on PostgreSQL the
-    // check's reads and this delete each take a round trip).
-    dns.delayMs = 200;
+    // check's reads and this delete each take a round trip). The answers are held a second, in
+    // a resolver that waits for them, so that a loaded machine's delete still lands first.
+    a.deps.dns = new DnsResolver([dns.server], { timeoutMs: 3000, tries: 1 });
+    dns.delayMs = 1000;
     const asked = dns.stats.queries;
     const pending = recheckDomains(a.deps, [d.id], 8);
     await waitFor(() => dns.stats.queries > asked, 5000, 1);
