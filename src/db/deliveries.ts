@@ -112,8 +112,11 @@ export class DeliveryRepository {
   }
 
   /** The message's attachments with their content, in the order they were stored (ids are time-ordered). */
-  attachmentsToCompose(messageId: string): Promise<AttachmentContentRow[]> {
-    return this.db.all("SELECT filename, content_type, content_id, content FROM attachments WHERE message_id = ? ORDER BY id", [messageId]);
+  async attachmentsToCompose(messageId: string): Promise<AttachmentContentRow[]> {
+    // In the order they were added (their ids are time-ordered), sorted here: SQLite's ORDER BY
+    // sets up a sorter even for the none most messages have.
+    const rows = await this.db.all<AttachmentContentRow & { id: string }>("SELECT id, filename, content_type, content_id, content FROM attachments WHERE message_id = ?", [messageId]);
+    return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(({ id: _, ...a }) => a);
   }
 
   /** Stores the composed, signed message, which later attempts send as is. */

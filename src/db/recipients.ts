@@ -86,8 +86,16 @@ export class RecipientRepository {
   /** The message's recipients without a final status, in the order they were added. */
   async dueOf(messageId: string): Promise<DueRecipientRow[]> {
     // Filtered here: NOT IN builds a table of the ten statuses on every run (~5 µs a call on SQLite, measured).
-    const rows = await this.db.all<DueRecipientRow>("SELECT id, email, status, attempts FROM recipients WHERE message_id = ? ORDER BY created_at, id", [messageId]);
-    return rows.filter((r) => !FINAL_RECIPIENT_STATUSES.has(r.status));
+    // Sorted here too: SQLite's ORDER BY sets up a sorter for the message's few rows (~27 µs a call
+    // under the send bench, against ~5 µs for the read alone).
+    const rows = await this.db.all<DueRecipientRow & { created_at: number | string }>(
+      "SELECT id, email, status, attempts, created_at FROM recipients WHERE message_id = ?",
+      [messageId],
+    );
+    return rows
+      .filter((r) => !FINAL_RECIPIENT_STATUSES.has(r.status))
+      .sort((a, b) => Number(a.created_at) - Number(b.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map(({ created_at: _, ...r }) => r);
   }
 
   async statusesOf(messageId: string): Promise<string[]> {
