@@ -76,10 +76,11 @@ export class RecipientRepository {
   }
 
   /** Sets a recipient's status; `attempted` counts a delivery attempt; a null response keeps the last one. */
-  async setStatus(id: string, status: string, now: number, opts: { attempted: boolean; response: string | null }): Promise<void> {
+  /** `attempts`: how many delivery attempts the change adds. */
+  async setStatus(id: string, status: string, now: number, opts: { attempts: number; response: string | null }): Promise<void> {
     await this.db.runDeferred(
       "UPDATE recipients SET status = ?, status_changed_at = ?, attempts = attempts + ?, last_response = coalesce(?, last_response) WHERE id = ?",
-      [status, now, opts.attempted ? 1 : 0, opts.response, id],
+      [status, now, opts.attempts, opts.response, id],
     );
   }
 

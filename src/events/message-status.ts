@@ -126,25 +126,27 @@ async function applyChanges(tx: Repositories, change: RecipientChange | readonly
   // receiver has the message, and the record says so rather than keep a cancel that did not happen.
   const deliveredAfterCancel = r.status === "failed" && changes.some((c) => c.status === "delivered");
   if (onlyIfDue && FINAL_RECIPIENT_STATUSES.has(r.status) && !deliveredAfterCancel) return { applied: false, messageStatus: r.message_status };
-  for (const c of changes) await applyChange(tx, r, c, now);
+  const before = { attempts: r.attempts, messageStatus: r.message_status };
+  let response: string | null = null;
+  for (const c of changes) {
+    await recordChange(tx, r, c, now);
+    if (c.response) response = JSON.stringify(c.response);
+  }
+  // The recipient's and the message's rows are written once, as the last change leaves them
+  // (queued then processed: one update of each, not two; the history has both).
+  await tx.recipients.setStatus(r.id, r.status, now, { attempts: r.attempts - before.attempts, response });
+  // A message's recipients are fixed when it is accepted: a lone recipient's status is the message's.
+  const statuses = r.recipient_count === 1 ? [r.status] : await tx.recipients.statusesOf(r.message_id);
+  r.message_status = aggregateStatus(statuses);
+  if (r.message_status !== before.messageStatus) await tx.recipients.setMessageStatus(r.message_id, r.message_status, now);
   return { applied: true, messageStatus: r.message_status };
 }
 
-/** One change of `r`, which is brought up to date with it. */
-async function applyChange(tx: Repositories, r: RecipientWithMessage, change: RecipientChange, now: number): Promise<void> {
-  await tx.recipients.setStatus(r.id, change.status, now, {
-    attempted: change.attempted ?? false,
-    response: change.response ? JSON.stringify(change.response) : null,
-  });
-
+/** One change of `r` in the message's history and to webhooks (and a suppression); `r` is brought up to date with it. */
+async function recordChange(tx: Repositories, r: RecipientWithMessage, change: RecipientChange, now: number): Promise<void> {
   const kind = STATUS_EVENT[change.status];
   const eventData = recipientEventData(r, change.status, { ...(change.response ? { response: change.response } : {}), ...change.details });
   await appendHistory(tx, r, kind ?? `message.${change.status}`, change.status, eventData, now);
-
-  // A message's recipients are fixed when it is accepted: a lone recipient's status is the message's.
-  const statuses = r.recipient_count === 1 ? [change.status] : await tx.recipients.statusesOf(r.message_id);
-  const aggregate = aggregateStatus(statuses);
-  if (aggregate !== r.message_status) await tx.recipients.setMessageStatus(r.message_id, aggregate, now);
 
   // message.sent goes out once per recipient, at its first attempt; a retry's "processed" is in
   // the history only.
@@ -168,7 +170,6 @@ async function applyChange(tx: Repositories, r: RecipientWithMessage, change: Re
   if (change.suppress) await addSuppression(tx, { teamId: r.team_id, scope: "team", email: r.email, reason: change.suppress }, now);
   r.status = change.status;
   if (change.attempted) r.attempts++;
-  r.message_status = aggregate;
 }
 
 type EventRecipient = Pick<RecipientWithMessage, "id" | "message_id" | "email" | "team_id" | "route_id" | "tag" | "metadata">;
