@@ -134,6 +134,14 @@ export class DeliveryRepository {
     await this.db.run(this.db.dialect === "postgres" ? WRITE_RECEIPT_PG : WRITE_RECEIPT, [r.reply, r.host, r.created_at, r.recipient_id]);
   }
 
+  /**
+   * writeReceipt for several, issued together: on SQLite each runs as it is called, so all of
+   * them inside the transaction of the writeNow that calls this; on PostgreSQL, pipelined.
+   */
+  async writeReceipts(rows: readonly DeliveryReceiptRow[]): Promise<void> {
+    await Promise.all(rows.map((r) => this.writeReceipt(r)));
+  }
+
   /** The receipts of the message's recipients. */
   receiptsOf(messageId: string): Promise<DeliveryReceiptRow[]> {
     return this.db.all(

@@ -12,7 +12,7 @@ import { availableParallelism } from "node:os";
 import type { Config } from "../config.ts";
 import type { Deps } from "../context.ts";
 import { databasePath } from "../db/connection.ts";
-import type { OutboundMessageRow } from "../db/deliveries.ts";
+import type { DeliveryReceiptRow, OutboundMessageRow } from "../db/deliveries.ts";
 import type { DatabaseLocation } from "../db/receipt-writer.ts";
 import type { DueRecipientRow } from "../db/recipients.ts";
 import type { Repositories, Store } from "../db/store.ts";
@@ -151,12 +151,21 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   // compose worker took as much CPU from them as it saved, and a heap of its own (~16 MB RSS).
   const composer = new Composer(opts.composeThreads ?? Math.max(0, Math.min(2, availableParallelism() - 2)), log);
   void closeOutbound(deps);
-  // A 250 is on record the instant it arrives, so that a crash before the job's outcome commits
-  // does not send the message again (see send()). Best effort: the outcome write records it anyway.
-  const receive = (o: RecipientOutcome) => {
-    store.writeNow((tx) => tx.deliveries.writeReceipt(receiptRow(o, Date.now()))).catch((err: unknown) => {
-      log.warn("delivery receipt not written", { recipient: o.recipientId, error: err instanceof Error ? err.message : String(err) });
+  // A 250 is on record within the turn of the event loop it arrives in, so that a crash before
+  // the job's outcome commits does not send the message again (see send()). The 250s of one turn
+  // share one commit (the agent's reports arrive in bursts under load; a commit each was ~60 µs of
+  // the event loop per message). A receipt that lands after its outcome's commit is not written
+  // (writeReceipt). Best effort: the outcome write records the delivery anyway.
+  let receipts: DeliveryReceiptRow[] = [];
+  const writeReceipts = () => {
+    const rows = receipts;
+    receipts = [];
+    store.writeNow((tx) => tx.deliveries.writeReceipts(rows)).catch((err: unknown) => {
+      log.warn("delivery receipts not written", { recipients: rows.map((r) => r.recipient_id), error: err instanceof Error ? err.message : String(err) });
     });
+  };
+  const receive = (o: RecipientOutcome) => {
+    if (receipts.push(receiptRow(o, Date.now())) === 1) setImmediate(writeReceipts);
   };
   const deliverer = new Deliverer(deps, pools, { mxCacheMs: opts.mxCacheMs ?? 60_000, onAccepted: receive });
   // Nothing leaves in sink mode: nothing to shape.

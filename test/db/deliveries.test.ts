@@ -160,6 +160,9 @@ for (const [name, open, available] of engines) {
       expect(await deliveries.receiptsOf(message)).toEqual([receipt(recipients[0]!)]);
       await deliveries.removeReceipt(recipients[0]!);
       expect(await deliveries.receiptsOf(message)).toEqual([]);
+      // Several at once (the 250s of one turn of the event loop), under the same rule.
+      await deliveries.writeReceipts([receipt(recipients[0]!, 3_000), receipt(recipients[1]!, 3_000)]);
+      expect(await deliveries.receiptsOf(message)).toEqual([receipt(recipients[0]!, 3_000)]);
     });
 
     test("the receipt writer of an orphaned agent: batches one after another on a connection of its own; close waits for them", async () => {
