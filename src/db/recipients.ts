@@ -75,8 +75,7 @@ export class RecipientRepository {
     return { ...rcpt, team_id: m.team_id, route_id: m.route_id, project_id: m.project_id, tag: m.tag, metadata: m.metadata, message_status: m.status };
   }
 
-  /** Sets a recipient's status; `attempted` counts a delivery attempt; a null response keeps the last one. */
-  /** `attempts`: how many delivery attempts the change adds. */
+  /** Sets a recipient's status; `attempts` is how many delivery attempts the change adds; a null response keeps the last one. */
   async setStatus(id: string, status: string, now: number, opts: { attempts: number; response: string | null }): Promise<void> {
     await this.db.runDeferred(
       "UPDATE recipients SET status = ?, status_changed_at = ?, attempts = attempts + ?, last_response = coalesce(?, last_response) WHERE id = ?",
