@@ -42,9 +42,13 @@ const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 5200);
 /** Requests of phase B (sequential, write-checked); the rest go to phase A (concurrent). */
 const SEQUENTIAL = Math.round(TOTAL * 0.25);
 const CONCURRENCY = 16;
-/** Wall-clock bounds of the phases: the run stops there even if the count is not reached. */
+/**
+ * Wall-clock bounds of the phases: the run stops there even if the count is not reached. Bounds,
+ * not speed targets: phase B checks the log after each request, ~6 ms a request on PostgreSQL and
+ * ~12 ms on a slow day (1,055 of its 1,300 in 15 s on 28 Nov, on an idle machine).
+ */
 const PHASE_A_MS = 30_000;
-const PHASE_B_MS = 15_000;
+const PHASE_B_MS = 40_000;
 const HEALTHZ_P99_MS = 100;
 
 type Json = any;
