@@ -55,9 +55,7 @@ function receiptWriter(transaction: Transaction, close: () => Promise<void>): Re
   return {
     write(receipts) {
       const done = last.then(() =>
-        transaction(async (deliveries) => {
-          for (const r of receipts) await deliveries.writeReceipt(r);
-        }),
+        transaction((deliveries) => deliveries.writeReceipts(receipts)),
       );
       last = done.catch(() => {});
       return done;
