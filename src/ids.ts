@@ -3,6 +3,9 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 /** Time-ordered identifiers (UUIDv7), so primary keys also sort by creation. */
 export const newId = (): string => Bun.randomUUIDv7();
 
+/** Orders ids as they were made (UUIDv7: their text sorts by creation), for Array.prototype.sort. */
+export const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 export const sha256Hex = (value: string | Uint8Array): string => createHash("sha256").update(value).digest("hex");
 
 /** A random secret with a readable prefix: 32 bytes of entropy, base64url. */

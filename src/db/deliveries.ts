@@ -1,5 +1,6 @@
 import type { MessageHeadingColumns } from "./messages.ts";
 import { FINAL_STATUSES_SQL } from "./recipients.ts";
+import { compareIds } from "../ids.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 /** An outbound message as a delivery attempt reads it: the message, its contents, route type and sending domain. */
@@ -116,7 +117,7 @@ export class DeliveryRepository {
     // In the order they were added (their ids are time-ordered), sorted here: SQLite's ORDER BY
     // sets up a sorter even for the none most messages have.
     const rows = await this.db.all<AttachmentContentRow & { id: string }>("SELECT id, filename, content_type, content_id, content FROM attachments WHERE message_id = ?", [messageId]);
-    return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(({ id: _, ...a }) => a);
+    return rows.sort((a, b) => compareIds(a.id, b.id)).map(({ id: _, ...a }) => a);
   }
 
   /** Stores the composed, signed message, which later attempts send as is. */

@@ -1,4 +1,5 @@
 import { FINAL_RECIPIENT_STATUSES } from "../events/message-status.ts";
+import { compareIds } from "../ids.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 /** The statuses delivery no longer changes, as an SQL list (`status NOT IN (…)`). */
@@ -94,7 +95,7 @@ export class RecipientRepository {
     );
     return rows
       .filter((r) => !FINAL_RECIPIENT_STATUSES.has(r.status))
-      .sort((a, b) => Number(a.created_at) - Number(b.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .sort((a, b) => Number(a.created_at) - Number(b.created_at) || compareIds(a.id, b.id))
       .map(({ created_at: _, ...r }) => r);
   }
 
