@@ -3,6 +3,7 @@ import SMTPConnection from "nodemailer/lib/smtp-connection";
 import type { RemoteReply } from "../events/message-status.ts";
 import type { Logger } from "../log.ts";
 import { parseReply } from "./reply.ts";
+import { sendPipelined } from "./smtp-pipelining.ts";
 
 /** Where to connect: an IP address (or a relay host name), a port, and the name for TLS SNI. */
 export interface SmtpTarget {
@@ -210,7 +211,10 @@ class HostPool {
       };
       session.pending = done;
       try {
-        session.conn.send({ from: envelope.from, to: [envelope.to], size: raw.length } as SMTPConnection.Envelope, raw, done);
+        const pipelined = sendPipelined(session.conn, envelope, raw, done);
+        // Lost mid-transaction after a refusal (a 421 and the server hangs up): that reply is the answer.
+        if (pipelined) session.pending = (err, info) => done(err && pipelined.failure ? pipelined.failure : err, info);
+        else session.conn.send({ from: envelope.from, to: [envelope.to], size: raw.length } as SMTPConnection.Envelope, raw, done);
       } catch (err) {
         done(Object.assign(err as Error, { code: "ECONNECTION" }));
       }
