@@ -167,3 +167,16 @@ test("an address that needs SMTPUTF8 goes through nodemailer's own transaction, 
   expect(await send("josé@dest.test")).toMatchObject({ kind: "reply", reply: { code: 250 } });
   expect(server.chunks.some((c) => c.startsWith("MAIL FROM:") && c.endsWith("\r\n") && !c.includes("RCPT"))).toBe(true);
 });
+
+test("an envelope address with CR, LF or angle brackets is never written: no command is smuggled into the session", async () => {
+  const { server, send } = setup([]);
+  for (const to of ["a@dest.test>\r\nRCPT TO:<evil@elsewhere.test", "a@dest.test\nDATA", "<evil@elsewhere.test>"]) {
+    const outcome = await send(to);
+    expect(outcome.kind === "reply" && outcome.reply.code === 250).toBe(false);
+  }
+  expect(server.chunks.join("")).not.toContain("evil@elsewhere.test");
+  expect(server.chunks.some((c) => c.startsWith("RCPT") || c.includes("\r\nRCPT"))).toBe(false);
+  expect(server.messages).toEqual([]);
+  // The session still serves a proper address afterwards.
+  expect(await send("b@dest.test")).toMatchObject({ kind: "reply", stage: "DATA", reply: { code: 250 } });
+});
