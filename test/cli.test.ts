@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, waitFor } from "./helpers.ts";
 import { startDnsServer } from "./support/dns-server.ts";
@@ -76,6 +77,39 @@ describe("posthorn CLI", () => {
     const res = run(["frobnicate"], process.env);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain("unknown command");
+  });
+
+  test("serve re-executes itself in place with its allocator's options (same process id); an option the user set is kept", async () => {
+    const environOf = (pid: number) =>
+      new Map(
+        readFileSync(`/proc/${pid}/environ`, "latin1")
+          .split("\0")
+          .filter(Boolean)
+          .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)] as const),
+      );
+    for (const [given, expected] of [[undefined, "0"], ["1", "1"]] as const) {
+      const env: Record<string, string | undefined> = { ...baseEnv(tempDir()), MIMALLOC_VERBOSE: "1", MIMALLOC_PURGE_HOLES: given };
+      const proc = Bun.spawn([process.execPath, MAIN, "serve"], { env, stdout: "pipe", stderr: "pipe" });
+      const reader = proc.stdout.getReader();
+      let out = "";
+      const deadline = Date.now() + 10_000;
+      // Up to the last line a first start prints, after which it handles SIGTERM.
+      while (!/^password: /m.test(out) && Date.now() < deadline) {
+        const chunk = await Promise.race([reader.read(), Bun.sleep(deadline - Date.now()).then(() => null)]);
+        if (!chunk || chunk.done) break;
+        out += new TextDecoder().decode(chunk.value);
+      }
+      expect(out).toContain('"http":"127.0.0.1:');
+      // The process started is the one serving, its environment now holding the option.
+      expect(environOf(proc.pid).get("MIMALLOC_PURGE_HOLES")).toBe(expected);
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+      // And the allocator took it: mimalloc prints its options as a process starts (MIMALLOC_VERBOSE),
+      // once per image, the running one's last.
+      const options = [...(await new Response(proc.stderr).text()).matchAll(/option 'purge_holes': (\d+)/g)].map((m) => m[1]);
+      expect(options.at(-1)).toBe(expected);
+      expect(options.length).toBe(given === undefined ? 2 : 1);
+    }
   });
 
   test("serve bootstraps on first start, prints tokens once, answers, and stops on SIGTERM", async () => {
