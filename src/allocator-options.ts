@@ -18,7 +18,7 @@
  * with Bun's defaults.
  */
 import { dlopen, FFIType, ptr } from "bun:ffi";
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 
 export const SERVE_ALLOCATOR_OPTIONS: Readonly<Record<string, string>> = { MIMALLOC_PURGE_HOLES: "0" };
 
@@ -39,7 +39,8 @@ export function reexecWithAllocatorOptions(options: Readonly<Record<string, stri
   // byte for byte: process.argv is rewritten for a compiled executable.
   const argv = readFileSync("/proc/self/cmdline").toString("latin1").split("\0").slice(0, -1).map((arg) => Buffer.from(`${arg}\0`, "latin1"));
   const env = [...Object.entries(process.env), ...missing].map(([name, value]) => Buffer.from(`${name}=${value}\0`));
-  const path = Buffer.from("/proc/self/exe\0");
+  // The executable's own path, not /proc/self/exe: the process's name (ps, top, systemd) is its file name.
+  const path = Buffer.from(`${readlinkSync("/proc/self/exe")}\0`);
   const argvTable = pointerTable(argv);
   const envTable = pointerTable(env);
   // Returns only on failure (-1): the server then starts as it is.

@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { tempDir, waitFor } from "./helpers.ts";
 import { startDnsServer } from "./support/dns-server.ts";
 
@@ -100,8 +100,9 @@ describe("posthorn CLI", () => {
         out += new TextDecoder().decode(chunk.value);
       }
       expect(out).toContain('"http":"127.0.0.1:');
-      // The process started is the one serving, its environment now holding the option.
+      // The process started is the one serving, its environment now holding the option, under its own name.
       expect(environOf(proc.pid).get("MIMALLOC_PURGE_HOLES")).toBe(expected);
+      expect(readFileSync(`/proc/${proc.pid}/comm`, "utf8").trim()).toBe(basename(process.execPath).slice(0, 15));
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
       // And the allocator took it: mimalloc prints its options as a process starts (MIMALLOC_VERBOSE),
