@@ -23,6 +23,9 @@ import { benchMessage, senderRecords } from "./inbound-message.ts";
 
 const DEADLINE_MS = 180_000;
 
+// As `serve` does (src/main.ts), before anything else: this process stands in for the server.
+(await import("../../src/allocator-options.ts")).reexecWithAllocatorOptions();
+
 // ---------------------------------------------------------------- server (this process) ----
 const N2K = Number(process.argv[2] ?? 4000);
 const N200K = Number(process.argv[3] ?? 400);
