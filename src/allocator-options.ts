@@ -7,7 +7,7 @@
  * at every idle point of a thread (MIMALLOC_PURGE_HOLES, Bun's own), and under a steady stream
  * of requests and messages each of those pages is written again moments later, so the kernel
  * zero-fills it anew on a page fault and the allocator's scavenger thread and JSC's block
- * warm-up thread keep doing that work over and over. Off, the server spends 10–35 % less CPU per
+ * warm-up thread keep doing that work over and over. Off, the server spends 4–36 % less CPU per
  * message, sending and receiving, for a few MB more at its peak (README, "What paid"); mimalloc's
  * own purging of pages left wholly free (after 100 ms unused) still returns memory after the load.
  *
