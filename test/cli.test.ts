@@ -99,7 +99,9 @@ describe("posthorn CLI", () => {
         if (!chunk || chunk.done) break;
         out += new TextDecoder().decode(chunk.value);
       }
-      expect(out).toContain('"http":"127.0.0.1:');
+      // Answering means its start is over (the SIGTERM handler is set up once the tokens are printed).
+      const port = Number(/"http":"127\.0\.0\.1:(\d+)"/.exec(out)![1]);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
       // The process started is the one serving, its environment now holding the option, under its own name.
       expect(environOf(proc.pid).get("MIMALLOC_PURGE_HOLES")).toBe(expected);
       expect(readFileSync(`/proc/${proc.pid}/comm`, "utf8").trim()).toBe(basename(process.execPath).slice(0, 15));
