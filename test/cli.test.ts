@@ -30,6 +30,31 @@ async function runAsync(args: string[], env: Record<string, string | undefined>)
   return { code, stdout, stderr };
 }
 
+/**
+ * Starts `serve` and reads its output until `until` shows (the box's last line on a first start),
+ * else 300 ms past the start line.
+ */
+async function startServe(env: Record<string, string | undefined>, until?: RegExp) {
+  const proc = Bun.spawn([process.execPath, MAIN, "serve"], { env, stdout: "pipe", stderr: "pipe" });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  const read = async (done: () => boolean, ms: number) => {
+    const deadline = Date.now() + ms;
+    while (!done() && Date.now() < deadline) {
+      const chunk = await Promise.race([reader.read(), Bun.sleep(deadline - Date.now()).then(() => null)]);
+      if (!chunk || chunk.done) break;
+      out += new TextDecoder().decode(chunk.value);
+    }
+  };
+  const startLine = /"http":"127\.0\.0\.1:(\d+)"/;
+  await read(() => startLine.test(out), 10_000);
+  // The tokens are printed right after the start line, possibly in writes of their own.
+  if (until) await read(() => until.test(out), 10_000);
+  else await read(() => false, 300);
+  const port = Number(startLine.exec(out)![1]);
+  return { proc, out, port, reader };
+}
+
 describe("posthorn CLI", () => {
   test("--help and --version", () => {
     const help = run(["--help"], process.env);
@@ -89,18 +114,8 @@ describe("posthorn CLI", () => {
       );
     for (const [given, expected] of [[undefined, "0"], ["1", "1"]] as const) {
       const env: Record<string, string | undefined> = { ...baseEnv(tempDir()), MIMALLOC_VERBOSE: "1", MIMALLOC_PURGE_HOLES: given };
-      const proc = Bun.spawn([process.execPath, MAIN, "serve"], { env, stdout: "pipe", stderr: "pipe" });
-      const reader = proc.stdout.getReader();
-      let out = "";
-      const deadline = Date.now() + 10_000;
-      // Up to the last line a first start prints, after which it handles SIGTERM.
-      while (!/^password: /m.test(out) && Date.now() < deadline) {
-        const chunk = await Promise.race([reader.read(), Bun.sleep(deadline - Date.now()).then(() => null)]);
-        if (!chunk || chunk.done) break;
-        out += new TextDecoder().decode(chunk.value);
-      }
-      // Answering means its start is over (the SIGTERM handler is set up once the tokens are printed).
-      const port = Number(/"http":"127\.0\.0\.1:(\d+)"/.exec(out)![1]);
+      // Up to the first start's last line; then answering means its start is over (the SIGTERM handler is set up once the tokens are printed).
+      const { proc, port } = await startServe(env, /^password: /m);
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
       // The process started is the one serving, its environment now holding the option, under its own name.
       expect(environOf(proc.pid).get("MIMALLOC_PURGE_HOLES")).toBe(expected);
@@ -117,27 +132,7 @@ describe("posthorn CLI", () => {
 
   test("serve bootstraps on first start, prints tokens once, answers, and stops on SIGTERM", async () => {
     const dir = tempDir();
-    /** Reads the output until `until` shows (the box's last line on a first start), else 300 ms past the start line. */
-    const start = async (until?: RegExp) => {
-      const proc = Bun.spawn([process.execPath, MAIN, "serve"], { env: baseEnv(dir), stdout: "pipe", stderr: "pipe" });
-      const reader = proc.stdout.getReader();
-      let out = "";
-      const read = async (done: () => boolean, ms: number) => {
-        const deadline = Date.now() + ms;
-        while (!done() && Date.now() < deadline) {
-          const chunk = await Promise.race([reader.read(), Bun.sleep(deadline - Date.now()).then(() => null)]);
-          if (!chunk || chunk.done) break;
-          out += new TextDecoder().decode(chunk.value);
-        }
-      };
-      const startLine = /"http":"127\.0\.0\.1:(\d+)"/;
-      await read(() => startLine.test(out), 10_000);
-      // The tokens are printed right after the start line, possibly in writes of their own.
-      if (until) await read(() => until.test(out), 10_000);
-      else await read(() => false, 300);
-      const port = Number(startLine.exec(out)![1]);
-      return { proc, out, port, reader };
-    };
+    const start = (until?: RegExp) => startServe(baseEnv(dir), until);
     const first = await start(/^password: [\w-]{20}$/m);
     // In a box that stands out from the JSON lines, then one line to paste into a shell.
     expect(first.out).toMatch(/^┌─+┐\n│ Created a team and its default project\. These tokens are shown ONCE/m);
