@@ -20,14 +20,14 @@
 import { dlopen, FFIType, ptr } from "bun:ffi";
 import { readFileSync, readlinkSync } from "node:fs";
 
-export const SERVE_ALLOCATOR_OPTIONS: Readonly<Record<string, string>> = { MIMALLOC_PURGE_HOLES: "0" };
+const SERVE_ALLOCATOR_OPTIONS: Readonly<Record<string, string>> = { MIMALLOC_PURGE_HOLES: "0" };
 
 /**
  * Returns only when nothing is to be done (every option set already: this is the re-executed
  * process, or the user set them) or execve failed; otherwise the process image is replaced.
  */
-export function reexecWithAllocatorOptions(options: Readonly<Record<string, string>> = SERVE_ALLOCATOR_OPTIONS): void {
-  const missing = Object.entries(options).filter(([name]) => process.env[name] === undefined);
+export function reexecWithAllocatorOptions(): void {
+  const missing = Object.entries(SERVE_ALLOCATOR_OPTIONS).filter(([name]) => process.env[name] === undefined);
   if (missing.length === 0 || process.platform !== "linux") return;
   let execve: (path: number, argv: number, envp: number) => number;
   try {
@@ -35,16 +35,23 @@ export function reexecWithAllocatorOptions(options: Readonly<Record<string, stri
   } catch {
     return;
   }
-  // The command line exactly as the kernel received it (bun's flags, the script, the command),
-  // byte for byte: process.argv is rewritten for a compiled executable.
-  const argv = readFileSync("/proc/self/cmdline").toString("latin1").split("\0").slice(0, -1).map((arg) => Buffer.from(`${arg}\0`, "latin1"));
-  const env = [...Object.entries(process.env), ...missing].map(([name, value]) => Buffer.from(`${name}=${value}\0`));
+  // The command line and environment exactly as the kernel passed them (bun's flags, the script,
+  // the command), byte for byte: process.argv is rewritten for a compiled executable.
+  const argv = nulTerminatedStrings(readFileSync("/proc/self/cmdline"));
+  const env = [...nulTerminatedStrings(readFileSync("/proc/self/environ")), ...missing.map(([name, value]) => Buffer.from(`${name}=${value}\0`))];
   // The executable's own path, not /proc/self/exe: the process's name (ps, top, systemd) is its file name.
   const path = Buffer.from(`${readlinkSync("/proc/self/exe")}\0`);
   const argvTable = pointerTable(argv);
   const envTable = pointerTable(env);
   // Returns only on failure (-1): the server then starts as it is.
   execve(ptr(path), ptr(argvTable), ptr(envTable));
+}
+
+/** The NUL-terminated strings of a /proc file, each a view of `file` that keeps its NUL. */
+function nulTerminatedStrings(file: Buffer): Buffer[] {
+  const strings: Buffer[] = [];
+  for (let start = 0, end; (end = file.indexOf(0, start)) !== -1; start = end + 1) strings.push(file.subarray(start, end + 1));
+  return strings;
 }
 
 /** A NULL-terminated array of pointers to the buffers (char *const[]). */

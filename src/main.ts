@@ -7,10 +7,12 @@ process.env.NODE_ENV = "production";
 // loading the server's modules; every other command is the CLI.
 if (process.argv[2] === "smtp-agent") (await import("./mail/smtp-agent.ts")).runSmtpAgent();
 else {
-  // The allocator's options for the server, read only as a process starts (src/allocator-options.ts says why).
-  if (process.argv[2] === "serve") (await import("./allocator-options.ts")).reexecWithAllocatorOptions();
-  // The server's JS heap held to what is live plus 16 MB (src/heap-collector.ts says why).
-  if (process.argv[2] === "serve") (await import("./heap-collector.ts")).collectGarbageAsHeapGrows({ stepBytes: 16 * 1024 * 1024, everyMs: 500 });
+  if (process.argv[2] === "serve") {
+    // The allocator's options for the server, read only as a process starts (src/allocator-options.ts says why).
+    (await import("./allocator-options.ts")).reexecWithAllocatorOptions();
+    // The server's JS heap held to what is live plus 16 MB (src/heap-collector.ts says why).
+    (await import("./heap-collector.ts")).collectGarbageAsHeapGrows({ stepBytes: 16 * 1024 * 1024, everyMs: 500 });
+  }
   await import("./cli.ts");
 }
 export {};
