@@ -116,11 +116,15 @@ describe("posthorn CLI", () => {
       const env: Record<string, string | undefined> = { ...baseEnv(tempDir()), MIMALLOC_VERBOSE: "1", MIMALLOC_PURGE_HOLES: given };
       // Up to the first start's last line; then answering means its start is over (the SIGTERM handler is set up once the tokens are printed).
       const { proc, port } = await startServe(env, /^password: /m);
-      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-      // The process started is the one serving, its environment now holding the option, under its own name.
-      expect(environOf(proc.pid).get("MIMALLOC_PURGE_HOLES")).toBe(expected);
-      expect(readFileSync(`/proc/${proc.pid}/comm`, "utf8").trim()).toBe(basename(process.execPath).slice(0, 15));
-      proc.kill("SIGTERM");
+      try {
+        expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+        // The process started is the one serving, its environment now holding the option, under its own name.
+        expect(environOf(proc.pid).get("MIMALLOC_PURGE_HOLES")).toBe(expected);
+        expect(readFileSync(`/proc/${proc.pid}/comm`, "utf8").trim()).toBe(basename(process.execPath).slice(0, 15));
+      } finally {
+        // A failed check must not leave the server running.
+        proc.kill("SIGTERM");
+      }
       expect(await proc.exited).toBe(0);
       // And the allocator took it: mimalloc prints its options as a process starts (MIMALLOC_VERBOSE),
       // once per image, the running one's last.
