@@ -83,6 +83,7 @@ export const ConfigSchema = Type.Object({
   smtpRcptFailureLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   /** How long the MX waits before its greeting (default 0, at once); with a pause, a client that talks first is refused (early-talker check). */
   smtpGreetDelayMs: Type.Integer({ minimum: 0, maximum: 60_000 }),
+  smtpInflowLagMs: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
   /** API rate limits, sustained requests per second (burst twice that; 0 = off): per project on the send endpoints, per team on management. */
   rateLimitSend: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   rateLimitApi: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
@@ -192,6 +193,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   maxMessageBytes: "POSTHORN_MAX_MESSAGE_BYTES",
   smtpRcptFailureLimit: "POSTHORN_SMTP_RCPT_FAILURE_LIMIT",
   smtpGreetDelayMs: "POSTHORN_SMTP_GREET_DELAY_MS",
+  smtpInflowLagMs: "POSTHORN_SMTP_INFLOW_LAG_MS",
   rateLimitSend: "POSTHORN_RATE_LIMIT_SEND",
   rateLimitApi: "POSTHORN_RATE_LIMIT_API",
   authFailureLimit: "POSTHORN_AUTH_FAILURE_LIMIT",
@@ -240,6 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxMessageBytes: int(env, "POSTHORN_MAX_MESSAGE_BYTES", 25 * 1024 * 1024),
     smtpRcptFailureLimit: int(env, "POSTHORN_SMTP_RCPT_FAILURE_LIMIT", 20),
     smtpGreetDelayMs: int(env, "POSTHORN_SMTP_GREET_DELAY_MS", 0),
+    smtpInflowLagMs: int(env, "POSTHORN_SMTP_INFLOW_LAG_MS", 1000),
     rateLimitSend: int(env, "POSTHORN_RATE_LIMIT_SEND", 100),
     rateLimitApi: int(env, "POSTHORN_RATE_LIMIT_API", 50),
     authFailureLimit: int(env, "POSTHORN_AUTH_FAILURE_LIMIT", 10),

@@ -12,7 +12,8 @@
 // message, 100 sessions; Posthorn with its default greeting (POSTHORN_SMTP_GREET_DELAY_MS, 0 unless
 // set) and with smtp-server's 100 ms pause; the ratios against the targets; the peak RSS of this
 // process (the server: listener, job runner, analysis workers; also the bench's own few MB), per
-// phase and overall.
+// phase and overall. POSTHORN_SMTP_GREET_DELAY_MS and POSTHORN_SMTP_INFLOW_LAG_MS (0 turns the MX's flow
+// control off) are passed through to the server's config.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,6 +59,7 @@ const config = loadConfig({
   POSTHORN_SMTP_PORT: "0",
   POSTHORN_SUBMISSION_PORT: "0",
   ...(process.env.POSTHORN_SMTP_GREET_DELAY_MS ? { POSTHORN_SMTP_GREET_DELAY_MS: process.env.POSTHORN_SMTP_GREET_DELAY_MS } : {}),
+  ...(process.env.POSTHORN_SMTP_INFLOW_LAG_MS ? { POSTHORN_SMTP_INFLOW_LAG_MS: process.env.POSTHORN_SMTP_INFLOW_LAG_MS } : {}),
 });
 const deps = createDeps(config, { log: createLogger("error"), checkpointInBackground: true });
 const sqlite = sqliteOf(deps);

@@ -11,9 +11,10 @@ import { clientKey } from "../auth/throttle.ts";
 import type { Deps } from "../context.ts";
 import { LEGACY_VERP_MS, parseLegacyVerpLocalPart, verpCutoverOf, verpLocalPart } from "../mail/verp.ts";
 import { serverSecretOf } from "../secrets.ts";
-import { acceptInbound } from "./accept.ts";
+import { acceptInbound, INBOUND_QUEUE } from "./accept.ts";
 import { baseServerOptions, DEFAULT_LIMITS, greetDelayOption, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
 import { ByteGate } from "./byte-gate.ts";
+import { InflowGate } from "./inflow-gate.ts";
 import { RCPT_FAILURE_WINDOW_MS, RcptFailureThrottle } from "./rcpt-throttle.ts";
 import { RecipientResolver, splitAddress, type InboundTarget, type RecipientVerdict } from "./recipients.ts";
 
@@ -33,12 +34,21 @@ export async function createInboundServer(deps: Deps, limits: ListenerLimits): P
   // What each accepted RCPT resolved to, per transaction (smtp-server makes a new envelope each time).
   const targets = new WeakMap<SMTPServerEnvelope, Map<string, InboundTarget>>();
   const budget = new ByteGate(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
+  const maxLagMs = deps.config.smtpInflowLagMs;
+  const inflow = maxLagMs > 0 ? new InflowGate(() => deps.store.read.jobs.nextDue(INBOUND_QUEUE), { maxLagMs }) : null;
 
   return new SMTPServer({
     ...baseServerOptions(deps.config, limits),
     ...greetDelayOption(deps.config.smtpGreetDelayMs),
     authOptional: true,
     disabledCommands: ["AUTH"],
+    onMailFrom(_address, _session, callback) {
+      if (!inflow) return callback();
+      void inflow.admit().then(
+        () => callback(),
+        () => callback(),
+      );
+    },
     onRcptTo(address, session, callback) {
       const client = clientKey(session.remoteAddress);
       // Checked before the lookup: a throttled client gets this reply for right and wrong
