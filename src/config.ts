@@ -83,6 +83,7 @@ export const ConfigSchema = Type.Object({
   smtpRcptFailureLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   /** How long the MX waits before its greeting (default 0, at once); with a pause, a client that talks first is refused (early-talker check). */
   smtpGreetDelayMs: Type.Integer({ minimum: 0, maximum: 60_000 }),
+  /** How far the MX's processing may lag (the oldest message waiting for its inbound job) before each new MAIL FROM is held, up to 1 s (default 1000; 0 = off). */
   smtpInflowLagMs: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
   /** API rate limits, sustained requests per second (burst twice that; 0 = off): per project on the send endpoints, per team on management. */
   rateLimitSend: Type.Integer({ minimum: 0, maximum: 1_000_000 }),

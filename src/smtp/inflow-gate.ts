@@ -17,7 +17,6 @@ export interface InflowGateOptions {
   maxDelayMs?: number;
   /** How stale the measured lag may get. */
   refreshMs?: number;
-  now?: () => number;
 }
 
 interface Held {
@@ -33,7 +32,6 @@ export class InflowGate {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly maxDelayMs: number;
   private readonly refreshMs: number;
-  private readonly now: () => number;
 
   constructor(
     /** When the queue's oldest waiting job became due (epoch ms), or null when none waits. */
@@ -42,7 +40,6 @@ export class InflowGate {
   ) {
     this.maxDelayMs = opts.maxDelayMs ?? 1000;
     this.refreshMs = opts.refreshMs ?? 50;
-    this.now = opts.now ?? Date.now;
   }
 
   /** Sessions held right now. */
@@ -80,7 +77,7 @@ export class InflowGate {
   private measure(): Promise<void> {
     this.measuring ??= this.oldestDue()
       .then(
-        (due) => void (this.lagMs = due === null ? 0 : Math.max(0, this.now() - due)),
+        (due) => void (this.lagMs = due === null ? 0 : Math.max(0, Date.now() - due)),
         () => undefined,
       )
       .finally(() => {
