@@ -12,6 +12,18 @@ async function timedMailFrom(port: number): Promise<{ ms: number; code: number; 
   return { ms: performance.now() - t0, code: reply.code, client };
 }
 
+/**
+ * Puts processing behind: with one inbound job at a time and slow DNS answers, the first of two
+ * messages holds the job and the second waits in the queue, past any allowance under 500 ms.
+ */
+async function lagBehind(h: InboundHarness): Promise<Buffer> {
+  const raw = await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "flood", text: "hello" });
+  h.dns.delayMs = 1500;
+  for (let i = 0; i < 2; i++) expect((await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw)).response).toStartWith("250");
+  await Bun.sleep(500);
+  return raw;
+}
+
 const processedCount = async (h: InboundHarness) =>
   (await h.app.sql.get<{ n: number }>("SELECT count(*) AS n FROM messages WHERE type = 'inbound' AND status = 'processed'"))!.n;
 
@@ -23,26 +35,20 @@ describe("MX flow control (POSTHORN_SMTP_INFLOW_LAG_MS)", () => {
   });
 
   test("while processing lags, a new MAIL FROM is held up to a second, then accepted; nothing is refused or lost", async () => {
-    // One inbound job at a time, its DNS answers slow: the second message waits in the queue.
     h = await startInbound({ env: { POSTHORN_SMTP_INFLOW_LAG_MS: "200" }, jobs: { concurrency: 1 } });
-    const raw = await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "flood", text: "hello" });
-
     const idle = await timedMailFrom(h.port);
     expect(idle.code).toBe(250);
     expect(idle.ms).toBeLessThan(300);
     await idle.client.send("QUIT");
 
-    h.dns.delayMs = 1500;
-    for (let i = 0; i < 2; i++) expect((await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw)).response).toStartWith("250");
-    await Bun.sleep(500); // the second message has now waited longer than 200 ms for its job
-
+    const raw = await lagBehind(h);
     const held = await timedMailFrom(h.port);
     expect(held.code).toBe(250);
     expect(held.ms).toBeGreaterThanOrEqual(900);
     expect(held.ms).toBeLessThan(1500);
     expect((await held.client.send(`RCPT TO:<${h.inboundAddress}>`)).code).toBe(250);
     expect((await held.client.send("DATA")).code).toBe(354);
-    expect((await held.client.send(`${raw.toString("latin1").replace(/\r?\n\./g, "\r\n..")}\r\n.`)).code).toBe(250);
+    expect((await held.client.message(raw)).code).toBe(250);
     await held.client.send("QUIT");
 
     h.dns.delayMs = 0;
@@ -57,15 +63,33 @@ describe("MX flow control (POSTHORN_SMTP_INFLOW_LAG_MS)", () => {
   test("set to 0, nothing is held however far processing lags", async () => {
     h = await startInbound({ env: { POSTHORN_SMTP_INFLOW_LAG_MS: "0" }, jobs: { concurrency: 1 } });
     expect(h.deps.config.smtpInflowLagMs).toBe(0);
-    const raw = await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "flood", text: "hello" });
-    h.dns.delayMs = 1500;
-    for (let i = 0; i < 2; i++) await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
-    await Bun.sleep(500);
+    await lagBehind(h);
     const mail = await timedMailFrom(h.port);
     expect(mail.code).toBe(250);
     expect(mail.ms).toBeLessThan(300);
     await mail.client.send("QUIT");
     h.dns.delayMs = 0;
+  }, 30_000);
+
+  test("a client that hangs up while held costs nothing: the next session is held and accepted as usual", async () => {
+    h = await startInbound({ env: { POSTHORN_SMTP_INFLOW_LAG_MS: "200" }, jobs: { concurrency: 1 } });
+    const raw = await lagBehind(h);
+    const { client: quitter } = await RawSmtpClient.connect(h.port);
+    await quitter.send("EHLO flood.test");
+    quitter.write("MAIL FROM:<alice@sender.test>\r\n");
+    await Bun.sleep(100);
+    quitter.close(); // while its MAIL FROM is held
+    await Bun.sleep(1200); // its hold has run out on a closed connection
+
+    const next = await timedMailFrom(h.port);
+    expect(next.code).toBe(250);
+    expect(next.ms).toBeGreaterThanOrEqual(900);
+    expect((await next.client.send(`RCPT TO:<${h.inboundAddress}>`)).code).toBe(250);
+    expect((await next.client.send("DATA")).code).toBe(354);
+    expect((await next.client.message(raw)).code).toBe(250);
+    await next.client.send("QUIT");
+    h.dns.delayMs = 0;
+    expect(await waitFor(async () => ((await processedCount(h!)) === 3 ? true : null), 20_000)).toBe(true);
   }, 30_000);
 
   test("by default the allowance is one second of lag", async () => {

@@ -188,10 +188,15 @@ export class RawSmtpClient {
     if (!rcpt.some((r) => r.code === 250)) return { rcpt, data: null, final: null };
     const data = await this.send("DATA");
     if (data.code !== 354) return { rcpt, data, final: null };
+    return { rcpt, data, final: await this.message(raw) };
+  }
+
+  /** After a 354: the message, dot-stuffed and ended by "."; the server's final reply. */
+  message(raw: string | Buffer): Promise<Reply> {
     const body = Buffer.isBuffer(raw) ? raw.toString("latin1") : raw;
     const stuffed = body.replace(/\r?\n/g, "\r\n").replace(/^\./gm, "..");
     this.write(Buffer.from(`${stuffed}${stuffed.endsWith("\r\n") ? "" : "\r\n"}.\r\n`, "latin1"));
-    return { rcpt, data, final: await this.read() };
+    return this.read();
   }
 
   close(): void {
