@@ -24,7 +24,7 @@ import { TeamRepository } from "./teams.ts";
 import { TlsCertificateRepository } from "./tls-certificates.ts";
 import { TrackingRepository } from "./tracking.ts";
 import { WebhookRepository } from "./webhooks.ts";
-import type { UnitOfWork, Writer } from "./writer.ts";
+import type { UnitOfWork, Writer, WriteOptions } from "./writer.ts";
 
 /** Every repository, bound to one executor: the engine's reads, or one transaction's writes. */
 export interface Repositories {
@@ -98,7 +98,8 @@ export interface StoreStats {
  */
 export interface Store {
   readonly read: Repositories;
-  write<T>(fn: (tx: Repositories) => T | Promise<T>): Promise<T>;
+  /** `opts` may let the engine skip work a write does not need (WriteOptions says when; PostgreSQL needs none of it). */
+  write<T>(fn: (tx: Repositories) => T | Promise<T>, opts?: WriteOptions): Promise<T>;
   /**
    * One statement committed at once in a transaction of its own, without waiting for a group:
    * for a record whose value is in being written the instant something happens (a remote
@@ -132,9 +133,9 @@ export class SqliteStore implements Store {
     this.read = repositories(new SqliteExecutor(sqlite), this.signals);
   }
 
-  write<T>(fn: (tx: Repositories) => T | Promise<T>): Promise<T> {
+  write<T>(fn: (tx: Repositories) => T | Promise<T>, opts?: WriteOptions): Promise<T> {
     // One connection: inside the writer's savepoint the same repositories are the transaction's.
-    return this.writer.write(() => fn(this.read));
+    return this.writer.write(() => fn(this.read), opts);
   }
 
   writeNow<T>(fn: (tx: Repositories) => Promise<T>): Promise<T> {

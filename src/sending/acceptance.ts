@@ -55,16 +55,21 @@ export async function acceptMessages(
   const prepared = validateEmails(inputs, { idempotencyKey: key, batch: opts.batch, maxMessageBytes: deps.config.maxMessageBytes });
   const requestHash = key ? (opts.requestHash ?? sha256Hex(JSON.stringify(inputs))) : null;
 
-  const result = await deps.store.write(async (tx): Promise<WriteResult> => {
-    const now = Date.now();
-    if (key) {
-      const replay = await claimKey(tx, principal.projectId, key, requestHash!, now);
-      if (replay) return { replay };
-    }
-    const accepted = await storeMessages(tx, deps.config, principal, prepared, opts.batch ?? false, now);
-    if (key) await tx.idempotency.answer(principal.projectId, key, 202, JSON.stringify(accepted));
-    return { accepted };
-  });
+  const result = await deps.store.write(
+    async (tx): Promise<WriteResult> => {
+      const now = Date.now();
+      if (key) {
+        const replay = await claimKey(tx, principal.projectId, key, requestHash!, now);
+        if (replay) return { replay };
+      }
+      const accepted = await storeMessages(tx, deps.config, principal, prepared, opts.batch ?? false, now);
+      if (key) await tx.idempotency.answer(principal.projectId, key, 202, JSON.stringify(accepted));
+      return { accepted };
+    },
+    // Without a key, storeMessages refuses (route, domain) before its first insert, and the
+    // answer that follows cannot fail. A key is taken first and can still be refused after.
+    { checksBeforeChanges: !key },
+  );
   return "replay" in result ? result.replay : result.accepted;
 }
 
