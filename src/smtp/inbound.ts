@@ -14,7 +14,7 @@ import { serverSecretOf } from "../secrets.ts";
 import { acceptInbound, INBOUND_QUEUE } from "./accept.ts";
 import { baseServerOptions, DEFAULT_LIMITS, greetDelayOption, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
 import { ByteGate } from "./byte-gate.ts";
-import { InflowGate } from "./inflow-gate.ts";
+import { InflowGate, registerInflowGate } from "./inflow-gate.ts";
 import { RCPT_FAILURE_WINDOW_MS, RcptFailureThrottle } from "./rcpt-throttle.ts";
 import { RecipientResolver, splitAddress, type InboundTarget, type RecipientVerdict } from "./recipients.ts";
 
@@ -35,7 +35,8 @@ export async function createInboundServer(deps: Deps, limits: ListenerLimits): P
   const targets = new WeakMap<SMTPServerEnvelope, Map<string, InboundTarget>>();
   const budget = new ByteGate(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
   const maxLagMs = deps.config.smtpInflowLagMs;
-  const inflow = maxLagMs > 0 ? new InflowGate(() => deps.store.read.jobs.nextDue(INBOUND_QUEUE), { maxLagMs }) : null;
+  const inflow = maxLagMs > 0 ? new InflowGate(() => deps.store.read.jobs.nextDue(INBOUND_QUEUE), { maxLagMs, log: deps.log }) : null;
+  if (inflow) registerInflowGate(deps, inflow);
 
   return new SMTPServer({
     ...baseServerOptions(deps.config, limits),

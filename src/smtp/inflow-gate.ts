@@ -9,7 +9,13 @@
  * PostgreSQL), at most every `refreshMs`, one read shared by every session that asks. Measured in
  * time rather than in messages, the allowance follows the machine: a faster one takes in more
  * before it holds anyone.
+ *
+ * Operators see it in /metrics (held since start, held now, the lag last measured) and in the
+ * log: a warning when it starts holding, a line when it has let everyone go.
  */
+import type { Deps } from "../context.ts";
+import type { Logger } from "../log.ts";
+
 export interface InflowGateOptions {
   /** How long the oldest waiting message may have waited before new ones are held. */
   maxLagMs: number;
@@ -17,6 +23,8 @@ export interface InflowGateOptions {
   maxDelayMs?: number;
   /** How stale the measured lag may get. */
   refreshMs?: number;
+  /** Told when the gate starts holding and when it has let everyone go. */
+  log?: Pick<Logger, "warn" | "info">;
 }
 
 interface Held {
@@ -32,6 +40,10 @@ export class InflowGate {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly maxDelayMs: number;
   private readonly refreshMs: number;
+  /** Sessions held since start. */
+  heldTotal = 0;
+  /** Held in the current episode (from the first held to the line emptying), for its log line. */
+  private heldInEpisode = 0;
 
   constructor(
     /** When the queue's oldest waiting job became due (epoch ms), or null when none waits. */
@@ -47,12 +59,22 @@ export class InflowGate {
     return this.held.length;
   }
 
+  /** How long the oldest message waiting for its inbound job had waited, when last measured. */
+  get lag(): number {
+    return this.lagMs;
+  }
+
   /** Resolves when a new message may come in: at once while processing keeps up, else when it has caught up or after maxDelayMs. */
   async admit(): Promise<void> {
     if (performance.now() - this.measuredAt >= this.refreshMs) await this.measure();
     if (this.held.length === 0 && this.lagMs <= this.opts.maxLagMs) return;
     return new Promise<void>((resolve) => {
+      if (this.held.length === 0 && this.heldInEpisode === 0) {
+        this.opts.log?.warn("inbound processing lags behind: new MAIL FROMs are held (at most a second each)", { lag_ms: this.lagMs, max_lag_ms: this.opts.maxLagMs });
+      }
       this.held.push({ until: performance.now() + this.maxDelayMs, resolve });
+      this.heldTotal++;
+      this.heldInEpisode++;
       if (!this.timer) this.schedule(this.refreshMs);
     });
   }
@@ -64,6 +86,13 @@ export class InflowGate {
     const caughtUp = this.lagMs <= this.opts.maxLagMs;
     // The line is in arrival order, so the first held is the first whose time is up.
     while (this.held.length > 0 && (caughtUp || this.held[0]!.until <= now)) this.held.shift()!.resolve();
+    if (this.held.length === 0) {
+      this.opts.log?.info(caughtUp ? "inbound processing caught up: flow control lets sessions in" : "flow control let the held sessions in", {
+        held: this.heldInEpisode,
+        lag_ms: this.lagMs,
+      });
+      this.heldInEpisode = 0;
+    }
     this.timer = null;
     if (this.held.length > 0) this.schedule(Math.min(this.refreshMs, this.held[0]!.until - now));
   }
@@ -86,4 +115,16 @@ export class InflowGate {
       });
     return this.measuring;
   }
+}
+
+const gates = new WeakMap<Pick<Deps, "config">, InflowGate>();
+
+/** The MX's gate, for /metrics; none while no MX runs or flow control is off. */
+export function inflowGateOf(deps: Pick<Deps, "config">): InflowGate | undefined {
+  return gates.get(deps);
+}
+
+/** Makes `gate` the one inflowGateOf(deps) answers. */
+export function registerInflowGate(deps: Pick<Deps, "config">, gate: InflowGate): void {
+  gates.set(deps, gate);
 }

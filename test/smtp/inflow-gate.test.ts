@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { metricsText } from "../../src/modules/health/service.ts";
 import { InflowGate } from "../../src/smtp/inflow-gate.ts";
 import { waitFor } from "../helpers.ts";
 import { compose, RawSmtpClient, sendRaw, startInbound, type InboundHarness } from "./support.ts";
@@ -41,11 +42,22 @@ describe("MX flow control (POSTHORN_SMTP_INFLOW_LAG_MS)", () => {
     expect(idle.ms).toBeLessThan(300);
     await idle.client.send("QUIT");
 
+    const logged: string[] = [];
+    const { warn, info } = h.deps.log;
+    h.deps.log.warn = (msg, fields) => (logged.push(`warn ${msg}`), warn(msg, fields));
+    h.deps.log.info = (msg, fields) => (logged.push(`info ${msg}`), info(msg, fields));
     const raw = await lagBehind(h);
     const held = await timedMailFrom(h.port);
     expect(held.code).toBe(250);
     expect(held.ms).toBeGreaterThanOrEqual(900);
     expect(held.ms).toBeLessThan(1500);
+    // What an operator sees of it: one warning as the hold began, one line once everyone was let in, and /metrics.
+    expect(logged.filter((l) => l.includes("MAIL FROMs are held"))).toEqual(["warn inbound processing lags behind: new MAIL FROMs are held (at most a second each)"]);
+    expect(logged.filter((l) => l.includes("flow control let"))).toHaveLength(1);
+    const metrics = await metricsText(h.deps);
+    expect(metrics).toMatch(/^posthorn_smtp_inflow_held_total\{node="[^"]+"\} 1$/m);
+    expect(metrics).toMatch(/^posthorn_smtp_inflow_holding\{node="[^"]+"\} 0$/m);
+    expect(Number(metrics.match(/^posthorn_smtp_inflow_lag_seconds\{[^}]*\} (\S+)$/m)![1])).toBeGreaterThan(0.2);
     expect((await held.client.send(`RCPT TO:<${h.inboundAddress}>`)).code).toBe(250);
     expect((await held.client.send("DATA")).code).toBe(354);
     expect((await held.client.message(raw)).code).toBe(250);
@@ -63,6 +75,7 @@ describe("MX flow control (POSTHORN_SMTP_INFLOW_LAG_MS)", () => {
   test("set to 0, nothing is held however far processing lags", async () => {
     h = await startInbound({ env: { POSTHORN_SMTP_INFLOW_LAG_MS: "0" }, jobs: { concurrency: 1 } });
     expect(h.deps.config.smtpInflowLagMs).toBe(0);
+    expect(await metricsText(h.deps)).not.toContain("posthorn_smtp_inflow");
     await lagBehind(h);
     const mail = await timedMailFrom(h.port);
     expect(mail.code).toBe(250);
@@ -95,6 +108,7 @@ describe("MX flow control (POSTHORN_SMTP_INFLOW_LAG_MS)", () => {
   test("by default the allowance is one second of lag", async () => {
     h = await startInbound();
     expect(h.deps.config.smtpInflowLagMs).toBe(1000);
+    expect(await metricsText(h.deps)).toContain("posthorn_smtp_inflow_held_total");
   });
 });
 
@@ -111,6 +125,7 @@ describe("InflowGate", () => {
     expect(performance.now() - t0).toBeLessThan(1000);
     expect(gate.holding).toBe(0);
     await gate.admit(); // and the next one is not held
+    expect(gate.heldTotal).toBe(3);
   });
 
   test("when processing never catches up, each session goes after the longest hold, in arrival order", async () => {

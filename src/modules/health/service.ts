@@ -1,4 +1,5 @@
 import type { Deps } from "../../context.ts";
+import { inflowGateOf } from "../../smtp/inflow-gate.ts";
 import { rspamdHealthOf } from "../../smtp/rspamd.ts";
 
 /**
@@ -26,6 +27,12 @@ export async function metricsText(deps: Deps): Promise<string> {
   gauge("posthorn_messages", "Messages by type and status", statuses.map((s) => [{ type: s.type, status: s.status }, s.n]));
   gauge("posthorn_writer_commits", "Group commits since start", [[{}, deps.store.stats.commits]]);
   gauge("posthorn_writer_writes", "Writes carried by group commits since start", [[{}, deps.store.stats.writes]]);
+  const inflow = inflowGateOf(deps);
+  if (inflow) {
+    counter("posthorn_smtp_inflow_held_total", "MAIL FROMs the MX held since start while inbound processing lagged (POSTHORN_SMTP_INFLOW_LAG_MS)", [[{}, inflow.heldTotal]]);
+    gauge("posthorn_smtp_inflow_holding", "SMTP sessions held by flow control now", [[{}, inflow.holding]]);
+    gauge("posthorn_smtp_inflow_lag_seconds", "How long the oldest message waiting for inbound processing had waited, last measured", [[{}, inflow.lag / 1000]]);
+  }
   if (deps.config.rspamdUrl) {
     const rspamd = rspamdHealthOf(deps);
     counter("posthorn_rspamd_failures_total", "rspamd checks that failed since start", [[{}, rspamd.failures]]);
