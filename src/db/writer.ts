@@ -10,6 +10,8 @@ type Pending = {
   unit: UnitOfWork | undefined;
   /** Runs without a savepoint of its own (WriteOptions.checksBeforeChanges). */
   checked: boolean;
+  /** A checked write: the connection's count of changed rows as it began, to tell a refusal from a failure. */
+  changesBefore?: number;
   /** Set once the work ran in the current transaction; settled after the commit (a unit's write: at once). */
   ran?: { ok: boolean; value: unknown };
 };
@@ -84,8 +86,9 @@ export interface WriteOptions {
    * returned its request cannot fail but by a bug: anything thrown after a change is the
    * storage's. Such a write runs without a savepoint of its own (on the send path SQLite's
    * copies of the pages it touches, kept to undo it, were ~6 % of the event loop per request).
-   * The price: if it does fail after a change, or its unit's answer fails anyway, the whole group
-   * transaction is rolled back and every write in it fails with it.
+   * A throw before any change (a refusal) fails the write alone, as with a savepoint. The price:
+   * if it fails after a change, or its unit's answer fails anyway, the whole group transaction is
+   * rolled back and every write in it fails with it.
    */
   checksBeforeChanges?: boolean;
 }
@@ -190,6 +193,7 @@ export class Writer {
     "begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo" | "innerSavepoint" | "innerRelease" | "innerRollbackTo" | "syncNormal" | "syncFull",
     Statement
   >;
+  private readonly totalChanges: Statement<{ n: number }, []>;
   /** Commits made and writes they carried, for tests and metrics. */
   readonly stats = { commits: 0, writes: 0, largestBatch: 0 };
   /** The log's syncs, off the event loop; null when the database has no WAL file (in memory): commits are synchronous=FULL then. */
@@ -217,6 +221,7 @@ export class Writer {
       syncNormal: sqlite.prepare("PRAGMA synchronous = NORMAL"),
       syncFull: sqlite.prepare("PRAGMA synchronous = FULL"),
     };
+    this.totalChanges = sqlite.prepare("SELECT total_changes() AS n");
     const mode = (sqlite.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode;
     const file = (sqlite.query("PRAGMA database_list").get() as { file: string }).file;
     this.logSync = mode === "wal" && file ? new LogSync(`${file}-wal`) : null;
@@ -379,23 +384,19 @@ export class Writer {
           p.ran = { ok: false, value: unitFailed() };
           continue;
         }
-        if (!p.checked) this.tx.savepoint.run();
+        if (p.checked) p.changesBefore = this.totalChanges.get()!.n;
+        else this.tx.savepoint.run();
         let value: unknown;
         try {
           value = p.work();
         } catch (err) {
-          if (p.checked) return this.abandon(batch, err); // no savepoint to undo it alone
-          this.undoWrite(p, err);
+          if (!this.failWrite(p, err)) return this.abandon(batch, err);
           continue;
         }
         if (isThenable(value)) {
           return Promise.resolve(value).then(
             (v) => this.afterWrite(batch, i, v) ?? this.runBatch(batch, i + 1),
-            (err: unknown) => {
-              if (p.checked) return this.abandon(batch, err);
-              this.undoWrite(p, err);
-              return this.runBatch(batch, i + 1);
-            },
+            (err: unknown) => (this.failWrite(p, err) ? this.runBatch(batch, i + 1) : this.abandon(batch, err)),
           ).catch((err: unknown) => this.abandon(batch, err));
         }
         const held = this.afterWrite(batch, i, value);
@@ -444,6 +445,18 @@ export class Writer {
     if (p.unit) return this.holdForUnit(batch, at, p.unit);
     if (!p.checked) this.tx.release.run();
     return null;
+  }
+
+  /**
+   * `p` threw: undone alone (rolled back to its savepoint; a checked write that changed nothing
+   * has nothing to undo) and true, or false when only rolling back the group can undo it (a
+   * checked write that failed after a change).
+   */
+  private failWrite(p: Pending, err: unknown): boolean {
+    if (!p.checked) this.undoWrite(p, err);
+    else if (this.totalChanges.get()!.n === p.changesBefore) p.ran = { ok: false, value: storageError(err) };
+    else return false;
+    return true;
   }
 
   private undoWrite(p: Pending, err: unknown): void {

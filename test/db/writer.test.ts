@@ -86,6 +86,29 @@ describe.skipIf(engine === "postgres")("writes that check before they change", (
     expect(f.writer.stats.commits).toBe(before + 1);
   });
 
+  test("one refused before any change fails alone, as with a savepoint: the others in its group commit", async () => {
+    const f = fixture();
+    const refusal = new Error("422: the route does not exist");
+    const results = await Promise.allSettled([
+      f.writer.write(() => f.insertNow("a"), checked),
+      f.writer.write(async () => {
+        f.storage.sqlite.query("SELECT count(*) FROM notes").get(); // reads are no change
+        await Promise.resolve();
+        throw refusal;
+      }, checked),
+      f.writer.write(() => {
+        throw refusal;
+      }, checked),
+      f.writer.withUnit(async () => {
+        await f.writer.write(() => f.insertNow("unit"), checked);
+        return f.writer.currentUnit()!.finish(true);
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason).toBe(refusal);
+    expect(f.ids()).toEqual(["a", "unit"]);
+  });
+
   test("one that fails after a change takes its whole group transaction with it; the next group commits", async () => {
     const f = fixture();
     const failure = new Error("the disk is full");

@@ -177,6 +177,13 @@ describe("POST /v1/send: bad input is a 422 naming the field, and nothing is sto
     });
   }
 
+  test("refused sends among good ones sent at the same moment (on SQLite in one group commit) refuse only themselves", async () => {
+    const before = await count("messages");
+    const bodies = Array.from({ length: 24 }, (_, i) => (i % 3 === 1 ? valid({ route: "nope" }) : i % 3 === 2 ? valid({ from: "me@elsewhere.example" }) : valid()));
+    const statuses = (await Promise.all(bodies.map((b) => send(b)))).map((r) => r.status);
+    expect(statuses).toEqual(bodies.map((_, i) => (i % 3 === 0 ? 202 : 422)));
+    expect(await count("messages")).toBe(before + 8);
+  });
 });
 
 describe("POST /v1/send/batch", () => {
