@@ -14,11 +14,17 @@ import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { Deps } from "../context.ts";
 import { scheduledBackoff } from "../jobs/backoff.ts";
-import { newAccountKey, orderCertificate, type ChallengePublisher } from "./acme.ts";
+import type { ChallengePublisher } from "./acme.ts";
 import { LiveCertificate, parseCertificate, renewalTime, type ServedCertificate } from "./certificate.ts";
 
 /** The row of the one certificate ordered today (POSTHORN_HOSTNAME and the tracking host). */
 export const ACME_CERTIFICATE = "acme";
+/**
+ * The ACME client, loaded on a node's first order: acme-client and what it brings (axios,
+ * node-forge, @peculiar's X.509 and ASN.1 schemas: ~250 modules) are ~5 MB of heap and more of
+ * RSS that a node without POSTHORN_ACME_EMAIL never needs.
+ */
+const loadAcme = () => import("./acme.ts");
 const accountKeySetting = (directoryUrl: string) => `acme_account_key ${directoryUrl}`;
 
 const M = 60_000;
@@ -214,6 +220,7 @@ export class CertificateManager {
     this.ordering = true;
     log.info("acme order started", { names, reason, directory: config.acmeDirectory });
     try {
+      const { orderCertificate } = await loadAcme();
       const ordered = await orderCertificate({
         directoryUrl: config.acmeDirectory,
         email: config.acmeEmail!,
@@ -248,7 +255,7 @@ export class CertificateManager {
     const name = accountKeySetting(this.deps.config.acmeDirectory);
     const stored = await store.read.settings.get(name);
     if (stored) return stored;
-    const fresh = await newAccountKey();
+    const fresh = await (await loadAcme()).newAccountKey();
     return await store.write(async (tx) => {
       await tx.settings.addIfAbsent(name, fresh, Date.now());
       return (await tx.settings.get(name))!;
