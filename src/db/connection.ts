@@ -1,16 +1,10 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrations } from "./migrations/index.ts";
 import { configureConnection } from "./pragmas.ts";
-import * as schema from "./schema.ts";
-
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
-
 export interface Storage {
   sqlite: Database;
-  db: Db;
   close(): void;
 }
 
@@ -55,10 +49,13 @@ export function migrate(sqlite: Database): string[] {
   return applied;
 }
 
-/** Opens and migrates the database; `path` may be ":memory:" for tests. */
+/**
+ * Opens and migrates the database; `path` may be ":memory:" for tests. The repositories run their
+ * own SQL on the connection (db/sql.ts); drizzle's schema (schema.ts) describes the tables for
+ * drizzle-kit and the tests, and is not loaded at run time (~110 modules the server never used).
+ */
 export function openStorage(path: string): Storage {
   const sqlite = openDatabase(path);
   migrate(sqlite);
-  const db = drizzle({ client: sqlite, schema }) as Db;
-  return { sqlite, db, close: () => sqlite.close() };
+  return { sqlite, close: () => sqlite.close() };
 }
