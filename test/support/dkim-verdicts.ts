@@ -21,7 +21,7 @@ export async function mailauthVerdicts(raw: Buffer, dnsServer: string): Promise<
     },
   });
   // algo (the a= tag) is in mailauth's results but not in its type declarations.
-  return results.map((r): Verdict => [r.status.result, (r as typeof r & { algo: string }).algo, r.selector]).sort();
+  return results.map((r): Verdict => [r.status.result, (r as typeof r & { algo: string }).algo, r.selector ?? ""]).sort();
 }
 
 /** dkimpy's verdict on each signature, keys from `txt` (record name → content). */
