@@ -28,6 +28,16 @@ async function lagBehind(h: InboundHarness): Promise<Buffer> {
 const processedCount = async (h: InboundHarness) =>
   (await h.app.sql.get<{ n: number }>("SELECT count(*) AS n FROM messages WHERE type = 'inbound' AND status = 'processed'"))!.n;
 
+/** Finishes a held session's message, lets DNS answer at once again, and waits until all three are processed. */
+async function deliverHeldAndCatchUp(h: InboundHarness, client: RawSmtpClient, raw: Buffer): Promise<void> {
+  expect((await client.send(`RCPT TO:<${h.inboundAddress}>`)).code).toBe(250);
+  expect((await client.send("DATA")).code).toBe(354);
+  expect((await client.message(raw)).code).toBe(250);
+  await client.send("QUIT");
+  h.dns.delayMs = 0;
+  expect(await waitFor(async () => ((await processedCount(h)) === 3 ? true : null), 20_000)).toBe(true);
+}
+
 describe("MX flow control (POSTHORN_SMTP_INFLOW_LAG_MS)", () => {
   let h: InboundHarness | null = null;
   afterEach(async () => {
@@ -58,13 +68,7 @@ describe("MX flow control (POSTHORN_SMTP_INFLOW_LAG_MS)", () => {
     expect(metrics).toMatch(/^posthorn_smtp_inflow_held_total\{node="[^"]+"\} 1$/m);
     expect(metrics).toMatch(/^posthorn_smtp_inflow_holding\{node="[^"]+"\} 0$/m);
     expect(Number(metrics.match(/^posthorn_smtp_inflow_lag_seconds\{[^}]*\} (\S+)$/m)![1])).toBeGreaterThan(0.2);
-    expect((await held.client.send(`RCPT TO:<${h.inboundAddress}>`)).code).toBe(250);
-    expect((await held.client.send("DATA")).code).toBe(354);
-    expect((await held.client.message(raw)).code).toBe(250);
-    await held.client.send("QUIT");
-
-    h.dns.delayMs = 0;
-    expect(await waitFor(async () => ((await processedCount(h!)) === 3 ? true : null), 20_000)).toBe(true);
+    await deliverHeldAndCatchUp(h, held.client, raw);
     // Caught up: no hold any more.
     const after = await timedMailFrom(h.port);
     expect(after.code).toBe(250);
@@ -97,12 +101,7 @@ describe("MX flow control (POSTHORN_SMTP_INFLOW_LAG_MS)", () => {
     const next = await timedMailFrom(h.port);
     expect(next.code).toBe(250);
     expect(next.ms).toBeGreaterThanOrEqual(900);
-    expect((await next.client.send(`RCPT TO:<${h.inboundAddress}>`)).code).toBe(250);
-    expect((await next.client.send("DATA")).code).toBe(354);
-    expect((await next.client.message(raw)).code).toBe(250);
-    await next.client.send("QUIT");
-    h.dns.delayMs = 0;
-    expect(await waitFor(async () => ((await processedCount(h!)) === 3 ? true : null), 20_000)).toBe(true);
+    await deliverHeldAndCatchUp(h, next.client, raw);
   }, 30_000);
 
   test("by default the allowance is one second of lag", async () => {
