@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { migrations } from "./migrations/index.ts";
 import { configureConnection } from "./pragmas.ts";
+
 export interface Storage {
   sqlite: Database;
   close(): void;

@@ -21,7 +21,7 @@ import { LiveCertificate, parseCertificate, renewalTime, type ServedCertificate 
 export const ACME_CERTIFICATE = "acme";
 /**
  * The ACME client, loaded on a node's first order: acme-client and what it brings (axios,
- * node-forge, @peculiar's X.509 and ASN.1 schemas: ~250 modules) are ~5 MB of heap and more of
+ * node-forge, @peculiar's X.509 and ASN.1 schemas: ~310 modules) are ~5 MB of heap and more of
  * RSS that a node without POSTHORN_ACME_EMAIL never needs.
  */
 const loadAcme = () => import("./acme.ts");
