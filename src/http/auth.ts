@@ -4,7 +4,7 @@ import type { Config } from "../config.ts";
 import type { Deps } from "../context.ts";
 import { UnauthenticatedError } from "../errors.ts";
 import { rejectUnknownFilters } from "./filters.ts";
-import { TokenAuthenticator, type ProjectPrincipal, type TeamPrincipal } from "../auth/tokens.ts";
+import { tokenAuthenticator, type TokenAuthenticator, type ProjectPrincipal, type TeamPrincipal } from "../auth/tokens.ts";
 import { authenticateSession, type SessionPrincipal } from "../auth/sessions.ts";
 import { changesState, CSRF_HEADER, sessionTokenOf } from "./session-cookie.ts";
 import { inNetworks, parseCidr, type Cidr } from "../events/ssrf.ts";
@@ -67,7 +67,7 @@ let instances = 0;
  */
 export function authPlugin(deps: Deps) {
   let plugin = plugins.get(deps);
-  if (!plugin) plugins.set(deps, (plugin = buildAuthPlugin(deps, new TokenAuthenticator(deps), ++instances)));
+  if (!plugin) plugins.set(deps, (plugin = buildAuthPlugin(deps, tokenAuthenticator(deps), ++instances)));
   return plugin;
 }
 

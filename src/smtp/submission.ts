@@ -23,7 +23,7 @@ import type { Deps } from "../context.ts";
 import { AppError, ConflictError, RateLimitedError, UnauthenticatedError, ValidationError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
 import { formatAddress, parseEmail } from "../mail/address.ts";
-import { TokenAuthenticator } from "../auth/tokens.ts";
+import { tokenAuthenticator } from "../auth/tokens.ts";
 import { authThrottle } from "../auth/throttle.ts";
 import { acceptMessages } from "../sending/acceptance.ts";
 import { RESERVED_HEADERS, type SendInput } from "../sending/validation.ts";
@@ -175,7 +175,7 @@ export interface SubmissionOptions {
 
 export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts: SubmissionOptions = {}): SMTPServer {
   const plainFromLoopback = opts.plainAuthFromLoopback ?? true;
-  const tokens = new TokenAuthenticator(deps);
+  const tokens = tokenAuthenticator(deps);
   const throttle = authThrottle(deps);
   const budget = new ByteGate(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
 

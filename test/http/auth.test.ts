@@ -92,6 +92,28 @@ describe("token checks through the store", () => {
     expect(ip).toBe("192.0.2.7");
   });
 
+  test("a token rotated elsewhere (another node, the CLI) stops working within a second; the new one works at once", async () => {
+    const t2 = createTestApp();
+    const auth2 = new TokenAuthenticator(t2.deps);
+    expect((await auth2.authenticateProject(t2.team.projectToken, null)).projectId).toBe(t2.team.projectId);
+    // The shared database changes under this process, which is not told.
+    const fresh = await t2.deps.store.write((tx) => rotateProjectToken(tx, t2.team.projectId));
+    expect((await auth2.authenticateProject(fresh, null)).projectId).toBe(t2.team.projectId);
+    const t0 = Date.now();
+    await waitFor(() => auth2.authenticateProject(t2.team.projectToken, null).then(() => false, (e) => e instanceof UnauthenticatedError), 5000, 50);
+    expect(Date.now() - t0).toBeLessThan(1500);
+  });
+
+  test("forget() drops a remembered token at once", async () => {
+    const t2 = createTestApp();
+    const auth2 = new TokenAuthenticator(t2.deps);
+    await auth2.authenticateProject(t2.team.projectToken, null);
+    await t2.sql.run("UPDATE projects SET smtp_enabled = 1 WHERE id = ?", [t2.team.projectId]);
+    expect((await auth2.authenticateProject(t2.team.projectToken, null)).smtpEnabled).toBe(false); // remembered
+    auth2.forget(t2.team.projectId);
+    expect((await auth2.authenticateProject(t2.team.projectToken, null)).smtpEnabled).toBe(true);
+  });
+
   test("refuse wrong, swapped and malformed tokens", async () => {
     for (const check of [
       () => auth.authenticateTeam("ph_team_notarealtokennotarealtokennotarealtoken1", null),

@@ -123,13 +123,15 @@ describe("SMTP submission", () => {
     const teamToken = await send({ from: "hello@brand.test", to: "ann@example.net", subject: "x", text: "xyz" }, { user: "x", pass: app.team.teamToken }).catch((e) => e);
     expect(teamToken.responseCode).toBe(535);
 
-    await app.sql.run("UPDATE projects SET smtp_enabled = 0 WHERE id = ?", [app.team.projectId]);
+    // Switched off through the API right after the token was used: refused at once, not when the remembered token row expires.
+    const smtp = (on: boolean) => app.request("PUT", `/v1/projects/${app.team.projectId}`, { body: { smtp_enabled: on } });
+    expect((await smtp(false)).status).toBe(200);
     try {
       const off = await send({ from: "hello@brand.test", to: "ann@example.net", subject: "x", text: "xyz" }).catch((e) => e);
       expect(off.responseCode).toBe(535);
       expect(off.response).toBe("535 5.7.8 SMTP submission is disabled for this project");
     } finally {
-      await app.sql.run("UPDATE projects SET smtp_enabled = 1 WHERE id = ?", [app.team.projectId]);
+      expect((await smtp(true)).status).toBe(200);
     }
   });
 

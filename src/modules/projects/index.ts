@@ -56,10 +56,12 @@ export const projectsController = (deps: Deps) =>
     })
     .put(
       "/v1/projects/:projectId",
-      async ({ team, params, body }) => ({
-        data: await updateProject(deps, team.teamId, params.projectId, body),
-        message: "Project updated successfully.",
-      }),
+      async ({ team, params, body, authenticator }) => {
+        const data = await updateProject(deps, team.teamId, params.projectId, body);
+        // smtp_enabled is part of what the token's principal carries.
+        authenticator.forget(params.projectId);
+        return { data, message: "Project updated successfully." };
+      },
       {
         team: true,
         params,
@@ -86,7 +88,7 @@ export const projectsController = (deps: Deps) =>
       "/v1/projects/:projectId/rotate-token",
       async ({ team, params, authenticator }) => {
         const { data, token } = await rotateTeamProjectToken(deps, team.teamId, params.projectId);
-        // The last-used throttle is per project; reset it so the new token's first use is stamped.
+        // The old token stops working at once, and the new one's first use is stamped.
         authenticator.forget(params.projectId);
         return {
           data,
@@ -103,8 +105,9 @@ export const projectsController = (deps: Deps) =>
     )
     .delete(
       "/v1/projects/:projectId",
-      async ({ team, params }) => {
+      async ({ team, params, authenticator }) => {
         await deleteProject(deps, team.teamId, params.projectId);
+        authenticator.forget(params.projectId);
         return { message: "Project deleted successfully." };
       },
       {

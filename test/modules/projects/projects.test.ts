@@ -255,6 +255,8 @@ describe("DELETE /v1/projects/{id}", () => {
     await t.sql.run("INSERT INTO idempotency_keys (project_id, key, request_hash, created_at, expires_at) VALUES (?, 'k', 'h', ?, ?)", [projectId, Date.now(), Date.now() + DAY]);
     const messageId = insertMessage(t.deps, { teamId, projectId, routeId: tx, domainId: domain.domainId, status: "queued" });
 
+    // Used a moment before: the token's row is remembered, and the deletion forgets it.
+    expect((await t.request("GET", "/v1/ping", { projectToken: t.team.projectToken })).status).toBe(200);
     const res = await t.request("DELETE", `/v1/projects/${projectId}`);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ message: "Project deleted successfully." });
