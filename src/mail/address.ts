@@ -40,6 +40,14 @@ export function parseEmail(value: string): ParsedAddress | null {
 }
 
 /**
+ * "Name <local@domain>" whose name is only letters, marks, digits, spaces and . ' _ - (what an
+ * API client almost always sends), and whose address has none of the characters addressparser
+ * treats apart: addressparser reads it as the name trimmed and the address as written, so that
+ * is taken here without it (it was ~4 % of the send API's CPU).
+ */
+const SIMPLE_NAMED = /^([\p{L}\p{M}\p{N} .'_-]*)<([^\s<>"(),:;@\\[\]]+@[^\s<>"(),:;@\\[\]]+)>$/u;
+
+/**
  * One address, optionally with a display name: "user@example.com" or "Name <user@example.com>".
  * Null for anything else: several addresses, groups, CR/LF or NUL anywhere, invalid syntax.
  */
@@ -50,6 +58,12 @@ export function parseAddress(value: unknown): ParsedAddress | null {
   // Without angle brackets it must be a bare address: "john doe@x.com" is refused rather than
   // read as name "john", address "doe@x.com".
   if (!input.includes("<")) return parseEmail(input);
+  const simple = SIMPLE_NAMED.exec(input);
+  if (simple) {
+    const addr = parseEmail(simple[2]!);
+    const name = simple[1]!.trim();
+    return addr && name.length <= 200 ? { ...addr, name } : null;
+  }
   const parsed = addressparser(input);
   if (parsed.length !== 1) return null;
   const entry = parsed[0]!;

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { dkimBody } from "mailauth/lib/dkim/body";
-import { parseAddress } from "../../src/mail/address.ts";
+import addressparser from "nodemailer/lib/addressparser";
+import { parseAddress, parseEmail } from "../../src/mail/address.ts";
 import { relaxedBodyHash } from "../../src/mail/dkim.ts";
 import { parseReply, requestedRetryMs, verdictOf } from "../../src/mail/reply.ts";
 
@@ -32,6 +33,36 @@ test("addresses: display names in angle-bracket form only; IDN domains to punyco
   for (const bad of ["jane doe@example.com", "a@b", "a@-x.com", "x@[127.0.0.1]", "a@b.com, c@d.com", "a\r\n@b.com", "", 5, null, "ü@x.com"]) {
     expect(parseAddress(bad)).toBeNull();
   }
+});
+
+test("addresses: a plain name in angle-bracket form reads as addressparser reads it", () => {
+  // What parseAddress did for every "<" form before it took plain names itself.
+  const throughAddressparser = (input: string) => {
+    const parsed = addressparser(input.trim());
+    if (parsed.length !== 1 || "group" in parsed[0]!) return null;
+    const addr = parseEmail(parsed[0]!.address ?? "");
+    const name = (parsed[0]!.name ?? "").trim();
+    return addr && name.length <= 200 ? { ...addr, name } : null;
+  };
+  const pieces = ["A", "z", "Zoë", "日本", "7", " ", "  ", ".", "'", "_", "-", "\t", '"', "(", ")", ",", ":", ";", "@", "<", ">", "\\", "[", "]", "=?", "é"];
+  const addresses = ["a@b.test", "A.B@Example.COM", "x@bücher.de", "a@b", "a b@c.test", "a@@b.test", "a@b.test>", "<a@b.test", '"q"@b.test', "a(c)@b.test", ""];
+  let seed = 17;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  let compared = 0;
+  let plain = 0;
+  for (let i = 0; i < 5000; i++) {
+    const from = random(2) === 0 ? 11 : pieces.length; // half of the names from the plain pieces alone
+    const name = Array.from({ length: random(6) }, () => pieces[random(from)]).join("");
+    const input = `${name}<${addresses[random(random(2) === 0 ? 4 : addresses.length)]}>${random(4) === 0 ? pieces[random(pieces.length)] : ""}`;
+    if (/[\r\n\0]/.test(input) || input.trim().length > 512) continue;
+    expect({ input, parsed: parseAddress(input) }).toEqual({ input, parsed: throughAddressparser(input) });
+    compared++;
+    if (parseAddress(input)) plain++;
+  }
+  expect(compared).toBe(5000);
+  expect(plain).toBeGreaterThan(500); // enough inputs that parse, not only refusals
+  expect(parseAddress("Zoë Ünal  <Z@U.de>")).toEqual({ name: "Zoë Ünal", email: "Z@u.de", domain: "u.de" });
+  expect(parseAddress(`${"n".repeat(201)} <a@b.test>`)).toBeNull();
 });
 
 test("relaxed body hash matches mailauth's streaming implementation", () => {
