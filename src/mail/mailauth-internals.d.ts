@@ -12,6 +12,8 @@ declare module "mailauth/lib/tools" {
     fieldNames?: string,
     verify?: boolean,
   ): { keys: string; headers: ParsedHeaderLine[] };
+  /** RFC 6376 relaxed header canonicalization of one header line, `suffix` appended. */
+  export function formatRelaxedLine(line: Buffer, suffix?: string): Buffer;
   export function formatSignatureHeaderLine(type: "DKIM" | "ARC" | "AS", values: Record<string, unknown>, folded?: boolean): string;
   export const defaultDKIMFieldNames: string;
 }

@@ -1,10 +1,15 @@
 import { afterAll, expect, test } from "bun:test";
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, sign } from "node:crypto";
+import { generateCanonicalizedHeader } from "mailauth/lib/dkim/header";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
+import { defaultDKIMFieldNames, formatSignatureHeaderLine, getSigningHeaderLines, parseHeaders } from "mailauth/lib/tools";
 import { dkimRecordContent, generateDkimKeyPair } from "../../src/dns/dkim-key.ts";
-import { dkimSign, rsaLibrary, useRsaLibrary } from "../../src/mail/dkim.ts";
+import { dkimSign, foldHeaderLine, headerEnd, relaxedBodyHash, rsaLibrary, useRsaLibrary } from "../../src/mail/dkim.ts";
 import { OpensslRsa } from "../../src/mail/openssl-rsa.ts";
 import { dkimpyVerdicts } from "../support/dkim-verdicts.ts";
+
+// mailauth's own folding of its signature fields (a dependency of mailauth's, loaded as it loads it).
+const formatSignatureFold = (text: string): string => (require("libmime") as { foldLines(s: string): string }).foldLines(text);
 
 const keys = [generateDkimKeyPair(), generateDkimKeyPair(), generateDkimKeyPair()];
 const dkimKey = (i: number) => ({ domain: "sender.test", selector: `s${i}`, privateKeyPem: keys[i]!.privateKeyPem });
@@ -82,4 +87,51 @@ test("keys beyond the cache's bound are freed and opened again when next used", 
   lib.close();
   expect(lib.sign(keys[0]!.privateKeyPem, data)!.toString("hex")).toBe(first[0]!);
   lib.close();
+});
+
+/** What dkimSign wrote before it formatted the signature field itself: mailauth's canonicalization and formatter, BoringSSL's signature. */
+async function signedByMailauth(raw: Buffer, key: { domain: string; selector: string; privateKeyPem: string }, now: Date): Promise<Buffer> {
+  const split = headerEnd(raw);
+  const headers = parseHeaders(raw.subarray(0, split));
+  const present = new Set(headers.parsed.map((h) => h.key));
+  const lines = getSigningHeaderLines(headers.parsed, `${defaultDKIMFieldNames}:List-Unsubscribe-Post`);
+  const oversigned = ["From", "Subject", "Date", "Message-ID", "To", "Cc", "Reply-To", "List-Unsubscribe", "List-Unsubscribe-Post"];
+  const h = [lines.keys, ...oversigned.filter((f) => present.has(f.toLowerCase()))].filter(Boolean).join(": ");
+  const { canonicalizedHeader, dkimHeaderOpts } = generateCanonicalizedHeader("DKIM", { keys: h, headers: lines.headers }, {
+    signingDomain: key.domain,
+    selector: key.selector,
+    algorithm: "rsa-sha256",
+    canonicalization: "relaxed/relaxed",
+    bodyHash: relaxedBodyHash(raw.subarray(split)),
+    signTime: now,
+  });
+  dkimHeaderOpts.b = sign("sha256", canonicalizedHeader, key.privateKeyPem).toString("base64");
+  return Buffer.concat([Buffer.from(formatSignatureHeaderLine("DKIM", dkimHeaderOpts, true) + "\r\n", "latin1"), raw]);
+}
+
+test("the signature field is byte for byte what mailauth's formatter writes, over headers that fold it at every place", async () => {
+  useRsaLibrary("webcrypto");
+  let seed = 5;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  const names = ["From", "To", "Cc", "Subject", "Date", "Message-ID", "Reply-To", "In-Reply-To", "References", "List-Unsubscribe", "List-Unsubscribe-Post", "MIME-Version", "Content-Type", "X-Other"];
+  const domains = ["a.test", "sender.test", "mail.a-rather-long-sending-domain-name.example", `${"x".repeat(60)}.test`];
+  for (let i = 0; i < 60; i++) {
+    const fields = names.filter(() => random(3) > 0).concat(Array.from({ length: random(4) }, () => names[random(names.length)]!));
+    const head = fields.map((n) => `${n}: value ${i} ${"w ".repeat(random(30))}`.trimEnd() + "\r\n").join("");
+    const raw = Buffer.from(`${head}From: A <a@sender.test>\r\n\r\nbody ${i}\r\n`);
+    const key = { ...dkimKey(i % 3), domain: domains[random(domains.length)]!, selector: random(2) ? `s${i}` : `selector-${"z".repeat(random(40))}` };
+    const when = new Date(Date.UTC(2026, 10, 25, 3) + random(10 ** 9) * 1000);
+    expect((await dkimSign(raw, key, when)).toString("latin1")).toBe((await signedByMailauth(raw, key, when)).toString("latin1"));
+  }
+});
+
+test("header folding is libmime's: cut before the last whitespace within 76 characters, a longer word kept whole", () => {
+  let seed = 11;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  const pieces = ["a", "bc", "; ", " ", "  ", "\t", "x".repeat(80), "=", ":", "y".repeat(5), "z".repeat(13), "w".repeat(29)];
+  for (let i = 0; i < 3000; i++) {
+    const text = "DKIM-Signature: " + Array.from({ length: random(120) }, () => pieces[random(pieces.length)]).join("");
+    expect(foldHeaderLine(text)).toBe(formatSignatureFold(text));
+    expect(foldHeaderLine(text).replace(/\r\n/g, "")).toBe(text);
+  }
 });
