@@ -158,8 +158,8 @@ export function foldHeaderLine(text: string, lineLength = 76): string {
 }
 
 /**
- * The DKIM-Signature field, tags in the order mailauth writes them. Domain names are kept in
- * ASCII (normalizeDomain) and selectors are ours, so d= and s= need no IDNA conversion.
+ * The DKIM-Signature field, tags in the order mailauth writes them. Domain names are stored in
+ * ASCII (normalizeDomainName) and selectors are ours, so d= and s= need no IDNA conversion.
  */
 function signatureFieldValue(t: { a: Algorithm; d: string; h: string; s: string; t: number; bh: string }): string {
   return `v=1; a=${t.a}; c=relaxed/relaxed; d=${t.d}; h=${t.h}; q=dns/txt; s=${t.s}; t=${t.t}; bh=${t.bh}; b=`;
