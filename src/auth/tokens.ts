@@ -56,6 +56,12 @@ export class TokenAuthenticator {
   /** Rows found by token hash, for ROW_TTL_MS. A token that is not found is never remembered: a new one works at once. */
   private readonly teams = new Map<string, CachedRow<TeamTokenRow>>();
   private readonly projects = new Map<string, CachedRow<ProjectTokenRow>>();
+  /**
+   * When each id was last forgotten. A row read within ROW_TTL_MS of that is not remembered: the
+   * change that caused it may not be committed yet (on PostgreSQL another connection still
+   * reads the old row until then), and remembering the old row would keep an old token working.
+   */
+  private readonly forgotten = new Map<string, number>();
 
   constructor(private readonly deps: Pick<Deps, "store" | "log" | "config">) {
     this.throttle = authThrottle(deps);
@@ -94,6 +100,8 @@ export class TokenAuthenticator {
    */
   forget(id: string): void {
     this.touched.delete(id);
+    if (this.forgotten.size >= MAX_ROWS) this.forgotten.clear();
+    this.forgotten.set(id, Date.now());
     for (const rows of [this.teams, this.projects] as Map<string, CachedRow<{ id: string }>>[]) {
       for (const [hash, cached] of rows) if (cached.row.id === id) rows.delete(hash);
     }
@@ -105,12 +113,22 @@ export class TokenAuthenticator {
     const cached = rows.get(hash);
     if (cached && cached.until > now) return cached.row;
     return load().then((row) => {
-      if (row) {
+      rows.delete(hash);
+      if (row && !this.changing(row.id, now)) {
         if (rows.size >= MAX_ROWS) rows.clear();
         rows.set(hash, { row, until: now + ROW_TTL_MS });
-      } else rows.delete(hash);
+      }
       return row;
     });
+  }
+
+  /** Whether the id was forgotten so recently that a change of its token may still be committing. */
+  private changing(id: string, now: number): boolean {
+    const at = this.forgotten.get(id);
+    if (at === undefined) return false;
+    if (now - at < ROW_TTL_MS) return true;
+    this.forgotten.delete(id);
+    return false;
   }
 
   private teamPrincipal(row: TeamTokenRow | null, hash: string, ip: () => string | null): TeamPrincipal {

@@ -112,6 +112,9 @@ describe("token checks through the store", () => {
     expect((await auth2.authenticateProject(t2.team.projectToken, null)).smtpEnabled).toBe(false); // remembered
     auth2.forget(t2.team.projectId);
     expect((await auth2.authenticateProject(t2.team.projectToken, null)).smtpEnabled).toBe(true);
+    // Read within a second of the forget (the change may still be committing on PostgreSQL): not remembered.
+    await t2.sql.run("UPDATE projects SET smtp_enabled = 0 WHERE id = ?", [t2.team.projectId]);
+    expect((await auth2.authenticateProject(t2.team.projectToken, null)).smtpEnabled).toBe(false);
   });
 
   test("refuse wrong, swapped and malformed tokens", async () => {
