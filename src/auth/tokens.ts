@@ -102,7 +102,7 @@ export class TokenAuthenticator {
     this.touched.delete(id);
     if (this.forgotten.size >= MAX_ROWS) this.forgotten.clear();
     this.forgotten.set(id, Date.now());
-    for (const rows of [this.teams, this.projects] as Map<string, CachedRow<{ id: string }>>[]) {
+    for (const rows of [this.teams, this.projects]) {
       for (const [hash, cached] of rows) if (cached.row.id === id) rows.delete(hash);
     }
   }

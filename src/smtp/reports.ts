@@ -4,13 +4,12 @@
  * classified before the 250 (parsing is local and quick) and applied in the same commit that
  * accepts it. None of it reaches the inbound routes.
  */
-import { createHash } from "node:crypto";
 import type { ParsedMail, SimpleParserOptions } from "mailparser";
 import { loadMailparser } from "../mail/libraries.ts";
 import type { Repositories } from "../db/store.ts";
 import { changeRecipientStatus } from "../events/message-status.ts";
 import { publishEvent } from "../events/publish.ts";
-import { newId } from "../ids.ts";
+import { newId, sha256Hex } from "../ids.ts";
 import { findFeedbackReport, isComplaint, type FeedbackReport } from "../mail/arf.ts";
 import { detectAutoReply } from "../mail/auto-reply.ts";
 import { classifyDsnRecipient, classifyTextBounce, findDeliveryStatus, pickDsnRecipient, type BounceVerdict, type DeliveryStatusReport } from "../mail/dsn.ts";
@@ -44,10 +43,10 @@ export async function analyzeReport(raw: Buffer, envelopeFrom: string | null): P
   try {
     parsed = await (await loadMailparser()).simpleParser(raw, { keepDeliveryStatus: true, skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true } as SimpleParserOptions);
   } catch {
-    return { kind: "unrecognized", id: `sha256:${createHash("sha256").update(raw).digest("hex")}`, from: null, subject: "" };
+    return { kind: "unrecognized", id: `sha256:${sha256Hex(raw)}`, from: null, subject: "" };
   }
   const meta: ReportMeta = {
-    id: parsed.messageId?.replace(/^<|>$/g, "") || `sha256:${createHash("sha256").update(raw).digest("hex")}`,
+    id: parsed.messageId?.replace(/^<|>$/g, "") || `sha256:${sha256Hex(raw)}`,
     from: parsed.from?.value[0]?.address?.toLowerCase() ?? null,
     subject: parsed.subject ?? "",
   };

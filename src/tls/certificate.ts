@@ -2,8 +2,9 @@
  * A certificate and its key as the listeners serve them, read and checked once: the chain parses,
  * the key belongs to the first certificate, and the validity is known.
  */
-import { createHash, createPrivateKey, X509Certificate } from "node:crypto";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { EventEmitter } from "node:events";
+import { sha256Hex } from "../ids.ts";
 
 export type CertificateSource = "file" | "acme";
 
@@ -25,7 +26,7 @@ export class InvalidCertificateError extends Error {
   override name = "InvalidCertificateError";
 }
 
-export const certificateFingerprint = (certPem: string) => createHash("sha256").update(certPem).digest("hex");
+export const certificateFingerprint = (certPem: string) => sha256Hex(certPem);
 
 /** Parses a PEM chain and its key; throws InvalidCertificateError when they are unusable together. */
 export function parseCertificate(certPem: string, keyPem: string, source: CertificateSource): ServedCertificate {
