@@ -11,6 +11,10 @@
 //   - peak RSS of server + SMTP agent and CPU per message delivered (send.ts's own figures);
 //   - inbound: inbound.ts, whose last phases alternate Haraka and Posthorn at 100 sessions.
 //
+// After the ratios it prints what each send-side target leaves Posthorn on this machine, from
+// the same rounds: the CPU per message or per request that reaching it would allow (its cores
+// all busy), beside the RSA-2048 signature's own cost measured here, before and after the rounds.
+//
 // Rounds alternate the order (anchors first, then Posthorn first). Everything listens on
 // 127.0.0.1 and lives in temp dirs; Postfix and Haraka are installed at bench time if missing
 // (apt-get / npm into a temp prefix), and Postfix is stopped at the end even on failure.
@@ -22,9 +26,10 @@ import { join } from "node:path";
 import MailComposer from "nodemailer/lib/mail-composer";
 import { freePort } from "../../test/e2e/fixtures/outbound-server.ts";
 import { startElysiaAnchor } from "./anchors/elysia-sqlite.ts";
-import { startPostfixRelay } from "./anchors/postfix.ts";
+import { cpuOf, startPostfixRelay } from "./anchors/postfix.ts";
 import { runSmtpLoad } from "./anchors/smtp-load.ts";
 import { mark, range } from "./anchors/ratios.ts";
+import { signatureCost } from "./anchors/signature-cost.ts";
 import { startLeanSink } from "./lean-sink.ts";
 
 const API_REQUESTS = Number(process.argv[2] ?? 20_000);
@@ -84,14 +89,29 @@ async function postLoop(url: string, count: number): Promise<{ rate: number; fai
   return { rate: count / ((performance.now() - t0) / 1000), failures };
 }
 
-async function elysiaApi(): Promise<number> {
+interface ElysiaApi {
+  rate: number;
+  /** CPU per request, ms: the anchor's process, and this one's (the HTTP clients). */
+  serverMs: number;
+  clientMs: number;
+}
+
+async function elysiaApi(): Promise<ElysiaApi> {
   const file = join(dir, `elysia-${Date.now()}.sqlite`);
   const anchor = await startElysiaAnchor(await freePort(), file);
   try {
     await postLoop(anchor.url, 500); // warm-up, as send.ts does
+    const server0 = cpuOf(anchor.pid);
+    const client0 = process.cpuUsage();
     const r = await postLoop(anchor.url, API_REQUESTS);
-    console.log(`  Elysia + one SQLite insert, POST /v1/send at ${CLIENTS} clients: ${r.rate.toFixed(0)}/s (non-202: ${r.failures})`);
-    return r.rate;
+    const client = process.cpuUsage(client0);
+    const serverMs = ((cpuOf(anchor.pid) - server0) * 1000) / API_REQUESTS;
+    const clientMs = (client.user + client.system) / 1000 / API_REQUESTS;
+    console.log(
+      `  Elysia + one SQLite insert, POST /v1/send at ${CLIENTS} clients: ${r.rate.toFixed(0)}/s (non-202: ${r.failures}; ` +
+        `CPU per request ${serverMs.toFixed(3)} ms in its process, ${clientMs.toFixed(3)} ms in the clients)`,
+    );
+    return { rate: r.rate, serverMs, clientMs };
   } finally {
     await anchor.stop();
     for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
@@ -129,8 +149,14 @@ async function postfixEndToEnd(message: { file: string; bytes: number }): Promis
 
 interface PosthornSend {
   api: number;
+  /** The API alone, CPU per request, ms: the server's process, its event-loop thread, and send.ts's (the HTTP clients). */
+  apiServerMs: number;
+  apiEventLoopMs: number;
+  apiClientMs: number;
   e2e: number;
+  /** CPU per message delivered, ms: server + agent, and send.ts's own (sink, DNS, HTTP clients). */
   cpuMs: number;
+  benchMs: number;
   rssMb: number;
 }
 
@@ -152,7 +178,11 @@ async function posthornSend(): Promise<PosthornSend> {
   const r = {
     api: num(/HTTP API alone[^\n]*\n\s*accepted: (\d+)\/s/),
     e2e: num(/(\d+) messages\/s accepted → delivered/),
+    apiServerMs: num(/CPU per request: ([\d.]+) ms in the server process/),
+    apiEventLoopMs: num(/CPU per request: [\d.]+ ms in the server process \(([\d.]+) ms on its event-loop thread\)/),
+    apiClientMs: num(/CPU per request of this process \(the HTTP clients\): ([\d.]+) ms/),
     cpuMs: num(/server CPU per message: ([\d.]+) ms in all/),
+    benchMs: num(/this process \(sink, DNS, HTTP clients\) CPU per message: ([\d.]+) ms/),
     rssMb: num(/peak RSS: (\d+) MB/) + num(/its SMTP agent (\d+) MB/),
   };
   const apiFailures = num(/HTTP API alone[^\n]*\n[^\n]*non-202: (\d+)/);
@@ -166,7 +196,8 @@ async function posthornSend(): Promise<PosthornSend> {
 
 console.log(`anchors bench: ${ROUNDS} rounds, ${API_REQUESTS} API requests and ${E2E} messages end to end per arm, ${CLIENTS} clients, 2 KB messages`);
 const message = await mimeFile();
-const rows: { postfix: number; elysia: number; posthorn: PosthornSend }[] = [];
+const signatureBefore = await signatureCost();
+const rows: { postfix: number; elysia: ElysiaApi; posthorn: PosthornSend }[] = [];
 try {
   for (let round = 0; round < ROUNDS; round++) {
     console.log(`round ${round + 1} (${round % 2 === 0 ? "anchors first" : "Posthorn first"}):`);
@@ -183,16 +214,52 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+const signatureAfter = await signatureCost();
 
 console.log(`send-side ratios (Posthorn / anchor, each round measured side by side; ${rows.length} rounds):`);
 const e2e = rows.map((r) => r.posthorn.e2e / r.postfix);
-const api = rows.map((r) => r.posthorn.api / r.elysia);
+const api = rows.map((r) => r.posthorn.api / r.elysia.rate);
 const rss = rows.map((r) => r.posthorn.rssMb);
 const cpu = rows.map((r) => r.posthorn.cpuMs);
 console.log(`  end to end / Postfix relay          ${range(e2e)}   (target ≥ 3: ${mark(Math.min(...e2e) >= 3)})`);
 console.log(`  durable send API / Elysia + insert  ${range(api)}   (target ≥ 0.6: ${mark(Math.min(...api) >= 0.6)})`);
 console.log(`  peak RSS server + agent             ${range(rss, 0)} MB   (target ≤ 200 MB: ${mark(Math.max(...rss) <= 200)})`);
 console.log(`  CPU per message delivered           ${range(cpu)} ms   (target ≤ 1.3 ms: ${mark(Math.max(...cpu) <= 1.3)})`);
+printBudgets();
+
+/**
+ * What each target leaves Posthorn here, from the same rounds. End to end and CPU per message: at
+ * a rate R on C cores, everything together has at most C / R of CPU per message; less what the
+ * bench's own sink, DNS and clients take, that is the most server and agent may spend, and the
+ * signature is part of it. The send API: one thread runs every handler, so at a rate R it has at
+ * most 1 / R per request, whatever the other core does (the API phase leaves part of the cores
+ * idle). All are ceilings: reaching a target takes at least the cut they show.
+ */
+function printBudgets(): void {
+  const cores = navigator.hardwareConcurrency;
+  const ms = (x: number) => x.toFixed(2);
+  const sig = (signatureBefore.ms + signatureAfter.ms) / 2;
+  console.log(
+    `what the targets leave Posthorn on these ${cores} cores (one RSA-2048 signature, ${signatureBefore.library}, 16 at a time as deliveries sign: ` +
+      `${ms(signatureBefore.ms)} ms of CPU before the rounds, ${ms(signatureAfter.ms)} after):`,
+  );
+  rows.forEach((r, i) => {
+    const p = r.posthorn;
+    const need = 3 * r.postfix;
+    const allIn = (cores * 1000) / need;
+    const serverBudget = allIn - p.benchMs;
+    console.log(
+      `  round ${i + 1}: end to end 3 × ${r.postfix.toFixed(0)} = ${need.toFixed(0)} msg/s → at most ${ms(allIn)} ms of CPU per message in all; less the bench's ` +
+        `${ms(p.benchMs)}, ${ms(serverBudget)} for server + agent, ${ms(serverBudget - sig)} beside the signature (now ${ms(p.cpuMs)}, ${ms(p.cpuMs - sig)} beside it)`,
+    );
+    console.log(`           CPU ≤ 1.3 ms per message → ${ms(1.3 - sig)} ms beside the signature (now ${ms(p.cpuMs - sig)})`);
+    const apiNeed = 0.6 * r.elysia.rate;
+    console.log(
+      `           send API 0.6 × ${r.elysia.rate.toFixed(0)} = ${apiNeed.toFixed(0)}/s → at most ${(1000 / apiNeed).toFixed(3)} ms per request on the event-loop thread ` +
+        `(now ${p.apiEventLoopMs.toFixed(3)}, ${p.apiServerMs.toFixed(3)} in all its threads; the anchor's process ${r.elysia.serverMs.toFixed(3)})`,
+    );
+  });
+}
 
 if (WITH_INBOUND) {
   console.log("inbound (bun scripts/bench/inbound.ts 2000 200 20 3000 2):");

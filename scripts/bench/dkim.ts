@@ -6,8 +6,8 @@
 // WebCrypto signs off the JavaScript thread). Bounded: POSTHORN_BENCH_COUNT signatures per
 // variant (default 2000). Run: bun scripts/bench/dkim.ts
 import { generateDkimKeyPair, generateEd25519DkimKeyPair } from "../../src/dns/dkim-key.ts";
-import { composeMessage } from "../../src/mail/compose.ts";
 import { dkimSign, rsaLibrary, useRsaLibrary, type DkimKey } from "../../src/mail/dkim.ts";
+import { composeSampleMessage } from "./dkim-sample.ts";
 
 const COUNT = Math.min(Number(process.env.POSTHORN_BENCH_COUNT ?? 2000), 20000);
 const rsa = generateDkimKeyPair();
@@ -16,21 +16,7 @@ const variants: Record<string, DkimKey> = {
   rsa: { domain: "sender.test", selector: "ph1", privateKeyPem: rsa.privateKeyPem },
   dual: { domain: "sender.test", selector: "ph1", privateKeyPem: rsa.privateKeyPem, ed25519: { selector: "phe1", privateKeyPem: ed.privateKeyPem } },
 };
-const paragraph = "<p>Your order #12345 has shipped. Track it at <a href=\"https://shop.example/t/12345\">the carrier's page</a>.</p>\n";
-const raw = await composeMessage({
-  messageId: "bench@sender.test",
-  date: new Date(),
-  from: { email: "shop@sender.test", name: "Shop" },
-  to: [{ email: "ann@dest.test", name: "Ann" }],
-  cc: [],
-  replyTo: [],
-  subject: "Your order has shipped",
-  html: paragraph.repeat(20),
-  text: paragraph.replace(/<[^>]+>/g, "").repeat(20),
-  headers: {},
-  attachments: [],
-  received: { by: "mta.posthorn.test", id: "bench" },
-});
+const raw = composeSampleMessage();
 
 async function run(name: string, key: DkimKey, parallel: number) {
   for (let i = 0; i < 200; i++) await dkimSign(raw, key); // warm-up: key import, JIT
