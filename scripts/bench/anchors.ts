@@ -91,9 +91,8 @@ async function postLoop(url: string, count: number): Promise<{ rate: number; fai
 
 interface ElysiaApi {
   rate: number;
-  /** CPU per request, ms: the anchor's process, and this one's (the HTTP clients). */
+  /** CPU per request in the anchor's process, ms. */
   serverMs: number;
-  clientMs: number;
 }
 
 async function elysiaApi(): Promise<ElysiaApi> {
@@ -111,7 +110,7 @@ async function elysiaApi(): Promise<ElysiaApi> {
       `  Elysia + one SQLite insert, POST /v1/send at ${CLIENTS} clients: ${r.rate.toFixed(0)}/s (non-202: ${r.failures}; ` +
         `CPU per request ${serverMs.toFixed(3)} ms in its process, ${clientMs.toFixed(3)} ms in the clients)`,
     );
-    return { rate: r.rate, serverMs, clientMs };
+    return { rate: r.rate, serverMs };
   } finally {
     await anchor.stop();
     for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
@@ -149,10 +148,9 @@ async function postfixEndToEnd(message: { file: string; bytes: number }): Promis
 
 interface PosthornSend {
   api: number;
-  /** The API alone, CPU per request, ms: the server's process, its event-loop thread, and send.ts's (the HTTP clients). */
+  /** The API alone, CPU per request, ms: the server's process and its event-loop thread. */
   apiServerMs: number;
   apiEventLoopMs: number;
-  apiClientMs: number;
   e2e: number;
   /** CPU per message delivered, ms: server + agent, and send.ts's own (sink, DNS, HTTP clients). */
   cpuMs: number;
@@ -180,7 +178,6 @@ async function posthornSend(): Promise<PosthornSend> {
     e2e: num(/(\d+) messages\/s accepted → delivered/),
     apiServerMs: num(/CPU per request: ([\d.]+) ms in the server process/),
     apiEventLoopMs: num(/CPU per request: [\d.]+ ms in the server process \(([\d.]+) ms on its event-loop thread\)/),
-    apiClientMs: num(/CPU per request of this process \(the HTTP clients\): ([\d.]+) ms/),
     cpuMs: num(/server CPU per message: ([\d.]+) ms in all/),
     benchMs: num(/this process \(sink, DNS, HTTP clients\) CPU per message: ([\d.]+) ms/),
     rssMb: num(/peak RSS: (\d+) MB/) + num(/its SMTP agent (\d+) MB/),

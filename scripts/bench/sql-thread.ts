@@ -6,9 +6,10 @@
 // its event-loop thread; see the anchors bench) and the process's (all threads).
 //
 //   bun scripts/bench/sql-thread.ts [sends=20000] [rounds=3]
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { statCpuSeconds } from "../../test/e2e/fixtures/outbound-server.ts";
 import { openConnection, sendStatements, type Statement } from "./sql-thread/model.ts";
 
 const SENDS = Math.min(Number(process.argv[2] ?? 20_000), 200_000);
@@ -17,11 +18,7 @@ const GROUP = 32;
 const dir = mkdtempSync(join(tmpdir(), "posthorn-bench-sql-thread-"));
 
 /** This thread's CPU, ms. */
-function threadCpuMs(): number {
-  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
+const threadCpuMs = () => statCpuSeconds(`/proc/self/task/${process.pid}/stat`) * 1000;
 
 async function measure(name: string, runSends: () => Promise<void>): Promise<void> {
   const thread0 = threadCpuMs();
