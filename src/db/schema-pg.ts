@@ -75,13 +75,21 @@ export const sessions = pgTable("sessions", {
   lastSeenAt: ts("last_seen_at").notNull(),
 }, (t) => [uniqueIndex("sessions_token_hash").on(t.tokenHash), index("sessions_user").on(t.userId)]);
 
-/** One-time links that set a user's password (an invitation), stored as SHA-256 of the token. */
-export const passwordTokens = pgTable("password_tokens", {
-  tokenHash: text("token_hash").primaryKey(),
+/**
+ * Invitations to a team, one per pending membership (team_members.status = 'pending'), removed
+ * with it. The link's token is stored as SHA-256. kind 'password': the invited user exists in no
+ * other team and has no password; the link sets one and accepts this invitation. kind 'accept':
+ * the user exists already; they accept signed in as themselves, with the token.
+ */
+export const teamInvitations = pgTable("team_invitations", {
+  memberId: text("member_id").primaryKey().references(() => teamMembers.id, { onDelete: "cascade" }),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
   userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  tokenHash: text("token_hash").notNull(),
+  kind: text("kind").notNull(),
   createdAt: ts("created_at").notNull(),
   expiresAt: ts("expires_at").notNull(),
-}, (t) => [index("password_tokens_user").on(t.userId)]);
+}, (t) => [uniqueIndex("team_invitations_token_hash").on(t.tokenHash), index("team_invitations_user").on(t.userId)]);
 
 /**
  * Failed authentications per key in its current window, shared by every node: "ip:<address>" for
@@ -124,6 +132,9 @@ export const teamMembers = pgTable("team_members", {
   teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
   userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
   role: text("role").notNull().default("member"),
+  /** 'active', or 'pending' while the invitation (team_invitations) is not accepted: no access, no sessions, not an owner. */
+  status: text("status").notNull().default("active"),
+  /** When the member joined; for a pending member, when they were invited (the API shows null). */
   joinedAt: ts("joined_at").notNull(),
   createdAt: ts("created_at").notNull(),
 }, (t) => [uniqueIndex("team_members_team_user").on(t.teamId, t.userId), index("team_members_team_created").on(t.teamId, t.createdAt, t.id)]);

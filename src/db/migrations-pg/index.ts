@@ -14,6 +14,8 @@ import m11 from "./0011_destinations.sql" with { type: "text" };
 import m12 from "./0012_dkim_keys.sql" with { type: "text" };
 import m13 from "./0013_tracking_hits_route.sql" with { type: "text" };
 import m14 from "./0014_drop_redundant_indexes.sql" with { type: "text" };
+import m15 from "./0015_team_invitations.sql" with { type: "text" };
+import m16 from "./0016_drop_password_tokens.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -31,4 +33,6 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0012_dkim_keys", sql: m12 as unknown as string },
   { tag: "0013_tracking_hits_route", sql: m13 as unknown as string },
   { tag: "0014_drop_redundant_indexes", sql: m14 as unknown as string },
+  { tag: "0015_team_invitations", sql: m15 as unknown as string },
+  { tag: "0016_drop_password_tokens", sql: m16 as unknown as string },
 ];

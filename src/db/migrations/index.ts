@@ -18,6 +18,8 @@ import m15 from "./0015_destinations.sql" with { type: "text" };
 import m16 from "./0016_dkim_keys.sql" with { type: "text" };
 import m17 from "./0017_tracking_hits_route.sql" with { type: "text" };
 import m18 from "./0018_drop_redundant_indexes.sql" with { type: "text" };
+import m19 from "./0019_team_invitations.sql" with { type: "text" };
+import m20 from "./0020_drop_password_tokens.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -39,4 +41,6 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0016_dkim_keys", sql: m16 as unknown as string },
   { tag: "0017_tracking_hits_route", sql: m17 as unknown as string },
   { tag: "0018_drop_redundant_indexes", sql: m18 as unknown as string },
+  { tag: "0019_team_invitations", sql: m19 as unknown as string },
+  { tag: "0020_drop_password_tokens", sql: m20 as unknown as string },
 ];
