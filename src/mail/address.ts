@@ -49,12 +49,13 @@ const SIMPLE_NAMED = /^([\p{L}\p{M}\p{N} .'_-]*)<([^\s<>"(),:;@\\[\]]+@[^\s<>"()
 
 /**
  * One address, optionally with a display name: "user@example.com" or "Name <user@example.com>".
- * Null for anything else: several addresses, groups, CR/LF or NUL anywhere, invalid syntax.
+ * Null for anything else: several addresses, groups, a control character but TAB anywhere, invalid syntax.
  */
 export function parseAddress(value: unknown): ParsedAddress | null {
   if (typeof value !== "string") return null;
   const input = value.trim();
-  if (!input || input.length > 512 || /[\r\n\0]/.test(input)) return null;
+  // Every control but TAB (CR, LF, NUL, VT, FF, DEL, C1…): a display name goes into a header.
+  if (!input || input.length > 512 || /[\0-\x08\x0a-\x1f\x7f-\x9f]/.test(input)) return null;
   // Without angle brackets it must be a bare address: "john doe@x.com" is refused rather than
   // read as name "john", address "doe@x.com".
   if (!input.includes("<")) return parseEmail(input);

@@ -58,7 +58,12 @@ export const LIST_UNSUBSCRIBE_HEADERS: ReadonlySet<string> = new Set(["list-unsu
 const HEADER_NAME = /^[!-9;-~]+$/;
 const CONTENT_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const LINE_BREAK = /[\r\n\0]/;
+/**
+ * What may not reach a header: every C0 control but TAB (CR, LF and NUL among them), DEL, and the
+ * C1 controls. A header value or display name holding one is refused (422 naming the field),
+ * never written raw or encoded into the header.
+ */
+export const HEADER_CONTROL = /[\0-\x08\x0a-\x1f\x7f-\x9f]/;
 
 /** A validated email, ready to store. */
 export interface PreparedEmail {
@@ -91,6 +96,12 @@ const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every
 const isStringRecord = (v: unknown): v is Record<string, string> =>
   typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === "string");
 
+/** Why an address was refused: control characters (they would reach the header), or its syntax. */
+const addressError = (raw: unknown): string =>
+  typeof raw === "string" && HEADER_CONTROL.test(raw)
+    ? "The address may not contain line breaks or other control characters."
+    : `${JSON.stringify(String(raw).slice(0, 100))} is not a valid email address.`;
+
 function addressList(errors: Errors, path: string, value: unknown, opts: { required?: boolean; max: number }): ParsedAddress[] {
   if (value === undefined || value === null) {
     if (opts.required) addError(errors, path, `The ${path.split(".").pop()} field is required.`);
@@ -109,7 +120,7 @@ function addressList(errors: Errors, path: string, value: unknown, opts: { requi
   value.forEach((raw, i) => {
     const a = parseAddress(raw);
     if (a) out.push(a);
-    else addError(errors, `${path}.${i}`, `${JSON.stringify(String(raw).slice(0, 100))} is not a valid email address.`);
+    else addError(errors, `${path}.${i}`, addressError(raw));
   });
   return out;
 }
@@ -122,12 +133,16 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
     return null;
   }
   const from = parseAddress(input.from);
-  if (!from) addError(errors, `${p}from`, 'The from field must be an email address, optionally with a name: "Name <user@example.com>".');
+  if (!from) {
+    addError(errors, `${p}from`, typeof input.from === "string" && HEADER_CONTROL.test(input.from)
+      ? "The from field may not contain line breaks or other control characters."
+      : 'The from field must be an email address, optionally with a name: "Name <user@example.com>".');
+  }
 
   let subject = "";
   if (typeof input.subject !== "string") addError(errors, `${p}subject`, "The subject field is required.");
   else if (input.subject.length > LIMITS.subject) addError(errors, `${p}subject`, `The subject may not be longer than ${LIMITS.subject} characters.`);
-  else if (LINE_BREAK.test(input.subject)) addError(errors, `${p}subject`, "The subject may not contain line breaks.");
+  else if (HEADER_CONTROL.test(input.subject)) addError(errors, `${p}subject`, "The subject may not contain line breaks or other control characters.");
   else subject = input.subject;
 
   const to = addressList(errors, `${p}to`, input.to, { required: true, max: LIMITS.recipients });
@@ -177,8 +192,8 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
           addError(errors, path, `${JSON.stringify(name.slice(0, 100))} is not a valid header name (printable ASCII without spaces or colons).`);
         } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
           addError(errors, path, `The ${name} header is set by the service and cannot be overridden.`);
-        } else if (LINE_BREAK.test(value)) {
-          addError(errors, path, `The ${name} header value may not contain line breaks.`);
+        } else if (HEADER_CONTROL.test(value)) {
+          addError(errors, path, `The ${name} header value may not contain line breaks or other control characters.`);
         } else if (value.length > LIMITS.headerValue) {
           addError(errors, path, `The ${name} header value may not be longer than ${LIMITS.headerValue} characters.`);
         } else if (seen.has(name.toLowerCase())) {
@@ -216,7 +231,7 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
         const ap = `${p}attachments.${i}`;
         if (typeof a !== "object" || a === null) return addError(errors, ap, "Each attachment must be an object.");
         const ok = Object.keys(errors).length;
-        if (typeof a.filename !== "string" || !a.filename || a.filename.length > 255 || /[\0-\x1f\x7f]/.test(a.filename)) {
+        if (typeof a.filename !== "string" || !a.filename || a.filename.length > 255 || /[\0-\x1f\x7f-\x9f]/.test(a.filename)) {
           addError(errors, `${ap}.filename`, "The filename must be 1 to 255 characters without control characters.");
         }
         let content: Buffer | null = null;
