@@ -42,6 +42,9 @@ export type UnsubscribeMessageRow = { team_id: string; route_id: string | null; 
 
 export type RecipientStatusRow = { id: string; email: string; status: string };
 
+/** A recipient as its own unsubscribe link needs it, with its message's team and route. */
+export type UnsubscribeRecipientRow = RecipientStatusRow & UnsubscribeMessageRow & { message_id: string };
+
 /** The message list's filters; every one optional. Dates are epoch ms, inclusive. */
 export interface MessageListFilter {
   type?: string;
@@ -315,6 +318,16 @@ export class MessageRepository {
     return this.db.get(
       "SELECT m.team_id, m.route_id, r.name AS route_name FROM messages m LEFT JOIN routes r ON r.id = m.route_id WHERE m.id = ? AND m.type = 'outbound'",
       [id],
+    );
+  }
+
+  /** A recipient of an outbound message, with the message's team and route, for its unsubscribe link; null when unknown. */
+  unsubscribeRecipient(recipientId: string): Promise<UnsubscribeRecipientRow | null> {
+    return this.db.get(
+      `SELECT rc.id, rc.email, rc.status, rc.message_id, m.team_id, m.route_id, r.name AS route_name
+         FROM recipients rc JOIN messages m ON m.id = rc.message_id LEFT JOIN routes r ON r.id = m.route_id
+        WHERE rc.id = ? AND m.type = 'outbound'`,
+      [recipientId],
     );
   }
 

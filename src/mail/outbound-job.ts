@@ -22,7 +22,8 @@ import { iso } from "../ids.ts";
 import { DELIVERY_SCHEDULE_MS, scheduledBackoff } from "../jobs/backoff.ts";
 import type { Job } from "../db/job-queue.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
-import { serverSecretOf, signValue } from "../secrets.ts";
+import { serverSecretOf } from "../secrets.ts";
+import { recipientUnsubscribeToken } from "../auth/unsubscribe-tokens.ts";
 import type { ComposedMessage, ComposeInput } from "./compose.ts";
 import { Composer, ComposerUnavailableError } from "./composer.ts";
 import type { DkimKey } from "./dkim.ts";
@@ -61,17 +62,14 @@ export interface OutboundOptions {
   shaping?: Partial<ShapingOptions> | false;
 }
 
-/** The unsubscribe token of a broadcast message: its id and a keyed signature. */
-export const unsubscribeToken = (secret: string, messageId: string): string => `${messageId}.${signValue(secret, "unsubscribe", messageId, 20)}`;
-
 type MessageInfo = { created_at: number; domain: string; return_path_host: string };
-/** The signed copy each recipient gets: one for all, or with tracking one per recipient. */
+/** The signed copy each recipient gets: one for all, or one per recipient (tracking, or a broadcast's own unsubscribe link). */
 type CopyOf = (recipientId: string) => Buffer;
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
 
 /** What the composer needs for one message: the MIME input and the signing key. */
-async function composeRequest(deps: Deps, row: OutboundMessageRow, secret: () => Promise<string>): Promise<{ input: ComposeInput; key: DkimKey }> {
+async function composeRequest(deps: Deps, row: OutboundMessageRow): Promise<{ input: ComposeInput; key: DkimKey }> {
   const attachments = (await deps.store.read.deliveries.attachmentsToCompose(row.id)).map((a) => ({
     filename: a.filename,
     contentType: a.content_type,
@@ -90,8 +88,8 @@ async function composeRequest(deps: Deps, row: OutboundMessageRow, secret: () =>
     text: row.text,
     headers: JSON.parse(row.headers) as Record<string, string>,
     attachments,
-    listUnsubscribeUrl:
-      row.route_type === "broadcast" ? `${deps.config.publicUrl}/v1/unsubscribe/${unsubscribeToken(await secret(), row.id)}` : null,
+    // A broadcast copy's own link is set for each recipient (copyFor): none names the message's others.
+    listUnsubscribeUrl: null,
     received: { by: deps.config.hostname, id: row.id },
   };
   const ed25519 = row.dkim_ed25519_selector && row.dkim_ed25519_private_key ? { selector: row.dkim_ed25519_selector, privateKeyPem: row.dkim_ed25519_private_key } : null;
@@ -260,27 +258,34 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       due = due.filter((_, i) => admission.admitted[i]);
     }
     const composed = !row.raw;
-    // With tracking, each recipient's copy carries tokens that name it: composed for each, on
-    // every attempt (the tokens come out the same); the first copy is stored as the source.
+    // With tracking, each recipient's copy carries tokens that name it, and a broadcast's copy its
+    // own unsubscribe link: composed for each, on every attempt (the tokens come out the same);
+    // the first copy is stored as the source.
     const tracked = (row.track_opens === 1 || row.track_clicks === 1) && row.html !== null;
-    let copies: ComposedMessage[]; // one for every recipient, or with tracking one per due recipient, in order
-    if (row.raw && !tracked) copies = [{ raw: Buffer.isBuffer(row.raw) ? row.raw : Buffer.from(row.raw), links: [] }];
+    const broadcast = row.route_type === "broadcast";
+    const perRecipient = tracked || broadcast;
+    let copies: ComposedMessage[]; // one for every recipient, or one per due recipient, in order
+    if (row.raw && !perRecipient) copies = [{ raw: Buffer.isBuffer(row.raw) ? row.raw : Buffer.from(row.raw), links: [] }];
     else {
       try {
-        const { input, key } = await composeRequest(deps, row, secret);
+        const { input, key } = await composeRequest(deps, row);
         const tracking = tracked
           ? { opens: row.track_opens === 1, clicks: row.track_clicks === 1, baseUrl: config.trackingUrl, secret: await secret(), messageId }
           : null;
-        copies = await Promise.all(
-          (tracking ? due : [null]).map((r) => composer.compose(tracking && r ? { ...input, tracking: { ...tracking, recipientId: r.id } } : input, key)),
-        );
+        const unsubscribeSecret = broadcast ? await secret() : null;
+        const copyFor = (r: DueRecipientRow): ComposeInput => ({
+          ...input,
+          ...(tracking ? { tracking: { ...tracking, recipientId: r.id } } : {}),
+          ...(unsubscribeSecret !== null ? { listUnsubscribeUrl: `${config.publicUrl}/v1/unsubscribe/${recipientUnsubscribeToken(unsubscribeSecret, r.id)}` } : {}),
+        });
+        copies = await Promise.all((perRecipient ? due.map(copyFor) : [input]).map((i) => composer.compose(i, key)));
       } catch (err) {
         if (err instanceof ComposerUnavailableError) throw err; // the runner retries the job
         log.error("compose failed", { message: messageId, error: err instanceof Error ? err.message : String(err) });
         return failAll(due.map((r) => r.id), `The message could not be composed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    const copyIndex = tracked ? new Map(due.map((r, i) => [r.id, i])) : null;
+    const copyIndex = perRecipient ? new Map(due.map((r, i) => [r.id, i])) : null;
     const copyOf: CopyOf = (id) => copies[copyIndex?.get(id) ?? 0]!.raw;
     // The attempt is on record before the first byte goes out: after a crash these recipients
     // are attempted again (at-least-once), never forgotten. A recipient cancelled meanwhile is not attempted.

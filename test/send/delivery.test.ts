@@ -133,7 +133,8 @@ test("broadcast routes add one-click List-Unsubscribe headers, covered by the DK
   const mail = h.sink.received.find((m) => m.raw.includes(id))!;
   const parsed = await simpleParser(mail.raw);
   const header = mail.raw.toString("latin1");
-  expect(header).toMatch(new RegExp(`List-Unsubscribe:\\s+<http://localhost:8080/v1/unsubscribe/${id}\\.[0-9a-f]{20}>`));
+  // The link names the recipient, not the message (issue 41): r.<recipient id>.<signature>.
+  expect(header).toMatch(new RegExp(`List-Unsubscribe:\\s+<http://localhost:8080/v1/unsubscribe/r\\.${h.recipients(id)[0]!.id}\\.[0-9a-f]{20}>`));
   expect(header).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click");
   expect(header).toMatch(/h=[^;]*List-Unsubscribe/);
   expect((await verifyDkim(mail.raw))[0]!.status.result).toBe("pass");

@@ -4,7 +4,7 @@ import { authPlugin } from "../../http/auth.ts";
 import { sha256Hex } from "../../ids.ts";
 import { IdempotencyKeyParameter, SendBatch, SendEmail, SendResult } from "./model.ts";
 import { acceptMessages } from "../../sending/acceptance.ts";
-import { confirmationPage, donePage, unsubscribe, unsubscribeTarget } from "./unsubscribe.ts";
+import { confirmationPage, donePage, PAGE_HEADERS, unsubscribe, unsubscribeTarget } from "./unsubscribe.ts";
 import { ErrorBody, ValidationErrorBody } from "../../http/schemas.ts";
 
 const security = [{ projectToken: [] }];
@@ -65,32 +65,39 @@ export const sendController = (deps: Deps) =>
     )
     .get(
       "/v1/unsubscribe/:token",
-      async ({ params, set }) => {
+      async ({ params, query }) => {
         const target = await unsubscribeTarget(deps, params.token);
-        set.headers["content-type"] = "text/html; charset=utf-8";
-        return confirmationPage(target, params.token);
+        return new Response(confirmationPage(target, params.token, query.email ?? null), { headers: PAGE_HEADERS });
       },
       {
         params: t.Object({ token: t.String({ maxLength: 100 }) }),
-        detail: { summary: "Unsubscribe confirmation page (the List-Unsubscribe link of broadcast mail); changes nothing", tags: ["Unsubscribe"], security: [] },
+        query: t.Object({ email: t.Optional(t.String({ maxLength: 320 })) }),
+        detail: {
+          summary: "Unsubscribe confirmation page (the List-Unsubscribe link of broadcast mail, one per recipient); changes nothing",
+          tags: ["Unsubscribe"],
+          security: [],
+        },
         response: { 200: t.String({ description: "HTML" }), 404: ErrorBody },
       },
     )
     .post(
       "/v1/unsubscribe/:token",
-      async ({ params, set }) => {
-        const emails = await unsubscribe(deps, params.token);
-        set.headers["content-type"] = "text/html; charset=utf-8";
-        return donePage(emails);
+      async ({ params, query }) => {
+        const outcome = await unsubscribe(deps, params.token, query.email ?? null);
+        if (!outcome.done) return new Response(confirmationPage(outcome.target, params.token, null), { status: 422, headers: PAGE_HEADERS });
+        return new Response(donePage(outcome), { headers: PAGE_HEADERS });
       },
       {
         params: t.Object({ token: t.String({ maxLength: 100 }) }),
+        query: t.Object({ email: t.Optional(t.String({ maxLength: 320 })) }),
         parse: "none",
         detail: {
-          summary: "One-click unsubscribe (RFC 8058): adds a route-scoped suppression for the message's recipients",
+          summary: "One-click unsubscribe (RFC 8058): adds a route-scoped suppression for the one recipient the link was sent to",
+          description:
+            "The body (RFC 8058's List-Unsubscribe=One-Click) is not read. A message-wide link of mail sent before per-recipient links, shared by several recipients, unsubscribes only the address given as `?email=`, if it is one of the message's recipients (the answer is the same either way); without it, 422 and nothing changes.",
           tags: ["Unsubscribe"],
           security: [],
         },
-        response: { 200: t.String({ description: "HTML" }), 404: ErrorBody },
+        response: { 200: t.String({ description: "HTML" }), 404: ErrorBody, 422: t.String({ description: "HTML" }) },
       },
     );
