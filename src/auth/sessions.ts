@@ -96,10 +96,12 @@ const normalEmail = (email: string) => email.trim().toLowerCase();
 
 /**
  * Checks the password and opens a new session. `previousToken` (the cookie the client still sends)
- * is ended, so a session id is never carried across a sign-in. Refused sign-ins are counted per
- * address and per client IP in the database (so the limits hold across nodes; the IP's counter is
- * the one API tokens and SMTP AUTH count on too) and beyond the limits every attempt is a 429
- * until the window ends, whatever the password.
+ * is ended, so a session id is never carried across a sign-in. Every attempt first takes a place
+ * in the counters per address and per client IP in the database (src/auth/throttle.ts, reserve:
+ * one statement per counter, so the limits hold across nodes and for attempts that run at once;
+ * the IP's counter is the one API tokens and SMTP AUTH count on too); beyond the limits every
+ * attempt is a 429 until the window ends, whatever the password, and costs no password hash. A
+ * refused sign-in keeps its places; one that works gives them back and clears its address's.
  */
 export async function signIn(
   deps: Pick<Deps, "store" | "log" | "config">,
@@ -110,14 +112,15 @@ export async function signIn(
   const now = Date.now();
   const throttle = authThrottle(deps);
   const rules: FailureRule[] = [{ key: `email:${email}`, limit: SIGN_IN_FAILURES_PER_EMAIL, windowMs: SIGN_IN_WINDOW_MS }, ...throttle.ipRules(client.ip)];
-  await throttle.check(rules);
+  // A place in both counters before the password is hashed: an attempt beyond the limits is a 429 that costs no Argon2, however many run at once.
+  const reservation = await throttle.reserve(rules);
 
   const user = await deps.store.read.accounts.userByEmail(email);
   const matches = await verifyPassword(input.password, user?.password_hash ?? null);
   const teams = user && matches ? await deps.store.read.accounts.memberships(user.id) : [];
   const team = input.teamId ? teams.find((m) => m.team_id === input.teamId) : teams[0];
   if (!user || !team) {
-    await throttle.recordFailure(rules);
+    throttle.failed(reservation);
     throw new UnauthenticatedError("The email address or password is incorrect.");
   }
 
@@ -138,6 +141,8 @@ export async function signIn(
     await tx.accounts.insertSession(session);
     await tx.rateLimits.clearFailures(`email:${email}`, now - SIGN_IN_WINDOW_MS);
   });
+  // A sign-in that worked is no failure: its place in the IP's counter is given back (the address's was cleared above).
+  await throttle.release(reservation).catch((err: unknown) => deps.log.warn("sign-in throttle release failed", { error: String(err) }));
   return {
     token,
     teams,

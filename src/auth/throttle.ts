@@ -53,6 +53,18 @@ export interface FailureRule {
   windowMs: number;
 }
 
+/** A place an attempt holds in a counter (see AuthThrottle.reserve): the counter after it was taken. */
+interface Place {
+  rule: FailureRule;
+  failures: number;
+  windowStartedAt: number;
+}
+
+/** The places one attempt holds, one per rule. */
+export interface Reservation {
+  readonly places: Place[];
+}
+
 const retryAfter = (row: FailureRow, rule: FailureRule, now: number) => Math.max(1, Math.ceil((Number(row.window_started_at) + rule.windowMs - now) / 1000));
 
 type ThrottleDeps = Pick<Deps, "store" | "log" | "config">;
@@ -105,14 +117,62 @@ export class AuthThrottle {
     this.blocked.delete(client);
   }
 
-  /** Throws RateLimitedError when any rule's counter is at its limit (read from the database). */
-  async check(rules: FailureRule[]): Promise<void> {
+  /**
+   * Takes a place for one attempt in every rule's counter before the attempt is checked, in one
+   * transaction: each counter counts and decides in one statement (src/db/rate-limits.ts,
+   * reserveAttempt), so concurrent attempts on any node never share a place, and the attempt is
+   * checked only once it holds a place in all of them. When one is full, the places taken in the
+   * others are given back in the same transaction and this throws RateLimitedError: the attempt
+   * is refused without being checked, whatever its credential. The places are kept (the attempt
+   * counts as a failure) unless `release` gives them back.
+   */
+  async reserve(rules: FailureRule[]): Promise<Reservation> {
+    if (rules.length === 0) return { places: [] };
     const now = Date.now();
-    const windowStart = now - Math.max(...rules.map((r) => r.windowMs));
-    for (const row of await this.deps.store.read.rateLimits.failures(rules.map((r) => r.key), windowStart)) {
-      const rule = rules.find((r) => r.key === row.key)!;
-      if (Number(row.window_started_at) > now - rule.windowMs && row.failures >= rule.limit) throw new RateLimitedError(retryAfter(row, rule, now));
+    // Always the same order, so that two transactions on PostgreSQL never wait for each other's rows crosswise.
+    const sorted = [...rules].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const { store } = this.deps;
+    // Outside the request's unit of work: the place is taken whatever the answer.
+    const outcome = await store.detached(() =>
+      store.write(async (tx): Promise<{ places: Place[] } | { full: FailureRule }> => {
+        const places: Place[] = [];
+        for (const rule of sorted) {
+          const row = await tx.rateLimits.reserveAttempt(rule.key, rule.limit, now, now - rule.windowMs);
+          if (!row) {
+            for (const place of places) await tx.rateLimits.giveBackAttempt(place.rule.key, place.windowStartedAt);
+            return { full: rule };
+          }
+          places.push({ rule, failures: row.failures, windowStartedAt: Number(row.window_started_at) });
+        }
+        return { places };
+      }),
+    );
+    if ("places" in outcome) return outcome;
+    const rule = outcome.full;
+    const [row] = await store.detached(() => store.read.rateLimits.failures([rule.key], now - rule.windowMs));
+    const until = row ? Number(row.window_started_at) + rule.windowMs : now + 1000;
+    if (rule.key.startsWith("ip:")) this.blocked.set(rule.key.slice(3), { until, learnedAt: Date.now() });
+    throw new RateLimitedError(Math.max(1, Math.ceil((until - now) / 1000)));
+  }
+
+  /** The attempt `reserve` let through failed: its places stay counted; an IP whose counter they filled is refused by this node's token checks from now on. */
+  failed(reservation: Reservation): void {
+    for (const place of reservation.places) {
+      if (place.rule.key.startsWith("ip:") && place.failures >= place.rule.limit) {
+        this.blocked.set(place.rule.key.slice(3), { until: place.windowStartedAt + place.rule.windowMs, learnedAt: Date.now() });
+      }
     }
+  }
+
+  /** The attempt `reserve` let through succeeded: its places are given back (a counter whose window has ended since is left alone). */
+  async release(reservation: Reservation): Promise<void> {
+    if (reservation.places.length === 0) return;
+    const { store } = this.deps;
+    await store.detached(() =>
+      store.write(async (tx) => {
+        for (const place of reservation.places) await tx.rateLimits.giveBackAttempt(place.rule.key, place.windowStartedAt);
+      }),
+    );
   }
 
   /**

@@ -26,6 +26,21 @@ const RECORD_FAILURE = `INSERT INTO auth_failures (key, failures, window_started
   RETURNING key, failures, window_started_at`;
 
 /**
+ * Takes a place in the key's counter when it has one left: like RECORD_FAILURE, but the WHERE
+ * leaves a counter that is at its limit in a window still running as it is, and then no row
+ * comes back. The count and the decision are this one statement (on PostgreSQL the conflicting
+ * row is locked and the WHERE sees its latest committed version), so concurrent attempts on any
+ * node never share a place. Parameters: key, now, the window's earliest start twice, then the
+ * window's earliest start and the limit for the WHERE.
+ */
+const RESERVE_ATTEMPT = `INSERT INTO auth_failures AS f (key, failures, window_started_at) VALUES (?, 1, ?)
+  ON CONFLICT (key) DO UPDATE SET
+    failures = CASE WHEN f.window_started_at <= ? THEN 1 ELSE f.failures + 1 END,
+    window_started_at = CASE WHEN f.window_started_at <= ? THEN excluded.window_started_at ELSE f.window_started_at END
+  WHERE f.window_started_at <= ? OR f.failures < ?
+  RETURNING key, failures, window_started_at`;
+
+/**
  * API rate limit buckets (used on PostgreSQL, where every node must see the same bucket; one node
  * on SQLite keeps its buckets in memory) and failed-authentication counters (both engines).
  */
@@ -68,6 +83,20 @@ export class RateLimitRepository {
   /** Counts one failure for the key (a new window when its last one started at or before `windowStart`); the counter after it. */
   async recordFailure(key: string, now: number, windowStart: number): Promise<FailureRow> {
     return (await this.db.get<FailureRow>(RECORD_FAILURE, [key, now, windowStart, windowStart]))!;
+  }
+
+  /**
+   * Counts an attempt for the key before its outcome is known, when the counter has fewer than
+   * `limit` in its window (a new window when its last one started at or before `windowStart`):
+   * the counter after it, or null when it is full (nothing counted). See RESERVE_ATTEMPT.
+   */
+  reserveAttempt(key: string, limit: number, now: number, windowStart: number): Promise<FailureRow | null> {
+    return this.db.get<FailureRow>(RESERVE_ATTEMPT, [key, now, windowStart, windowStart, windowStart, limit]);
+  }
+
+  /** Gives back an attempt reserveAttempt counted, if its window (the one that started at `windowStartedAt`) is still the counter's. */
+  async giveBackAttempt(key: string, windowStartedAt: number): Promise<void> {
+    await this.db.run("UPDATE auth_failures SET failures = failures - 1 WHERE key = ? AND window_started_at = ? AND failures > 0", [key, windowStartedAt]);
   }
 
   /** Deletes the counters whose window started at or before `before`. */
