@@ -13,7 +13,15 @@ import { startSmtpListeners } from "./smtp/index.ts";
 import { HttpsListener } from "./tls/https-listener.ts";
 import { CertificateManager } from "./tls/manager.ts";
 
-const BODY_LIMIT_SLACK = 1024 * 1024;
+/**
+ * Bun's own cut-off, set so high that it never answers: the limit is POSTHORN_MAX_BODY_BYTES,
+ * enforced by the app (src/http/errors.ts, src/http/body.ts) with the JSON 413 of every other
+ * error. A body declared larger is refused from its Content-Length before a byte of it is read;
+ * one sent without a length is cut off while it is read, and a route that takes no body cancels
+ * the stream unread. Bun's cut-off answered a bare 413 with an empty body, which clients that
+ * parse error bodies (Lettermint's SDKs) cannot read.
+ */
+const RUNTIME_BODY_CAP = Number.MAX_SAFE_INTEGER;
 
 export interface RunningServer {
   deps: Deps;
@@ -65,16 +73,14 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
     port: config.httpPort,
     // Never Bun's development error page, whatever NODE_ENV says.
     development: false,
-    // The exact limit is enforced while the body is read (src/http/body.ts), which answers a JSON
-    // 413; Bun's own cut-off, a bare text 413, is only the backstop above it.
-    maxRequestBodySize: config.maxBodyBytes + BODY_LIMIT_SLACK,
+    maxRequestBodySize: RUNTIME_BODY_CAP,
   });
   const httpPort = app.server?.port ?? config.httpPort;
   const background: Background[] = [];
   background.push({ name: "outbound smtp pools", stop: () => closeOutbound(deps) });
   const https =
     config.httpsPort > 0
-      ? new HttpsListener({ host: config.httpHost, port: config.httpsPort, fetch: (request) => app.fetch(request), maxRequestBodySize: config.maxBodyBytes + BODY_LIMIT_SLACK }, deps.log)
+      ? new HttpsListener({ host: config.httpHost, port: config.httpsPort, fetch: (request) => app.fetch(request), maxRequestBodySize: RUNTIME_BODY_CAP }, deps.log)
       : null;
   https?.start(certificates.live);
   if (https) background.push({ name: "https listener", stop: () => https.stop() });

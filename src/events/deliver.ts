@@ -131,11 +131,16 @@ export class WebhookSender {
       host: url.host,
       "content-type": "application/json",
       "user-agent": this.userAgent,
-      "x-service-signature": signatureHeader(req.secret, req.body, signedAt),
-      "x-service-event": req.event,
-      "x-service-delivery": String(signedAt),
-      "x-service-attempt": String(req.attempt),
     };
+    // The spec's X-Service-* family and, with identical values, the X-Lettermint-* family that
+    // Lettermint's SDKs read (Webhook.verifyHeaders), so receivers written for either verify.
+    const signature = signatureHeader(req.secret, req.body, signedAt);
+    for (const family of ["x-service", "x-lettermint"]) {
+      headers[`${family}-signature`] = signature;
+      headers[`${family}-event`] = req.event;
+      headers[`${family}-delivery`] = String(signedAt);
+      headers[`${family}-attempt`] = String(req.attempt);
+    }
     if (url.username || url.password) {
       const user = decodeURIComponent(url.username);
       const pass = decodeURIComponent(url.password);

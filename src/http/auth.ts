@@ -62,7 +62,7 @@ let instances = 0;
 /**
  * The auth plugin, one instance per Deps, so every controller of an app shares it. Routes opt in with `{ team: true }` (Bearer team token, or a
  * dashboard session; resolves `team`), `{ session: true }` (a dashboard session only; resolves `session`), `{ project: true }`
- * (x-service-token; resolves `project`) or `{ anyToken: true }`. Each also charges the request to its
+ * (x-service-token or x-lettermint-token; resolves `project`) or `{ anyToken: true }`. Each also charges the request to its
  * principal's rate limit bucket (src/http/rate-limit.ts), right after authentication.
  */
 export function authPlugin(deps: Deps) {
@@ -72,6 +72,19 @@ export function authPlugin(deps: Deps) {
 }
 
 type Headers = Record<string, string | undefined>;
+
+/**
+ * The project token of a request: `x-service-token` (the spec's header) or `x-lettermint-token`
+ * (the header Lettermint's SDKs send). Both present with different values is no token at all
+ * (a 401 when the route needs one): the request never gets the weaker, or the other, of two.
+ */
+export const MIXED_PROJECT_TOKENS = Symbol("mixed project tokens");
+export function projectTokenOf(headers: Headers): string | undefined | typeof MIXED_PROJECT_TOKENS {
+  const spec = headers["x-service-token"];
+  const sdk = headers["x-lettermint-token"];
+  if (spec !== undefined && sdk !== undefined && spec !== sdk) return MIXED_PROJECT_TOKENS;
+  return spec ?? sdk;
+}
 
 /** The dashboard session a request's cookie names (without an Authorization header, which always wins), or null when it has none. */
 const sessionOf = (deps: Deps, headers: Headers, request: Request): Promise<SessionPrincipal> | null => {
@@ -106,7 +119,9 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
       },
       project: {
         async transform({ headers, request, server }) {
-          authenticated.set(request, await authenticator.authenticateProject(headers["x-service-token"], () => clientIp(server as IpServer, request, proxies)));
+          const token = projectTokenOf(headers);
+          if (token === MIXED_PROJECT_TOKENS) throw new UnauthenticatedError();
+          authenticated.set(request, await authenticator.authenticateProject(token, () => clientIp(server as IpServer, request, proxies)));
         },
         rateLimited: true,
         resolve: ({ request }) => ({ project: principalOf<ProjectPrincipal>(request) }),
@@ -115,7 +130,8 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
         async transform({ headers, request, server }) {
           const ip = () => clientIp(server as IpServer, request, proxies);
           const teamToken = bearer(headers.authorization);
-          const projectToken = headers["x-service-token"];
+          const projectToken = projectTokenOf(headers);
+          if (projectToken === MIXED_PROJECT_TOKENS) throw new UnauthenticatedError();
           const session = teamToken || projectToken ? null : sessionOf(deps, headers, request);
           if (teamToken) authenticated.set(request, await authenticator.authenticateTeam(teamToken, ip));
           else if (projectToken) authenticated.set(request, await authenticator.authenticateProject(projectToken, ip));

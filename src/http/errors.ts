@@ -27,8 +27,29 @@ export function validationErrors(issues: readonly TypeBoxIssue[]): Record<string
   return errors;
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+/**
+ * The `error` of every error body: a short string, stable per kind of error, beside the spec's
+ * `message` and `errors`. Lettermint's SDKs show it to people ("Validation error: validation_failed",
+ * "Client error: invalid_request") and read nothing else of an error body.
+ */
+const ERROR_CODES: Readonly<Record<number, string>> = {
+  400: "invalid_request",
+  401: "unauthenticated",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  410: "gone",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  422: "validation_failed",
+  429: "too_many_requests",
+  500: "server_error",
+  503: "service_unavailable",
+};
+export const errorCodeOf = (status: number): string => ERROR_CODES[status] ?? (status >= 500 ? "server_error" : "invalid_request");
+
+const json = (status: number, body: { message: string; errors?: unknown }, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ ...body, error: errorCodeOf(status) }), { status, headers: { "content-type": "application/json", ...headers } });
 
 const serverError = () => json(500, { message: "Server error." });
 
@@ -107,7 +128,11 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
     .onParse({ as: "global" }, async ({ request, route }) => {
       const key = routeKey(request.method, route);
       // A route without a body schema ignores its body (RFC 8058's one-click POST is a form).
-      if (!shapes.has(key)) return null;
+      if (!shapes.has(key)) {
+        // Unread, so it is never buffered (the runtime sets no cap of its own, see src/server.ts).
+        if (request.body && !request.bodyUsed) request.body.cancel().catch(() => undefined);
+        return null;
+      }
       const value = request.body ? await parseJsonBody(request, maxBodyBytes) : undefined;
       const want = shapes.get(key);
       const got = Array.isArray(value) ? "array" : value !== null && typeof value === "object" ? "object" : null;

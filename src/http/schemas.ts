@@ -8,9 +8,10 @@ import type { Cursor, CursorValue, SortKey } from "../db/keyset.ts";
 import { ValidationError, fieldErrors } from "../errors.ts";
 import { UUID_PATTERN } from "../ids.ts";
 
-export const ErrorBody = t.Object({ message: t.String() }, { description: "Error" });
+const ErrorCode = t.String({ description: "A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show" });
+export const ErrorBody = t.Object({ message: t.String(), error: ErrorCode }, { description: "Error" });
 export const ValidationErrorBody = t.Object(
-  { message: t.String(), errors: t.Record(t.String(), t.Array(t.String())) },
+  { message: t.String(), errors: t.Record(t.String(), t.Array(t.String())), error: ErrorCode },
   { description: "Validation failed; errors are keyed by field path" },
 );
 

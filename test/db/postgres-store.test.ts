@@ -168,7 +168,7 @@ describe.skipIf(!postgresAvailable())("PostgreSQL store", () => {
       try {
         const down = await get("/healthz");
         expect(down.status).toBe(503);
-        expect(JSON.parse(down.text)).toEqual({ message: expect.any(String) });
+        expect(JSON.parse(down.text)).toEqual({ message: expect.any(String), error: "service_unavailable" });
         expect(down.text).not.toContain("at ");
       } finally {
         pg.resume();

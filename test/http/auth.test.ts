@@ -37,7 +37,7 @@ describe("token auth on GET /v1/ping", () => {
       const res = await t.request("GET", "/v1/ping", { token: null, headers: h });
       expect(res.status).toBe(401);
       expect(res.headers.get("content-type")).toContain("application/json");
-      expect(res.json).toEqual({ message: "Unauthenticated." });
+      expect(res.json).toEqual({ message: "Unauthenticated.", error: "unauthenticated" });
     });
   }
 

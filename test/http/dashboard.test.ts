@@ -71,10 +71,10 @@ test("a message's HTML is served as a sandbox that runs nothing and loads nothin
   for (const path of [`/v1/messages/${id}/html`, `/v1/messages/${id}/recipients`]) {
     const other = await t.request("GET", path, { token: b.teamToken });
     expect(other.status).toBe(404);
-    expect(other.json).toEqual({ message: "Message not found." });
+    expect(other.json).toEqual({ message: "Message not found.", error: "not_found" });
   }
   const text = await t.request("POST", "/v1/send", { projectToken: t.team.projectToken, body: { from: "a@shop.example.com", to: ["x@example.org"], subject: "Plain", text: "Only text." } });
   const none = await t.request("GET", `/v1/messages/${text.json.message_id}/html`);
   expect(none.status).toBe(404);
-  expect(none.json).toEqual({ message: "Message HTML not found." });
+  expect(none.json).toEqual({ message: "Message HTML not found.", error: "not_found" });
 });

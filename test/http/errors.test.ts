@@ -13,7 +13,7 @@ describe("error bodies", () => {
   test("unknown route → 404 JSON", async () => {
     const res = await t.request("GET", "/v1/does-not-exist");
     expect(res.status).toBe(404);
-    expect(res.json).toEqual({ message: "Not found." });
+    expect(res.json).toEqual({ message: "Not found.", error: "not_found" });
   });
 
   test("oversized body → 413 JSON before parsing", async () => {
@@ -51,14 +51,14 @@ describe("error bodies", () => {
   test("malformed JSON → 400 JSON", async () => {
     const res = await call("/items", { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ message: "The request body is not valid JSON." });
+    expect(await res.json()).toEqual({ message: "The request body is not valid JSON.", error: "invalid_request" });
   });
 
   test("a crash → 500 with no stack or internals", async () => {
     const res = await call("/boom");
     expect(res.status).toBe(500);
     const text = await res.text();
-    expect(JSON.parse(text)).toEqual({ message: "Server error." });
+    expect(JSON.parse(text)).toEqual({ message: "Server error.", error: "server_error" });
     expect(text).not.toContain("srv");
     expect(logs.join("\n")).toContain("secret internals");
   });
@@ -86,7 +86,7 @@ describe("error bodies", () => {
     });
     const res = await bad.handle(new Request("http://localhost/bad"));
     expect(res.status).toBe(500);
-    expect(await res.json()).toEqual({ message: "Server error." });
+    expect(await res.json()).toEqual({ message: "Server error.", error: "server_error" });
   });
 
   const post = (body: string | Uint8Array, contentType = "application/json") =>
@@ -148,7 +148,7 @@ describe("error bodies", () => {
   test("domain errors map to their status", async () => {
     const res = await call("/conflict");
     expect(res.status).toBe(409);
-    expect(await res.json()).toEqual({ message: "Already exists." });
+    expect(await res.json()).toEqual({ message: "Already exists.", error: "conflict" });
   });
 
   test("openapi document is served", async () => {

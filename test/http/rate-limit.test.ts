@@ -68,7 +68,7 @@ describe("API rate limits, defaults", () => {
     expect(remaining.at(-1)).toBe(0);
     expect(remaining[0]!).toBeGreaterThanOrEqual(90);
     expect(remaining[Math.floor(remaining.length / 2)]!).toBeWithin(20, 80);
-    expect(refused!.json).toEqual({ message: "Too many requests." });
+    expect(refused!.json).toEqual({ message: "Too many requests.", error: "too_many_requests" });
     expect(Number(refused!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(limitHeaders(refused!)).toMatchObject({ limit: "100", remaining: "0" });
     expect(Number(refused!.headers.get("ratelimit-reset"))).toBeGreaterThanOrEqual(1);
@@ -165,7 +165,7 @@ describe("failed API tokens are throttled per client IP", () => {
     }
     const refused = await fetch(url("/v1/team"), { headers: bearer(t.team.teamToken) });
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ message: "Too many requests." });
+    expect(await refused.json()).toEqual({ message: "Too many requests.", error: "too_many_requests" });
     const retry = Number(refused.headers.get("retry-after"));
     expect(retry).toBeGreaterThan(50);
     expect(retry).toBeLessThanOrEqual(AUTH_FAILURE_WINDOW_MS / 1000);

@@ -142,7 +142,7 @@ describe("MX listener: mail for inbound routes", () => {
 
       const forged = await get(a.url.replace(/signature=(.)/, (_m: string, c: string) => `signature=${c === "0" ? "1" : "0"}`));
       expect(forged.status).toBe(404);
-      expect(await forged.json()).toEqual({ message: "Attachment not found." });
+      expect(await forged.json()).toEqual({ message: "Attachment not found.", error: "not_found" });
       const laterExpiry = await get(a.url.replace(/expires=(\d+)/, (_m: string, e: string) => `expires=${Number(e) + 1000}`));
       expect(laterExpiry.status).toBe(404);
       const expired = attachmentDownloadUrl(await serverSecretOf(h.deps.store), "http://localhost:8080", a.id, Date.now() - 8 * 24 * 3600_000);

@@ -185,7 +185,7 @@ describe("POST /v1/webhooks", () => {
       body: { route_id: routeId, name: "x", url: receiver.url(), events: ["message.sent"] },
     });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ message: "Unauthenticated." });
+    expect(res.json).toEqual({ message: "Unauthenticated.", error: "unauthenticated" });
   });
 });
 
@@ -204,7 +204,7 @@ describe("webhooks of one team are invisible to another", () => {
     ] as const) {
       const res = await t.request(method, path, { ...as, body });
       expect(res.status).toBe(404);
-      expect(res.json).toEqual({ message: "Webhook not found." });
+      expect(res.json).toEqual({ message: "Webhook not found.", error: "not_found" });
     }
     const list = await t.request("GET", "/v1/webhooks", as);
     expect(list.status).toBe(200);

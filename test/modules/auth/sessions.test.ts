@@ -52,7 +52,7 @@ describe("sign-in", () => {
     for (const [address, password] of [[email, "wrong password!"], ["nobody@example.com", PASSWORD], [email, ""]] as const) {
       const { res } = await signIn(t, address, password);
       expect(res.status).toBe(password === "" ? 422 : 401);
-      if (res.status === 401) expect(res.json).toEqual({ message: "The email address or password is incorrect." });
+      if (res.status === 401) expect(res.json).toEqual({ message: "The email address or password is incorrect.", error: "unauthenticated" });
       expect(res.headers.get("set-cookie")).toBeNull();
     }
 
@@ -99,7 +99,7 @@ describe("a session is accepted like the team token", () => {
     for (const csrf of [null, "", "x".repeat(32), s.csrf.slice(0, -1)]) {
       const res = await asSession(t, s, "POST", "/v1/suppressions", { body, csrf });
       expect(res.status).toBe(403);
-      expect(res.json).toEqual({ message: "This request needs the session's CSRF token in the X-CSRF-Token header." });
+      expect(res.json).toEqual({ message: "This request needs the session's CSRF token in the X-CSRF-Token header.", error: "forbidden" });
     }
     expect((await asSession(t, s, "PUT", "/v1/team", { body: { name: "Renamed" }, csrf: null })).status).toBe(403);
     expect((await asSession(t, s, "DELETE", `/v1/projects/${t.team.projectId}`, { csrf: null })).status).toBe(403);
@@ -200,7 +200,7 @@ describe("failed sign-ins are throttled", () => {
     for (let i = 0; i < SIGN_IN_FAILURES_PER_EMAIL; i++) expect((await signIn(t, email, `wrong-${i}-password`)).res.status).toBe(401);
     const refused = await signIn(t, email);
     expect(refused.res.status).toBe(429);
-    expect(refused.res.json).toEqual({ message: "Too many requests." });
+    expect(refused.res.json).toEqual({ message: "Too many requests.", error: "too_many_requests" });
     const retry = Number(refused.res.headers.get("retry-after"));
     expect(retry).toBeGreaterThan(800);
     expect(retry).toBeLessThanOrEqual(900);
@@ -265,7 +265,7 @@ describe("team members: invite, set a password, remove", () => {
     // A member may do what the team token does, but not invite or remove members.
     const refused = await asSession(t, member, "POST", "/v1/team/members", { body: { email: "x@example.com" } });
     expect(refused.status).toBe(403);
-    expect(refused.json).toEqual({ message: "Only team owners can invite or remove members." });
+    expect(refused.json).toEqual({ message: "Only team owners can invite or remove members.", error: "forbidden" });
     expect((await asSession(t, member, "POST", "/v1/suppressions", { body: { email: "member-added@example.com", scope: "team", reason: "manual" } })).status).toBe(201);
 
     // Removed: the member's session ends at once.

@@ -111,7 +111,7 @@ describe("POST /v1/domains", () => {
     await create(name);
     const again = await t.request("POST", "/v1/domains", { body: { domain: `${name.toUpperCase()}.` } });
     expect(again.status).toBe(409);
-    expect(again.json).toEqual({ message: `The domain ${name} has already been added to this team.` });
+    expect(again.json).toEqual({ message: `The domain ${name} has already been added to this team.`, error: "conflict" });
     const b = t.addTeam();
     const other = await t.request("POST", "/v1/domains", { body: { domain: name }, token: b.teamToken });
     expect(other.status).toBe(201);
@@ -328,7 +328,7 @@ describe("auth and cross-team isolation", () => {
     for (const [method, path, body] of calls) {
       const res = await t.request(method, path, { token: null, body });
       expect([method, path, res.status]).toEqual([method, path, 401]);
-      expect(res.json).toEqual({ message: "Unauthenticated." });
+      expect(res.json).toEqual({ message: "Unauthenticated.", error: "unauthenticated" });
     }
     // A project token is not a team token.
     expect((await t.request("GET", "/v1/domains", { projectToken: t.team.projectToken })).status).toBe(401);
@@ -349,7 +349,7 @@ describe("auth and cross-team isolation", () => {
       for (const [method, path, body] of calls) {
         const res = await t.request(method, path, { token: b.teamToken, body });
         expect([method, path, res.status]).toEqual([method, path, 404]);
-        expect(res.json).toEqual({ message: "Domain not found." });
+        expect(res.json).toEqual({ message: "Domain not found.", error: "not_found" });
       }
     }
     const list = await t.request("GET", "/v1/domains?page[size]=100", { token: b.teamToken });

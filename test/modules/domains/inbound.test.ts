@@ -278,7 +278,7 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
     for (const id of [route, "0190a0b0-0000-7000-8000-000000000000", "nope"]) {
       const res = await verify(id, b.teamToken);
       expect(res.status).toBe(404);
-      expect(res.json).toEqual({ message: "Route not found." });
+      expect(res.json).toEqual({ message: "Route not found.", error: "not_found" });
     }
   });
 

@@ -330,7 +330,7 @@ describe("GET /v1/messages/{id}, /events, /source", () => {
     expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(raw))).toBe(true);
     const none = await t.request("GET", `/v1/messages/${noSource}/source`);
     expect(none.status).toBe(404);
-    expect(none.json).toEqual({ message: "Message source not found." });
+    expect(none.json).toEqual({ message: "Message source not found.", error: "not_found" });
   });
 
   test("401 and 404 on each", async () => {
@@ -339,7 +339,7 @@ describe("GET /v1/messages/{id}, /events, /source", () => {
       for (const unknown of [newId(), "nope"]) {
         const res = await t.request("GET", `/v1/messages/${unknown}${suffix}`);
         expect(res.status).toBe(404);
-        expect(res.json).toEqual({ message: "Message not found." });
+        expect(res.json).toEqual({ message: "Message not found.", error: "not_found" });
       }
     }
   });
@@ -349,7 +349,7 @@ describe("GET /v1/messages/{id}, /events, /source", () => {
     for (const suffix of ["", "/events", "/source"]) {
       const res = await t.request("GET", `/v1/messages/${id}${suffix}`, { token: b.teamToken });
       expect(res.status).toBe(404);
-      expect(res.json).toEqual({ message: "Message not found." });
+      expect(res.json).toEqual({ message: "Message not found.", error: "not_found" });
     }
     expect(ids(await t.request("GET", "/v1/messages", { token: b.teamToken }))).toEqual([]);
   });

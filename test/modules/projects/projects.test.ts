@@ -60,7 +60,7 @@ describe("GET /v1/projects/{id}: ProjectData", () => {
     for (const [token, id] of [[b.teamToken, projectId], [t.team.teamToken, b.projectId], [t.team.teamToken, newId()], [t.team.teamToken, "not-a-uuid"]] as const) {
       const res = await t.request("GET", `/v1/projects/${id}`, { token });
       expect(res.status).toBe(404);
-      expect(res.json).toEqual({ message: "Project not found." });
+      expect(res.json).toEqual({ message: "Project not found.", error: "not_found" });
     }
   });
 
@@ -311,7 +311,7 @@ describe("cross-team: team B's token on team A's project → 404 everywhere, not
     test(`${method} ${path.replace(id, "{A}")}`, async () => {
       const res = await t.request(method, path, { token: b.teamToken, body });
       expect(res.status).toBe(404);
-      expect(res.json).toEqual({ message: "Project not found." });
+      expect(res.json).toEqual({ message: "Project not found.", error: "not_found" });
     });
   }
   test("team A's project is untouched and its token still works", async () => {

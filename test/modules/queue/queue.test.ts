@@ -198,7 +198,7 @@ describe("message retry and cancel", () => {
     for (const action of ["retry", "cancel"]) {
       const foreign = await h.request("POST", `/v1/messages/${id}/${action}`, { token: other.teamToken });
       expect(foreign.status).toBe(404);
-      expect(foreign.json).toEqual({ message: "Message not found." });
+      expect(foreign.json).toEqual({ message: "Message not found.", error: "not_found" });
       expect((await h.request("POST", `/v1/messages/0190a0a0-0000-7000-8000-000000000000/${action}`)).status).toBe(404);
       expect((await h.request("POST", `/v1/messages/not-an-id/${action}`)).status).toBe(404);
     }
@@ -326,9 +326,9 @@ describe("POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", () => {
     const other = h.addTeam();
     const foreign = await h.request("POST", `/v1/webhooks/${webhookId}/deliveries/${log[0].id}/redeliver`, { token: other.teamToken });
     expect(foreign.status).toBe(404);
-    expect(foreign.json).toEqual({ message: "Webhook not found." });
+    expect(foreign.json).toEqual({ message: "Webhook not found.", error: "not_found" });
     const unknown = await h.request("POST", `/v1/webhooks/${webhookId}/deliveries/0190a0a0-0000-7000-8000-000000000000/redeliver`);
-    expect(unknown.json).toEqual({ message: "Webhook delivery not found." });
+    expect(unknown.json).toEqual({ message: "Webhook delivery not found.", error: "not_found" });
     expect(receiver.deliveries).toHaveLength(2);
   });
 

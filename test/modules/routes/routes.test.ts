@@ -87,7 +87,7 @@ describe("POST /v1/projects/{id}/routes", () => {
     expect((await t.request("POST", path, { token: null, body: { name: "x", route_type: "inbound" } })).status).toBe(401);
     const res = await t.request("POST", `/v1/projects/${newId()}/routes`, { body: { name: "x", route_type: "inbound" } });
     expect(res.status).toBe(404);
-    expect(res.json).toEqual({ message: "Project not found." });
+    expect(res.json).toEqual({ message: "Project not found.", error: "not_found" });
   });
 });
 
@@ -185,7 +185,7 @@ describe("GET /v1/routes/{id} and GET /v1/projects/{id}/routes", () => {
     for (const id of [newId(), "nope"]) {
       const res = await t.request("GET", `/v1/routes/${id}`);
       expect(res.status).toBe(404);
-      expect(res.json).toEqual({ message: "Route not found." });
+      expect(res.json).toEqual({ message: "Route not found.", error: "not_found" });
     }
     expect((await t.request("GET", `/v1/projects/${newId()}/routes`)).status).toBe(404);
   });
@@ -402,7 +402,7 @@ describe("cross-team: team B's token on team A's routes → 404, nothing changes
     test(`${method} ${path.replace(inbound, "{A}")}`, async () => {
       const res = await t.request(method, path, { token: b.teamToken, body });
       expect(res.status).toBe(404);
-      expect(res.json).toEqual({ message: "Route not found." });
+      expect(res.json).toEqual({ message: "Route not found.", error: "not_found" });
     });
   }
   test("team A's route is unchanged", async () => {

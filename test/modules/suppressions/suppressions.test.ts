@@ -152,7 +152,7 @@ describe("GET /v1/suppressions and DELETE /v1/suppressions/{id}", () => {
     expect((await suppressedAmong(t.deps.store.read, { teamId, projectId, routeId: tx }, ["unsub@example.net"])).size).toBe(0);
     const again = await t.request("DELETE", `/v1/suppressions/${target.id}`);
     expect(again.status).toBe(404);
-    expect(again.json).toEqual({ message: "Suppression not found." });
+    expect(again.json).toEqual({ message: "Suppression not found.", error: "not_found" });
     expect((await t.request("DELETE", "/v1/suppressions/not-a-uuid")).status).toBe(404);
   });
 
@@ -165,7 +165,7 @@ describe("GET /v1/suppressions and DELETE /v1/suppressions/{id}", () => {
     const target = (await t.request("GET", "/v1/suppressions")).json.data[0];
     const res = await t.request("DELETE", `/v1/suppressions/${target.id}`, { token: b.teamToken });
     expect(res.status).toBe(404);
-    expect(res.json).toEqual({ message: "Suppression not found." });
+    expect(res.json).toEqual({ message: "Suppression not found.", error: "not_found" });
     expect((await t.request("GET", "/v1/suppressions")).json.data[0].id).toBe(target.id);
     expect(emails(await t.request("GET", "/v1/suppressions", { token: b.teamToken }))).toEqual(["b-only@example.net"]);
   });

@@ -44,7 +44,7 @@ describe("GET /v1/team", () => {
     expect((await t.request("GET", "/v1/team", { token: null })).status).toBe(401);
     const res = await t.request("GET", "/v1/team", { projectToken: t.team.projectToken });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ message: "Unauthenticated." });
+    expect(res.json).toEqual({ message: "Unauthenticated.", error: "unauthenticated" });
   });
 
   test("team B's token sees team B only", async () => {
