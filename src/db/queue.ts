@@ -91,16 +91,22 @@ export class QueueRepository {
 
   /**
    * The recipient domains (lower case, the part after the first @) of the team's recipients still
-   * queued: the destinations a team is shown are the ones its own mail is waiting for.
+   * queued, each with the latest remote reply (serialized RemoteReply) one of those recipients got,
+   * or null: the destinations a team is shown are the ones its own mail is waiting for, and the
+   * replies it is shown are those about its own mail, never another team's.
    */
-  async domainsOfTeam(teamId: string): Promise<string[]> {
+  async teamDomains(teamId: string): Promise<{ domain: string; last_response: string | null; at: number | null }[]> {
     // dialect: SQLite has no split_part; both take what follows the first @.
     const domain = this.db.dialect === "postgres" ? "lower(split_part(r.email, '@', 2))" : "lower(substr(r.email, instr(r.email, '@') + 1))";
-    const rows = await this.db.all<{ domain: string }>(
-      `SELECT DISTINCT ${domain} AS domain FROM messages m JOIN recipients r ON r.message_id = m.id
-       WHERE m.team_id = ? AND m.type = 'outbound' AND m.status IN (${QUEUED_SQL}) AND r.status IN (${QUEUED_SQL})`,
+    const rows = await this.db.all<{ domain: string; last_response: string | null; at: number | null; n: number }>(
+      `SELECT domain, last_response, at FROM (
+         SELECT ${domain} AS domain, r.last_response, r.status_changed_at AS at,
+           ROW_NUMBER() OVER (PARTITION BY ${domain} ORDER BY (r.last_response IS NULL), r.status_changed_at DESC, r.id DESC) AS n
+         FROM messages m JOIN recipients r ON r.message_id = m.id
+         WHERE m.team_id = ? AND m.type = 'outbound' AND m.status IN (${QUEUED_SQL}) AND r.status IN (${QUEUED_SQL})
+       ) latest WHERE n = 1`,
       [teamId],
     );
-    return rows.map((r) => r.domain);
+    return rows.map((r) => ({ domain: r.domain, last_response: r.last_response ?? null, at: r.last_response === null || r.at === null ? null : Number(r.at) }));
   }
 }

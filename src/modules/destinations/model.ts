@@ -20,7 +20,9 @@ export const DestinationData = t.Object({
   max_per_minute: Nullable(t.Integer({ description: "The policy's pace; null = no limit" })),
   strikes: t.Integer({ description: "Rate replies in a row (each doubles the next pause)" }),
   throttled_at: Nullable(t.String({ format: "date-time", description: "The last rate reply that paused it" })),
-  last_reply: Nullable(Reply),
+  last_reply: t.Union([Reply, t.Null()], {
+    description: "The latest reply the destination gave to this team's own mail still queued there; null when none has (a pause another team's mail caused shows no reply)",
+  }),
   updated_at: t.String({ format: "date-time" }),
 });
 export type DestinationData = Static<typeof DestinationData>;

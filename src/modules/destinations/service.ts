@@ -10,19 +10,28 @@ export const DESTINATIONS_LISTED = 1000;
 
 /**
  * The shaping state of the destinations the team's queued mail is waiting for. Destinations are
- * the server's (one IP, one reputation, shared by every team), but which domains other teams mail
- * to is theirs: a team sees only the destinations, and the domains of them, its own mail goes to.
+ * the server's (one IP, one reputation, shared by every team): their pause, limits, strikes and
+ * when they were throttled hold every team's mail there, so every team with mail waiting there is
+ * shown them. Which domains other teams mail to, and what the remote said about their mail, is
+ * theirs: a team sees only the destinations, and the domains of them, its own mail goes to, and as
+ * the last reply the latest one its own queued mail got there (null when none has).
  */
 export async function listDestinations(deps: Deps, teamId: string, now = Date.now()): Promise<DestinationData[]> {
-  const [rows, mine] = await Promise.all([deps.store.read.destinations.list(DESTINATIONS_LISTED), deps.store.read.queue.domainsOfTeam(teamId)]);
-  const ours = new Set(mine);
+  const [rows, mine] = await Promise.all([deps.store.read.destinations.list(DESTINATIONS_LISTED), deps.store.read.queue.teamDomains(teamId)]);
+  const ours = new Map(mine.map((d) => [d.domain, d]));
   return rows.flatMap((r) => {
     const domains = (JSON.parse(r.domains) as string[]).filter((d) => ours.has(d));
-    return domains.length > 0 ? [destinationData(deps, r, domains, now)] : [];
+    if (domains.length === 0) return [];
+    let latest: { last_response: string | null; at: number | null } | null = null;
+    for (const d of domains) {
+      const o = ours.get(d)!;
+      if (o.last_response !== null && (latest === null || (o.at ?? 0) > (latest.at ?? 0))) latest = o;
+    }
+    return [destinationData(deps, r, domains, latest?.last_response ?? null, now)];
   });
 }
 
-function destinationData(deps: Deps, r: DestinationRow, domains: string[], now: number): DestinationData {
+function destinationData(deps: Deps, r: DestinationRow, domains: string[], lastReply: string | null, now: number): DestinationData {
   const mxHosts = mxHostsOf(r.name);
   const policy = policyFor(deps.config.destinationPolicies, domains, mxHosts);
   return {
@@ -37,7 +46,8 @@ function destinationData(deps: Deps, r: DestinationRow, domains: string[], now: 
     max_per_minute: policy?.per_minute ?? null,
     strikes: r.strikes,
     throttled_at: r.throttled_at ? iso(r.throttled_at) : null,
-    last_reply: r.last_reply ? (JSON.parse(r.last_reply) as RemoteReply) : null,
+    // The row's last_reply is the destination's, about whichever team's mail got it: never shown.
+    last_reply: lastReply ? (JSON.parse(lastReply) as RemoteReply) : null,
     updated_at: new Date(r.updated_at).toISOString(),
   };
 }
