@@ -386,15 +386,19 @@ export class DomainRepository {
   }
 }
 
-/** A sending domain that claims an inbound name: equal to it or a parent, of another team, or whose bounce name it is. */
-export type InboundClaimRow = { domain: string; team_id: string; return_path_host: string };
+/**
+ * A sending domain that may claim an inbound name (equal to it or a parent of it): one of the
+ * asking team's (any status: its bounce name, and, active, the team's own proof) or another
+ * team's active one (its DKIM record verified: proof of control of the name).
+ */
+export type InboundClaimRow = { domain: string; team_id: string; return_path_host: string; status: string; status_changed_at: number | null };
 
 /** What verifying a route's inbound domain reads of the route. */
-export type InboundRouteRow = { id: string; route_type: string; inbound_domain: string | null };
+export type InboundRouteRow = { id: string; route_type: string; inbound_domain: string | null; inbound_domain_verified_at: number | null };
 
 const claimsSql = (names: number) =>
-  `SELECT domain, team_id, return_path_host FROM domains
-   WHERE domain IN (${placeholders(names)}) AND (team_id <> ? OR return_path_host || '.' || domain = ?)`;
+  `SELECT domain, team_id, return_path_host, status, status_changed_at FROM domains
+   WHERE domain IN (${placeholders(names)}) AND (team_id = ? OR status = 'active')`;
 
 /**
  * Who owns an inbound domain: the sending domains that claim a name, and the inbound_domain
@@ -405,22 +409,26 @@ export class InboundDomainRepository {
   constructor(private readonly db: SqlExecutor) {}
 
   /**
-   * Sending domains among `names` (a name and its parents) that are another team's, or whose
-   * return-path name (`<return_path_host>.<domain>`) is `name`.
+   * Sending domains among `names` (a name and its parents) that are `teamId`'s own (any status)
+   * or another team's active ones. An unverified domain of another team claims nothing.
    */
-  claims(names: readonly string[], teamId: string, name: string): Promise<InboundClaimRow[]> {
-    return this.db.all<InboundClaimRow>(claimsSql(names.length), [...names, teamId, name], { dynamic: true });
+  claims(names: readonly string[], teamId: string): Promise<InboundClaimRow[]> {
+    return this.db.all<InboundClaimRow>(claimsSql(names.length), [...names, teamId], { dynamic: true });
   }
 
   routeOfTeam(routeId: string, teamId: string): Promise<InboundRouteRow | null> {
-    return this.db.get<InboundRouteRow>("SELECT id, route_type, inbound_domain FROM routes WHERE id = ? AND team_id = ?", [routeId, teamId]);
+    return this.db.get<InboundRouteRow>("SELECT id, route_type, inbound_domain, inbound_domain_verified_at FROM routes WHERE id = ? AND team_id = ?", [routeId, teamId]);
   }
 
-  /** True when a route other than `routeId` has `name` (canonical) verified as its inbound domain. */
-  async verifiedElsewhere(name: string, routeId: string): Promise<boolean> {
+  /**
+   * True when a route other than `routeId` has `name` (canonical) verified as its inbound domain,
+   * verified before `before` when given (a route verified since a route's own verification does
+   * not take the name from it; the MX listener also gives the name to the first verified).
+   */
+  async verifiedElsewhere(name: string, routeId: string, before: number | null): Promise<boolean> {
     const row = await this.db.get(
-      "SELECT id FROM routes WHERE lower(inbound_domain) = ? AND inbound_domain_verified_at IS NOT NULL AND id != ? LIMIT 1",
-      [name, routeId],
+      "SELECT id FROM routes WHERE lower(inbound_domain) = ? AND inbound_domain_verified_at IS NOT NULL AND inbound_domain_verified_at < ? AND id != ? LIMIT 1",
+      [name, before ?? Number.MAX_SAFE_INTEGER, routeId],
     );
     return row !== null;
   }
@@ -430,24 +438,31 @@ export class InboundDomainRepository {
     await this.db.run("UPDATE routes SET inbound_domain_verified_at = NULL WHERE id = ? AND inbound_domain_verified_at IS NOT NULL", [routeId]);
   }
 
-  /** Records the verification of the route's inbound domain; false when it is no longer `stored`. */
+  /**
+   * Records the verification of the route's inbound domain; false when it is no longer `stored`.
+   * A route verified already keeps the time of its first verification: its claim dates from
+   * then, and checking it again must not make it younger than claims that came after it.
+   */
   async markVerified(routeId: string, stored: string, now: number): Promise<boolean> {
-    return (await this.db.run("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ? AND inbound_domain = ?", [now, routeId, stored])).changes > 0;
+    return (
+      await this.db.run("UPDATE routes SET inbound_domain_verified_at = coalesce(inbound_domain_verified_at, ?) WHERE id = ? AND inbound_domain = ?", [
+        now,
+        routeId,
+        stored,
+      ])
+    ).changes > 0;
   }
 
   /**
-   * A sending domain was registered by `teamId`: other teams' routes receiving at the name or
-   * under it lose their verification, and so does any route whose inbound domain is the new
-   * return-path name `<returnPathHost>.<domain>`.
+   * The team registered a sending domain whose return-path name is `bounceName`: its own routes
+   * receiving there lose their verification (that mail is bounces). Other teams' routes are not
+   * touched: a registration proves nothing about the name.
    */
-  async unverifyClaimedBy(teamId: string, domain: string, returnPathHost: string, now: number): Promise<void> {
-    // "Ends in .<domain>" as a substr from a positive start, which both engines read alike.
+  async unverifyOwnBounceName(teamId: string, bounceName: string, now: number): Promise<void> {
     await this.db.run(
       `UPDATE routes SET inbound_domain_verified_at = NULL, updated_at = ?
-       WHERE inbound_domain_verified_at IS NOT NULL
-         AND ((team_id <> ? AND (lower(inbound_domain) = ? OR substr(lower(inbound_domain), length(inbound_domain) - length(?)) = '.' || ?))
-           OR lower(inbound_domain) = ? || '.' || ?)`,
-      [now, teamId, domain, domain, domain, returnPathHost, domain],
+       WHERE inbound_domain_verified_at IS NOT NULL AND team_id = ? AND lower(inbound_domain) = ?`,
+      [now, teamId, bounceName],
     );
   }
 }

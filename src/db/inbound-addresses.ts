@@ -3,23 +3,26 @@ import type { SqlExecutor } from "./sql.ts";
 /** The inbound route an address on the MX belongs to. */
 export type InboundRouteHit = { id: string; team_id: string; project_id: string };
 
-// Two teams could both point MX records of one domain at us; the first verified owns it.
-// Whatever was verified, a route never gets a name at or under a sending domain another team
-// registered (the name and its parents, as a JSON array), nor the return-path name of any
-// domain: that mail is the other team's, or bounces.
+// The first verified route of a name gets its mail. What a route never gets, whatever was
+// verified (state an older version left, a race): its own team's return-path name (that mail is
+// bounces), and a name at or under a sending domain another team verified (made active, its DKIM
+// record proving control of the name) no later than the route was, unless the route's team has
+// an active domain there as well. A domain another team merely registered blocks nothing, and a
+// claim verified after the route's does not take the name from it (docs/security.md "Claims on
+// shared names need proof"); the same rules decide at verification (src/modules/domains/service.ts).
+// `names` are the name and its parents, as a JSON array, passed twice.
 // dialect: SQLite reads the JSON array with json_each, PostgreSQL with json_array_elements_text
 // (its parameter cast to text first: typed json, the driver would send the array as a JSON string).
+const routeByVerifiedDomainSql = (names: string) => `SELECT r.id, r.team_id, r.project_id FROM routes r
+     WHERE lower(r.inbound_domain) = ? AND r.inbound_domain_verified_at IS NOT NULL AND r.route_type = 'inbound'
+       AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.domain IN (${names})
+         AND ((d.team_id = r.team_id AND d.return_path_host || '.' || d.domain = ?)
+           OR (d.team_id <> r.team_id AND d.status = 'active' AND coalesce(d.status_changed_at, 0) <= r.inbound_domain_verified_at
+             AND NOT EXISTS (SELECT 1 FROM domains e WHERE e.domain IN (${names}) AND e.team_id = r.team_id AND e.status = 'active'))))
+     ORDER BY r.inbound_domain_verified_at, r.id LIMIT 1`;
 const ROUTE_BY_VERIFIED_DOMAIN = {
-  sqlite: `SELECT r.id, r.team_id, r.project_id FROM routes r
-     WHERE lower(r.inbound_domain) = ? AND r.inbound_domain_verified_at IS NOT NULL AND r.route_type = 'inbound'
-       AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.domain IN (SELECT value FROM json_each(?))
-         AND (d.team_id <> r.team_id OR d.return_path_host || '.' || d.domain = ?))
-     ORDER BY r.inbound_domain_verified_at, r.id LIMIT 1`,
-  postgres: `SELECT r.id, r.team_id, r.project_id FROM routes r
-     WHERE lower(r.inbound_domain) = ? AND r.inbound_domain_verified_at IS NOT NULL AND r.route_type = 'inbound'
-       AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.domain IN (SELECT json_array_elements_text(CAST(? AS text)::json))
-         AND (d.team_id <> r.team_id OR d.return_path_host || '.' || d.domain = ?))
-     ORDER BY r.inbound_domain_verified_at, r.id LIMIT 1`,
+  sqlite: routeByVerifiedDomainSql("SELECT value FROM json_each(?)"),
+  postgres: routeByVerifiedDomainSql("SELECT json_array_elements_text(CAST(? AS text)::json)"),
 };
 
 /**
@@ -37,7 +40,8 @@ export class InboundAddressRepository {
 
   /** The inbound route that receives everything at `domain`, its verified inbound domain; `names` are the domain and its parents. */
   routeByVerifiedDomain(domain: string, names: readonly string[]): Promise<InboundRouteHit | null> {
-    return this.db.get<InboundRouteHit>(ROUTE_BY_VERIFIED_DOMAIN[this.db.dialect], [domain, JSON.stringify(names), domain]);
+    const list = JSON.stringify(names);
+    return this.db.get<InboundRouteHit>(ROUTE_BY_VERIFIED_DOMAIN[this.db.dialect], [domain, list, domain, list]);
   }
 
   /** Whether the recipient is one of an outbound message whose team has `bounceDomain` as a return-path name. */

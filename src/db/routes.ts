@@ -122,11 +122,6 @@ export class RouteRepository {
     return (await this.db.get("SELECT 1 AS one FROM routes WHERE project_id = ? AND slug = ?", [projectId, slug])) !== null;
   }
 
-  /** True when a route other than `routeId` has `domain` as its inbound domain. */
-  async inboundDomainUsedElsewhere(domain: string, routeId: string): Promise<boolean> {
-    return (await this.db.get("SELECT id FROM routes WHERE inbound_domain = ? AND id <> ?", [domain, routeId])) !== null;
-  }
-
   async insert(r: NewRouteRow): Promise<void> {
     await this.db.run(...newRouteStatement(r));
   }

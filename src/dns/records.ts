@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { randomBytes } from "node:crypto";
 import { domainToASCII } from "node:url";
+import { getPublicSuffix } from "tldts";
 import { signValue } from "../secrets.ts";
 import { dkimRecordContent, ed25519DkimRecordContent } from "./dkim-key.ts";
 
@@ -41,7 +42,8 @@ export type NormalizedName = { ok: true; domain: string } | { ok: false; message
 /**
  * Turns what a user typed into the name we store and look up: trimmed, lower case, IDN as
  * punycode, no trailing dot. Refuses what cannot be a sending domain: IP addresses, single
- * labels, bad characters, labels over 63 characters, names too long for their DKIM record.
+ * labels, bad characters, labels over 63 characters, names too long for their DKIM record,
+ * public suffixes (co.uk, github.io: see isPublicSuffix).
  */
 export function normalizeDomainName(input: string): NormalizedName {
   let name = input.trim().toLowerCase();
@@ -65,8 +67,24 @@ export function normalizeDomainName(input: string): NormalizedName {
   if (ascii.length > MAX_DOMAIN_LENGTH) {
     return { ok: false, message: `The domain is longer than ${MAX_DOMAIN_LENGTH} characters, too long for its DKIM record name to fit in DNS.` };
   }
+  if (isPublicSuffix(ascii)) return { ok: false, message: publicSuffixMessage("domain", ascii) };
   return { ok: true, domain: ascii };
 }
+
+/**
+ * Whether a name (canonical: lower case, punycode, no trailing dot) is itself a public suffix:
+ * a rule of the Public Suffix List, ICANN section (com, co.uk, *.ck) or private section
+ * (github.io, blogspot.com), through the tldts package. The names under a public suffix belong
+ * to different owners, so no team may claim one. A name merely under one (example.co.uk) is
+ * fine; a single label is its own suffix too (callers refuse those with their own message).
+ */
+export function isPublicSuffix(name: string): boolean {
+  return getPublicSuffix(name, { allowPrivateDomains: true }) === name;
+}
+
+/** The 422 message for a public suffix given as `what` ("domain", "inbound domain"). */
+export const publicSuffixMessage = (what: string, name: string): string =>
+  `The ${what} ${name} is a public suffix (on the Public Suffix List): the names under it belong to different owners, so it cannot be claimed. Use a domain of your own under it, such as example.${name}.`;
 
 /** A fresh DKIM selector: "ph" + the date + 4 hex, so a later key rotation gets a distinct name. */
 export function newDkimSelector(now = new Date()): string {

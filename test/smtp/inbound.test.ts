@@ -335,7 +335,7 @@ describe("MX listener: mail for inbound routes", () => {
   });
 });
 
-describe("MX listener: names claimed by another team's sending domain never reach a route", () => {
+describe("MX listener: names claimed by a sending domain another team verified never reach a route", () => {
   let h: InboundHarness;
   beforeAll(async () => {
     h = await startInbound();
@@ -355,15 +355,28 @@ describe("MX listener: names claimed by another team's sending domain never reac
     }
   };
   const messagesOf = async (token: string) => (await h.app.request("GET", "/v1/messages", { token })).json.data as unknown[];
+  const publish = (records: { type: string; fqdn: string; content: string }[]) => {
+    for (const r of records) {
+      if (r.type === "MX") h.dns.set(r.fqdn, "MX", [{ exchange: r.content, priority: 10 }]);
+      else h.dns.set(r.fqdn, "TXT", [r.content]);
+    }
+  };
+  /** Team A registers the domain and proves it (its records published, verified: active). */
+  const registerVerified = async (name: string) => {
+    const d = await h.app.request("POST", "/v1/domains", { body: { domain: name } });
+    expect(d.status).toBe(201);
+    publish(d.json.dns_records);
+    expect((await h.app.request("POST", `/v1/domains/${d.json.id}/dns-records/verify`)).json.data.status).toBe("active");
+  };
 
   test("the attack: team B's route on ph-bounces.<team A's domain> gets neither postmaster@, abuse@ nor forged VERP mail", async () => {
-    expect((await h.app.request("POST", "/v1/domains", { body: { domain: "a-corp.test" } })).status).toBe(201);
+    await registerVerified("a-corp.test");
     const b = h.app.addTeam();
     const theirs = await inboundRouteOf(b.projectId);
     const put = await h.app.request("PUT", `/v1/routes/${theirs}`, { token: b.teamToken, body: { inbound_settings: { inbound_domain: "ph-bounces.a-corp.test" } } });
     expect(put.status).toBe(409);
-    // The state an older version could leave behind (MX-only verification): verified all the same.
-    await h.app.sql.run("UPDATE routes SET inbound_domain = 'ph-bounces.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), theirs]);
+    // The state an older version could leave behind (MX-only verification, after A's): verified all the same.
+    await h.app.sql.run("UPDATE routes SET inbound_domain = 'ph-bounces.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?", [Date.now() + 1, theirs]);
     const { client } = await RawSmtpClient.connect(h.port);
     const raw = await compose({ from: "mallory@sender.test", to: "postmaster@ph-bounces.a-corp.test", subject: "Delivery report", text: "bounce" });
     const targets = ["postmaster@ph-bounces.a-corp.test", "abuse@PH-BOUNCES.a-corp.test", "b.forged0000000000000000000000000000@ph-bounces.a-corp.test"];
@@ -375,13 +388,13 @@ describe("MX listener: names claimed by another team's sending domain never reac
     expect(await inboundCount(h)).toBe(0);
   });
 
-  test("any name under team A's domain is refused for team B's route at RCPT, even if marked verified; team A's own route gets its own names", async () => {
+  test("any name under team A's verified domain is refused for team B's route at RCPT, even if marked verified after it; team A's own route gets its own names", async () => {
     const b = h.app.addTeam();
     const theirs = await inboundRouteOf(b.projectId);
-    await h.app.sql.run("UPDATE routes SET inbound_domain = 'track.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), theirs]);
+    await h.app.sql.run("UPDATE routes SET inbound_domain = 'track.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?", [Date.now() + 1, theirs]);
     expect(await rcpt("x@track.a-corp.test")).toStartWith("550 ");
     expect(await rcpt("x@TRACK.A-CORP.TEST")).toStartWith("550 ");
-    // Team A, which registered a-corp.test, may receive there.
+    // Team A, which verified a-corp.test, may receive there.
     await h.app.sql.run("UPDATE routes SET inbound_domain = NULL, inbound_domain_verified_at = NULL WHERE id = ?", [theirs]);
     await h.app.sql.run("UPDATE routes SET inbound_domain = 'track.a-corp.test', inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), h.inboundRouteId]);
     try {
@@ -395,26 +408,23 @@ describe("MX listener: names claimed by another team's sending domain never reac
     expect(await messagesOf(b.teamToken)).toEqual([]);
   });
 
-  test("reverse order: team B verifies in.b-later.test (MX and TXT), then team A registers b-later.test → B's route loses it", async () => {
+  test("reverse order: team B verifies in.b-later.test (MX and TXT), then team A registers and verifies b-later.test → B's route keeps it", async () => {
     const b = h.app.addTeam();
     const theirs = await inboundRouteOf(b.projectId);
     const put = await h.app.request("PUT", `/v1/routes/${theirs}`, { token: b.teamToken, body: { inbound_settings: { inbound_domain: "in.b-later.test" } } });
     expect(put.status).toBe(200);
-    for (const r of put.json.data.inbound_domain_records) {
-      if (r.type === "MX") h.dns.set(r.fqdn, "MX", [{ exchange: r.content, priority: 10 }]);
-      else h.dns.set(r.fqdn, "TXT", [r.content]);
-    }
+    publish(put.json.data.inbound_domain_records);
     const verified = await h.app.request("POST", `/v1/routes/${theirs}/verify-inbound-domain`, { token: b.teamToken });
     expect(verified.json.data.verified).toBe(true);
     expect(await rcpt("x@in.b-later.test")).toStartWith("250 ");
 
-    expect((await h.app.request("POST", "/v1/domains", { body: { domain: "b-later.test" } })).status).toBe(201);
-    expect((await h.app.request("GET", `/v1/routes/${theirs}`, { token: b.teamToken })).json.inbound_domain_verified_at).toBeNull();
+    // A registration proves nothing; A's proof of the parent comes after B's of the name.
+    await registerVerified("b-later.test");
+    expect((await h.app.request("GET", `/v1/routes/${theirs}`, { token: b.teamToken })).json.inbound_domain_verified_at).toBeString();
+    expect(await rcpt("x@in.b-later.test")).toStartWith("250 ");
+    // The listener's own check: a verification recorded after A's proof would not count.
+    await h.app.sql.run("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?", [Date.now() + 1, theirs]);
     expect(await rcpt("x@in.b-later.test")).toStartWith("550 ");
-    // The listener's own check holds even if the verification were still recorded.
-    await h.app.sql.run("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), theirs]);
-    expect(await rcpt("x@in.b-later.test")).toStartWith("550 ");
-    expect(await messagesOf(b.teamToken)).toEqual([]);
   });
 });
 

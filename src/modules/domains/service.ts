@@ -80,10 +80,11 @@ export async function createDomain(deps: Pick<Deps, "store" | "config">, teamId:
       },
       specs.map((s) => ({ id: newId(), domain_id: id, purpose: s.purpose, type: s.type, hostname: s.hostname, fqdn: s.fqdn, content: s.content, created_at: now })),
     );
-    // The name now belongs to this team: another team's route receiving at it or under it loses
-    // its verification (the MX listener stops matching it anyway), and so does any route whose
-    // inbound domain is the new return-path domain, whose mail is bounces.
-    await tx.inboundDomains.unverifyClaimedBy(teamId, domain, RETURN_PATH_HOST, now);
+    // A registration proves nothing: other teams' routes at or under the name keep their
+    // verification, and the name claims nothing for inbound mail until its DKIM record verifies
+    // (docs/security.md "Claims on shared names need proof"). Only the team's own route on the
+    // new return-path name stops: that mail is the team's bounces now.
+    await tx.inboundDomains.unverifyOwnBounceName(teamId, `${RETURN_PATH_HOST}.${domain}`, now);
   });
   return getDomain(deps, teamId, id);
 }
@@ -162,26 +163,43 @@ export async function verifyDomain(deps: Deps, teamId: string, id: string): Prom
   return { data: await getDomain(deps, teamId, id), verified, message, failed };
 }
 
-/** Why a name cannot be a route's inbound domain: a registered sending domain claims it. */
+/** Why a name cannot be a route's inbound domain: a sending domain claims it. */
 export type InboundDomainConflict = { kind: "other_team" | "bounce"; domain: string };
 
-/** The strongest claim among the sending domains that claim `name`: another team's, longest first, then a bounce name. */
-function strongestClaim(rows: readonly InboundClaimRow[], teamId: string, name: string): InboundDomainConflict | null {
-  const other = rows.filter((r) => r.team_id !== teamId).sort((a, b) => b.domain.length - a.domain.length)[0];
-  if (other) return { kind: "other_team", domain: other.domain };
-  const bounce = rows.find((r) => `${r.return_path_host}.${r.domain}` === name);
-  return bounce ? { kind: "bounce", domain: bounce.domain } : null;
+/**
+ * The claim among the sending domains at `name` or above it that keeps `teamId` from receiving
+ * at `name`: the team's own domain whose return-path name it is (any status: that mail is
+ * bounces); else, unless the team has an active domain there itself (its own proof), another
+ * team's active domain, the longest first. An unverified domain of another team claims nothing.
+ * `verifiedAt`: when the route was verified for the name already, only claims verified (made
+ * active) no later than that count: a verified claim is not undone by a younger one.
+ */
+function strongestClaim(rows: readonly InboundClaimRow[], teamId: string, name: string, verifiedAt: number | null): InboundDomainConflict | null {
+  const own = rows.filter((r) => r.team_id === teamId);
+  const bounce = own.find((r) => `${r.return_path_host}.${r.domain}` === name);
+  if (bounce) return { kind: "bounce", domain: bounce.domain };
+  if (own.some((r) => r.status === "active")) return null;
+  const other = rows
+    .filter((r) => r.team_id !== teamId && r.status === "active" && (verifiedAt === null || (r.status_changed_at ?? 0) <= verifiedAt))
+    .sort((a, b) => b.domain.length - a.domain.length)[0];
+  return other ? { kind: "other_team", domain: other.domain } : null;
 }
 
 /**
- * The sending domain, if any, that forbids `name` as an inbound domain of a route of `teamId`:
- * a domain another team registered that `name` equals or is under (label boundaries), or any
- * domain, the team's own included, whose return-path name (`ph-bounces.<domain>`) `name` is.
- * `name` must be canonical (lower case, punycode); stored domain names are. Pass `tx` inside a
- * write whose outcome depends on the answer.
+ * The sending domain, if any, that forbids `name` as an inbound domain of a route of `teamId`
+ * (see strongestClaim): a domain another team verified that `name` equals or is under (label
+ * boundaries), unless the team verified one there too, or one of the team's own domains whose
+ * return-path name (`ph-bounces.<domain>`) `name` is. `verifiedAt`: the route's verification
+ * time when it is verified for `name` already, else null. `name` must be canonical (lower case,
+ * punycode); stored domain names are. Pass `tx` inside a write whose outcome depends on the answer.
  */
-export async function findInboundDomainConflict(repos: Pick<Repositories, "inboundDomains">, teamId: string, name: string): Promise<InboundDomainConflict | null> {
-  return strongestClaim(await repos.inboundDomains.claims(nameAndParents(name), teamId, name), teamId, name);
+export async function findInboundDomainConflict(
+  repos: Pick<Repositories, "inboundDomains">,
+  teamId: string,
+  name: string,
+  verifiedAt: number | null,
+): Promise<InboundDomainConflict | null> {
+  return strongestClaim(await repos.inboundDomains.claims(nameAndParents(name), teamId), teamId, name, verifiedAt);
 }
 
 export function inboundDomainConflictMessage(name: string, c: InboundDomainConflict): string {
@@ -189,7 +207,7 @@ export function inboundDomainConflictMessage(name: string, c: InboundDomainConfl
     return `${name} is the return-path (bounce) domain of the sending domain ${c.domain}; mail to it is handled as bounces and cannot go to a route.`;
   }
   const where = name === c.domain ? `${name} is a sending domain` : `${name} is under ${c.domain}, a sending domain`;
-  return `${where} registered by another team; only that team can receive mail at it or at names under it.`;
+  return `${where} verified by another team; only that team can receive mail at it or at names under it.`;
 }
 
 /** The records the route's inbound domain must publish: MX to us and the TXT verification token. */
@@ -201,9 +219,12 @@ export function routeInboundDomainRecords(secret: string, hostname: string, rout
  * An inbound route's custom inbound_domain is verified when its MX points to POSTHORN_HOSTNAME
  * (the most preferred MX; a CNAME chain to our host also counts) and the TXT record
  * `_posthorn-verification.<domain>` holds the route's token (proof of control of the name: an MX
- * to us proves nothing about who owns it). A name claimed by another team's sending domain, or
- * a return-path name, is never verified (and loses an earlier verification). Success records
- * inbound_domain_verified_at; a DNS failure says why and leaves an earlier verification as it was.
+ * to us proves nothing about who owns it). A name held by an older verified claim (another
+ * route's verification, another team's verified sending domain: see findInboundDomainConflict)
+ * or a return-path name of the team's is never verified; a route verified before such a claim
+ * keeps its verification, one verified after it (state from an older version) loses it.
+ * Success records inbound_domain_verified_at (a route verified already keeps its first time);
+ * a DNS failure says why and leaves an earlier verification as it was.
  */
 export async function verifyInboundDomain(deps: Deps, teamId: string, routeId: string): Promise<{ verified: boolean; message: string }> {
   const route = isUuid(routeId) ? await deps.store.read.inboundDomains.routeOfTeam(routeId, teamId) : null;
@@ -212,18 +233,19 @@ export async function verifyInboundDomain(deps: Deps, teamId: string, routeId: s
   if (!route.inbound_domain) throw ValidationError.field("inbound_domain", "The route has no inbound domain to verify; set inbound_settings.inbound_domain first.");
   const stored = route.inbound_domain;
   const name = canonicalName(stored);
-  // What makes the name unverifiable whatever DNS says. MX alone cannot tell two claimants apart,
-  // so the first verified route keeps the domain: another team cannot take over mail for a
-  // domain someone already receives here.
+  const since = route.inbound_domain_verified_at;
+  // What makes the name unverifiable whatever DNS says. Two routes may both prove a name (two
+  // teams of one organization, a name that changed hands): the first verified keeps it, and
+  // another team's registration without proof never counts.
   const refusal = async (repos: Repositories): Promise<{ message: string; claimed: boolean } | null> => {
-    const conflict = await findInboundDomainConflict(repos, teamId, name);
+    const conflict = await findInboundDomainConflict(repos, teamId, name, since);
     if (conflict) return { message: `${name} cannot be verified: ${inboundDomainConflictMessage(name, conflict)}`, claimed: true };
-    const taken = await repos.inboundDomains.verifiedElsewhere(name, route.id);
+    const taken = await repos.inboundDomains.verifiedElsewhere(name, route.id, since);
     return taken ? { message: `${name} is already verified as the inbound domain of another route.`, claimed: false } : null;
   };
   const refused = await refusal(deps.store.read);
   if (refused) {
-    // A name a sending domain claims must not stay verified from before that claim.
+    // A claim older than this route's verification: the verification must not stay.
     if (refused.claimed) await deps.store.write((tx) => tx.inboundDomains.clearVerification(route.id));
     return { verified: false, message: refused.message };
   }
@@ -243,8 +265,10 @@ export async function verifyInboundDomain(deps: Deps, teamId: string, routeId: s
   }
   if (reasons.length > 0) return { verified: false, message: reasons.join(" ") };
 
-  // Checked again in the write: a domain registered, or the route changed, during the lookups.
+  // Checked again in the write: a domain verified, or the route changed, during the lookups. On
+  // PostgreSQL two routes verifying one name on two nodes take turns here, so one of them wins.
   const late = await deps.store.write(async (tx) => {
+    await tx.locks.take(`inbound-domain:${name}`);
     const again = await refusal(tx);
     if (again) return again.message;
     const marked = await tx.inboundDomains.markVerified(route.id, stored, Date.now());
@@ -253,4 +277,3 @@ export async function verifyInboundDomain(deps: Deps, teamId: string, routeId: s
   if (late) return { verified: false, message: late };
   return { verified: true, message: "Inbound domain verified successfully." };
 }
-

@@ -2,6 +2,7 @@ import { domainToASCII } from "node:url";
 import type { Deps } from "../../context.ts";
 import { ROUTE_SORT, type RouteChanges, type RouteRow } from "../../db/routes.ts";
 import type { Repositories } from "../../db/store.ts";
+import { isPublicSuffix, publicSuffixMessage } from "../../dns/records.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors.ts";
 import { MESSAGE_STATUSES } from "../../events/message-status.ts";
 import { WEBHOOK_QUEUE } from "../../events/publish.ts";
@@ -136,15 +137,18 @@ function normalizeInboundDomain(raw: string, serviceDomain: string): string {
   if (domain === serviceDomain) {
     throw ValidationError.field(field, `The ${field} field cannot be the service's own inbound domain (${serviceDomain}); every route already has an address there.`);
   }
+  if (isPublicSuffix(domain)) throw ValidationError.field(field, publicSuffixMessage("inbound domain", domain));
   return domain;
 }
 
 /**
  * Updates name, inbound settings (inbound routes only) and tracking (outbound routes only).
- * A new inbound_domain clears inbound_domain_verified_at. It is a 409 when it is already claimed:
- * by another route, by a sending domain another team registered (the name is that domain or
- * under it, such as its ph-bounces return-path name), or as the return-path name of any
- * domain; so no route can take over another's mail.
+ * A new inbound_domain clears inbound_domain_verified_at. It is a 409 only when a claim backed by
+ * DNS proof holds the name: another route verified it, or a sending domain another team verified
+ * (its DKIM record) is the name or a parent of it (its ph-bounces return-path name included);
+ * or it is the return-path name of one of the team's own domains. Unverified claims (another
+ * route that merely set the name, a sending domain registered but not verified) block nothing:
+ * README "Inbound domains", docs/security.md "Claims on shared names need proof".
  */
 export async function updateRoute(
   deps: Pick<Deps, "store" | "config">,
@@ -180,9 +184,11 @@ export async function updateRoute(
         const domain = inbound.inbound_domain === null ? null : normalizeInboundDomain(inbound.inbound_domain, deps.config.inboundDomain);
         if (domain !== row.inbound_domain) {
           if (domain !== null) {
-            const claim = await findInboundDomainConflict(tx, teamId, domain);
+            const claim = await findInboundDomainConflict(tx, teamId, domain, null);
             if (claim) throw new ConflictError(`The inbound domain ${inboundDomainConflictMessage(domain, claim)}`);
-            if (await tx.routes.inboundDomainUsedElsewhere(domain, routeId)) throw new ConflictError(`The inbound domain ${domain} is already used by another route.`);
+            if (await tx.inboundDomains.verifiedElsewhere(domain, routeId, null)) {
+              throw new ConflictError(`The inbound domain ${domain} is already verified as the inbound domain of another route.`);
+            }
           }
           next.inbound_domain = domain;
           next.inbound_domain_verified_at = null;

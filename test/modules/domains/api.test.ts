@@ -96,6 +96,8 @@ describe("POST /v1/domains", () => {
     ["empty", { domain: "" }, /required/],
     ["missing", {}, /required/],
     ["not a string", { domain: 42 }, /required and must be a string/],
+    ["a public suffix (ICANN section)", { domain: "Co.UK." }, /^The domain co\.uk is a public suffix \(on the Public Suffix List\)/],
+    ["a public suffix (private section)", { domain: "github.io" }, /^The domain github\.io is a public suffix/],
   ];
   for (const [name, body, message] of invalid) {
     test(`${name} → 422`, async () => {
@@ -361,7 +363,7 @@ describe("auth and cross-team isolation", () => {
   });
 });
 
-describe("cross-team: inbound domains under another team's sending domain", () => {
+describe("cross-team: inbound domains under another team's verified sending domain", () => {
   // Set directly, as if set before the domain was registered; both records published as asked.
   async function setAndPublish(routeId: string, name: string, token?: string) {
     await t.sql.run("UPDATE routes SET inbound_domain = ?, inbound_domain_verified_at = NULL WHERE id = ?", [name, routeId]);
@@ -375,7 +377,11 @@ describe("cross-team: inbound domains under another team's sending domain", () =
     (await t.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'", [projectId]))!.id;
 
   test("team B cannot verify the domain, its return path or names under it (tracking, links); team A can, except the return path", async () => {
-    const d = (await create(uniq("owned"))).domain as string;
+    const created = await create(uniq("owned"));
+    const d = created.domain as string;
+    // Team A proves the name with its DKIM record: only a verified domain claims names.
+    publish(created);
+    expect((await t.request("POST", `/v1/domains/${created.id}/dns-records/verify`)).json.data.status).toBe("active");
     const b = t.addTeam();
     const mine = await inboundOf(t.team.projectId);
     const theirs = await inboundOf(b.projectId);
@@ -395,10 +401,25 @@ describe("cross-team: inbound domains under another team's sending domain", () =
       const ourResult = await verifyRoute(mine);
       expect([name, ourResult.verified]).toEqual([name, forA]);
     }
-    // Team B's own registration of the same name does not make it B's: team A registered it too.
-    expect((await t.request("POST", "/v1/domains", { token: b.teamToken, body: { domain: d } })).status).toBe(201);
+    // Team B's own registration of the same name does not make it B's: it proves nothing.
+    const bDomain = await create(d, b.teamToken);
     await setAndPublish(theirs, `track.${d}`, b.teamToken);
     expect((await verifyRoute(theirs, b.teamToken)).verified).toBe(false);
+    // Once B proves it too (its own DKIM record published beside A's), B may receive under it.
+    publish(bDomain);
+    expect((await t.request("POST", `/v1/domains/${bDomain.id}/dns-records/verify`, { token: b.teamToken })).json.data.status).toBe("active");
+    await setAndPublish(theirs, `links2.${d}`, b.teamToken);
+    expect(await verifyRoute(theirs, b.teamToken)).toEqual({ verified: true, message: "Inbound domain verified successfully." });
+  });
+
+  test("an unverified domain of another team claims nothing: team B verifies names under it", async () => {
+    const d = (await create(uniq("unproved"))).domain as string;
+    const b = t.addTeam();
+    const theirs = await inboundOf(b.projectId);
+    for (const name of [d, `track.${d}`, `ph-bounces.${d}`]) {
+      await setAndPublish(theirs, name, b.teamToken);
+      expect([name, (await verifyRoute(theirs, b.teamToken)).verified]).toEqual([name, true]);
+    }
   });
 });
 

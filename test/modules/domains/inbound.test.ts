@@ -177,49 +177,59 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
     });
   });
 
-  describe("ownership: a sending domain of another team claims its name and every name under it", () => {
+  describe("ownership: a sending domain another team verified claims its name and every name under it; one only registered claims nothing", () => {
     const putDomain = (app: TestApp, routeId: string, domain: string, token?: string) =>
       app.request("PUT", `/v1/routes/${routeId}`, { token, body: { inbound_settings: { inbound_domain: domain } } });
     const register = async (app: TestApp, domain: string, token?: string) => {
       const res = await app.request("POST", "/v1/domains", { token, body: { domain } });
       expect(res.status).toBe(201);
+      return res.json as { id: string; dns_records: InboundRecord[] };
+    };
+    /** Registers the domain and proves it: its records published as asked, then verified (active). */
+    const registerVerified = async (app: TestApp, domain: string, token?: string) => {
+      const d = await register(app, domain, token);
+      for (const r of d.dns_records) {
+        if (r.type === "MX") dns.set(r.fqdn, "MX", [{ exchange: r.content, priority: 10 }]);
+        else dns.set(r.fqdn, "TXT", [r.content]);
+      }
+      expect((await app.request("POST", `/v1/domains/${d.id}/dns-records/verify`, { token })).json.data.status).toBe("active");
     };
     const at = (app: TestApp, routeId: string) =>
       app.sqlNow.get<{ v: number | null }>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?", [routeId])!.v;
 
-    test("set before the other team registered the parent: verification refuses it even with MX and TXT published", async () => {
+    test("set before the other team verified the parent: verification refuses it even with MX and TXT published", async () => {
       const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
       app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
       const b = app.addTeam();
       const theirs = (await app.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'", [b.projectId]))!.id;
       expect((await putDomain(app, theirs, "x.later-reg.test", b.teamToken)).status).toBe(200);
       await publish(app, theirs, { token: b.teamToken });
-      await register(app, "Later-Reg.test");
+      await registerVerified(app, "Later-Reg.test");
       const res = await app.request("POST", `/v1/routes/${theirs}/verify-inbound-domain`, { token: b.teamToken });
       expect(res.status).toBe(200);
       expect(res.json.data).toEqual({
         verified: false,
         message:
-          "x.later-reg.test cannot be verified: x.later-reg.test is under later-reg.test, a sending domain registered by another team; only that team can receive mail at it or at names under it.",
+          "x.later-reg.test cannot be verified: x.later-reg.test is under later-reg.test, a sending domain verified by another team; only that team can receive mail at it or at names under it.",
       });
       expect(at(app, theirs)).toBeNull();
     });
 
-    test("a route verified before the rule existed (state from an older version) loses its verification at the next check", async () => {
+    test("a route marked verified after the other team's domain was (state from an older version) loses its verification at the next check", async () => {
       const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
       app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
-      await register(app, "old-state.test");
+      await registerVerified(app, "old-state.test");
       const b = app.addTeam();
       const theirs = (await app.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'inbound'", [b.projectId]))!.id;
-      await app.sql.run("UPDATE routes SET inbound_domain = 'ph-bounces.old-state.test', inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), theirs]);
+      await app.sql.run("UPDATE routes SET inbound_domain = 'ph-bounces.old-state.test', inbound_domain_verified_at = ? WHERE id = ?", [Date.now() + 1, theirs]);
       await publish(app, theirs, { token: b.teamToken });
       const res = await app.request("POST", `/v1/routes/${theirs}/verify-inbound-domain`, { token: b.teamToken });
       expect(res.json.data.verified).toBe(false);
-      expect(res.json.data.message).toContain("is under old-state.test, a sending domain registered by another team");
+      expect(res.json.data.message).toContain("is under old-state.test, a sending domain verified by another team");
       expect(at(app, theirs)).toBeNull();
     });
 
-    test("registering a domain clears other teams' verified routes at or under it, and any route on its return-path name; the own team's stay", async () => {
+    test("registering a domain clears only the own team's route on its return-path name; other teams' verified routes at or under it stay, and verify again", async () => {
       const app = createTestApp({ env: { POSTHORN_DNS_SERVERS: dns.server } });
       app.deps.dns = new DnsResolver([dns.server], { timeoutMs: 200, tries: 1 });
       const b = app.addTeam();
@@ -241,16 +251,18 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
         const res = await app.request("POST", `/v1/routes/${id}/verify-inbound-domain`, { token });
         expect([domain, res.json.data.verified]).toEqual([domain, true]);
       }
-      await register(app, "b-later.test");
-      // B's route under A's new domain and A's own route on its bounce name lose their verification;
-      // A's own name under its domain and a name that only ends in the same letters keep theirs.
-      expect((await app.request("GET", `/v1/routes/${theirs}`, { token: b.teamToken })).json.inbound_domain_verified_at).toBeNull();
+      const theirsAt = at(app, theirs);
+      await registerVerified(app, "b-later.test");
+      // A's own route on its new bounce name loses its verification (A's own act); B's route under
+      // A's domain, verified first, keeps it, as do A's own name and a name that only ends alike.
       expect((await app.request("GET", `/v1/routes/${mineToo}`)).json.inbound_domain_verified_at).toBeNull();
+      expect(at(app, theirs)).toBe(theirsAt);
       expect((await app.request("GET", `/v1/routes/${mine}`)).json.inbound_domain_verified_at).toBeString();
       expect((await app.request("GET", `/v1/routes/${bystander}`, { token: b.teamToken })).json.inbound_domain_verified_at).toBeString();
-      // And they cannot verify again.
+      // B verifies again (its verification keeps its first time); A's bounce name cannot.
       const again = await app.request("POST", `/v1/routes/${theirs}/verify-inbound-domain`, { token: b.teamToken });
-      expect(again.json.data.verified).toBe(false);
+      expect(again.json.data.verified).toBe(true);
+      expect(at(app, theirs)).toBe(theirsAt);
       const bounce = await app.request("POST", `/v1/routes/${mineToo}/verify-inbound-domain`);
       expect(bounce.json.data).toEqual({
         verified: false,

@@ -228,13 +228,20 @@ describe("PUT /v1/routes/{id}", () => {
     expect(removed.json.data.inbound_spam_threshold).toBe(9);
   });
 
-  test("an inbound domain claimed by another route (any team) → 409", async () => {
+  test("an inbound domain another route (any team) verified → 409; one another route only set blocks nothing", async () => {
     await t.request("PUT", `/v1/routes/${inbound}`, { body: { inbound_settings: { inbound_domain: "claimed.example.org" } } });
     const b = t.addTeam();
     const bInbound = routeIdOf(t.deps, b.projectId, "inbound");
-    const res = await t.request("PUT", `/v1/routes/${bInbound}`, { token: b.teamToken, body: { inbound_settings: { inbound_domain: "claimed.example.org" } } });
+    const put = (domain: string) => t.request("PUT", `/v1/routes/${bInbound}`, { token: b.teamToken, body: { inbound_settings: { inbound_domain: domain } } });
+    // Set without proof: no claim (several routes may set a name; the first to verify it gets it).
+    expect((await put("claimed.example.org")).status).toBe(200);
+    expect((await put("elsewhere.example.org")).status).toBe(200);
+    // As the verification leaves it (test/modules/domains/inbound.test.ts verifies through DNS).
+    await t.sql.run("UPDATE routes SET inbound_domain_verified_at = ? WHERE id = ?", [Date.now(), inbound]);
+    const res = await put("claimed.example.org");
     expect(res.status).toBe(409);
-    expect(res.json.message).toContain("claimed.example.org");
+    expect(res.json.message).toBe("The inbound domain claimed.example.org is already verified as the inbound domain of another route.");
+    expect((await t.request("GET", `/v1/routes/${bInbound}`, { token: b.teamToken })).json.inbound_domain).toBe("elsewhere.example.org");
   });
 
   test("inbound_settings on an outbound route, tracking on an inbound route → 422", async () => {
@@ -278,7 +285,14 @@ describe("PUT /v1/routes/{id}", () => {
   });
 });
 
-describe("PUT /v1/routes/{id}: a name claimed by another team's sending domain is refused (409), nothing stored", () => {
+/**
+ * Team A's domain made active, as its DKIM record's verification leaves it (claims.test.ts and
+ * test/modules/domains/inbound.test.ts verify through a DNS server).
+ */
+const markDomainVerified = (t: ReturnType<typeof createTestApp>, domain: string) =>
+  t.sql.run("UPDATE domains SET status = 'active', status_changed_at = ? WHERE team_id = ? AND domain = ?", [Date.now(), t.team.teamId, domain]);
+
+describe("PUT /v1/routes/{id}: a name claimed by a sending domain another team verified is refused (409), nothing stored", () => {
   const t = createTestApp();
   const b = t.addTeam();
   const aInbound = routeIdOf(t.deps, t.team.projectId, "inbound");
@@ -289,6 +303,10 @@ describe("PUT /v1/routes/{id}: a name claimed by another team's sending domain i
   test("the attack: team B claims ph-bounces.<team A's domain> (and other spellings of names under it)", async () => {
     expect((await t.request("POST", "/v1/domains", { body: { domain: "a-corp.test" } })).status).toBe(201);
     expect((await t.request("POST", "/v1/domains", { body: { domain: "Bücher-A.test" } })).json.domain).toBe("xn--bcher-a-n2a.test");
+    // Registered only: no claim on anything.
+    expect((await put(bInbound, "sub.a-corp.test", b.teamToken)).status).toBe(200);
+    await markDomainVerified(t, "a-corp.test");
+    await markDomainVerified(t, "xn--bcher-a-n2a.test");
     expect((await put(bInbound, "in.b-own.test", b.teamToken)).status).toBe(200);
     for (const name of [
       "ph-bounces.a-corp.test",
@@ -304,11 +322,11 @@ describe("PUT /v1/routes/{id}: a name claimed by another team's sending domain i
     ]) {
       const res = await put(bInbound, name, b.teamToken);
       expect([name, res.status]).toEqual([name, 409]);
-      expect(res.json.message).toMatch(/^The inbound domain \S+ is (a sending domain|under \S+, a sending domain) registered by another team; only that team can receive mail at it or at names under it\.$/);
+      expect(res.json.message).toMatch(/^The inbound domain \S+ is (a sending domain|under \S+, a sending domain) verified by another team; only that team can receive mail at it or at names under it\.$/);
       expect(await bDomain()).toBe("in.b-own.test");
     }
     expect((await put(bInbound, "sub.a-corp.test", b.teamToken)).json.message).toBe(
-      "The inbound domain sub.a-corp.test is under a-corp.test, a sending domain registered by another team; only that team can receive mail at it or at names under it.",
+      "The inbound domain sub.a-corp.test is under a-corp.test, a sending domain verified by another team; only that team can receive mail at it or at names under it.",
     );
   });
 
@@ -410,8 +428,8 @@ describe("cross-team: team B's token on team A's routes → 404, nothing changes
     expect(r.json).toMatchObject({ name: "Inbound", inbound_domain: null });
   });
 
-  // Team A's sending domain claims its name, its return path and any name under it (such as
-  // tracking or link hosts) for team A: team B's own route may not take any of them.
+  // Team A's verified sending domain claims its name, its return path and any name under it
+  // (such as tracking or link hosts) for team A: team B's own route may not take any of them.
   const names = (d: string): [string, number][] => [
     [d, 200],
     [`ph-bounces.${d}`, 409],
@@ -421,6 +439,7 @@ describe("cross-team: team B's token on team A's routes → 404, nothing changes
   ];
   test("team B's own route → 409 on names of team A's domain; team A's route may use them, except the return path", async () => {
     expect((await t.request("POST", "/v1/domains", { body: { domain: "cross-a.test" } })).status).toBe(201);
+    await markDomainVerified(t, "cross-a.test");
     const bInbound = routeIdOf(t.deps, b.projectId, "inbound");
     for (const [name, forA] of names("cross-a.test")) {
       const theirs = await t.request("PUT", `/v1/routes/${bInbound}`, { token: b.teamToken, body: { inbound_settings: { inbound_domain: name } } });
