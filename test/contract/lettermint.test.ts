@@ -351,13 +351,13 @@ describe(`Lettermint's Node SDK against posthorn serve (${engine})`, () => {
 });
 
 describe("the SDKs' headers and error bodies, over real sockets", () => {
-  const send = (headers: Record<string, string>, body: BodyInit = JSON.stringify({ from: "a@contract.example", to: ["b@example.net"], subject: "Hi", text: "Hello" })) =>
+  const send = (headers: Record<string, string>, body: string | Uint8Array = JSON.stringify({ from: "a@contract.example", to: ["b@example.net"], subject: "Hi", text: "Hello" })) =>
     fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
 
   test("the project token is accepted in x-lettermint-token; a wrong one, or two different ones, is a 401 with the error body", async () => {
     expect((await send({ "x-lettermint-token": tokens.project_token })).status).toBe(202);
     expect((await send({ "x-lettermint-token": tokens.project_token, "x-service-token": tokens.project_token })).status).toBe(202);
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { "x-lettermint-token": "ph_wrong" },
       { "x-lettermint-token": tokens.project_token, "x-service-token": "ph_wrong" },
       { "x-lettermint-token": "ph_wrong", "x-service-token": tokens.project_token },
