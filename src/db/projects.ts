@@ -103,7 +103,7 @@ export class ProjectRepository {
   members(projectId: string): Promise<MemberRow[]> {
     return this.db.all<MemberRow>(
       // The role and dates are the project membership's; the id is the team member's.
-      `SELECT tm.id, pm.role, pm.joined_at, pm.created_at, u.id AS user_id, u.name AS user_name, u.email AS user_email, u.avatar AS user_avatar
+      `SELECT tm.id, pm.role, tm.status, pm.joined_at, pm.created_at, u.id AS user_id, u.name AS user_name, u.email AS user_email, u.avatar AS user_avatar
        FROM project_members pm JOIN team_members tm ON tm.id = pm.team_member_id JOIN users u ON u.id = tm.user_id
        WHERE pm.project_id = ? ORDER BY pm.joined_at, tm.id`,
       [projectId],

@@ -25,10 +25,11 @@ export type TeamSummaryRow = {
   members_count: number;
 };
 
-/** A team member with their user, as listed (TeamMemberData). */
+/** A team member with their user, as listed (TeamMemberData); `status` 'pending': invited, not yet accepted. */
 export type MemberRow = {
   id: string;
   role: string;
+  status: "active" | "pending";
   joined_at: number;
   created_at: number;
   user_id: string;
@@ -41,7 +42,7 @@ export type MemberRow = {
 export const MEMBER_SORT = { created_at: "tm.created_at", joined_at: "tm.joined_at", role: "tm.role" };
 export const MEMBER_SORT_ID = "tm.id";
 
-const MEMBER_COLUMNS = "tm.id, tm.role, tm.joined_at, tm.created_at, u.id AS user_id, u.name AS user_name, u.email AS user_email, u.avatar AS user_avatar";
+const MEMBER_COLUMNS = "tm.id, tm.role, tm.status, tm.joined_at, tm.created_at, u.id AS user_id, u.name AS user_name, u.email AS user_email, u.avatar AS user_avatar";
 
 interface Page {
   sort: SortKey[];
@@ -81,7 +82,7 @@ export class TeamRepository {
       `SELECT t.id, t.name, t.plan, t.tier, t.verified_at, t.created_at, t.features, t.addons,
          (SELECT count(*) FROM domains WHERE team_id = t.id) AS domains_count,
          (SELECT count(*) FROM projects WHERE team_id = t.id) AS projects_count,
-         (SELECT count(*) FROM team_members WHERE team_id = t.id) AS members_count
+         (SELECT count(*) FROM team_members WHERE team_id = t.id AND status = 'active') AS members_count
        FROM teams t WHERE t.id = ?`,
       [teamId],
     );
@@ -103,9 +104,9 @@ export class TeamRepository {
     });
   }
 
-  /** The member's role when `memberId` (lower case) is a member of the team, else null. */
+  /** The member's role when `memberId` (lower case) is an active member of the team (not one still invited), else null. */
   async roleOfMember(memberId: string, teamId: string): Promise<string | null> {
-    return (await this.db.get<{ role: string }>("SELECT role FROM team_members WHERE id = ? AND team_id = ?", [memberId, teamId]))?.role ?? null;
+    return (await this.db.get<{ role: string }>("SELECT role FROM team_members WHERE id = ? AND team_id = ? AND status = 'active'", [memberId, teamId]))?.role ?? null;
   }
 
   byTokenHash(hash: string): Promise<{ id: string; token_hash: string } | null> {

@@ -1,11 +1,12 @@
 import { Elysia, t } from "elysia";
-import { signIn } from "../../auth/sessions.ts";
+import { authenticateSession, signIn } from "../../auth/sessions.ts";
 import type { Deps } from "../../context.ts";
 import { authPlugin, clientIp, trustedProxies, type IpServer } from "../../http/auth.ts";
 import { Envelope, errorResponses, MessageBody } from "../../http/schemas.ts";
-import { clearedSessionCookie, secureCookies, sessionCookie, sessionTokenOf } from "../../http/session-cookie.ts";
-import { SessionData, SetPasswordBody, SignInBody } from "./model.ts";
-import { sessionData, setPasswordWithToken, signOut, signOutEverywhere } from "./service.ts";
+import { UnauthenticatedError } from "../../errors.ts";
+import { clearedSessionCookie, CSRF_HEADER, secureCookies, sessionCookie, sessionTokenOf } from "../../http/session-cookie.ts";
+import { AcceptInvitationBody, SessionData, SetPasswordBody, SignInBody } from "./model.ts";
+import { acceptInvitationAsSession, acceptInvitationWithPassword, sessionData, setPasswordWithToken, signOut, signOutEverywhere } from "./service.ts";
 
 const sessionSecurity = [{ sessionCookie: [] }];
 
@@ -80,9 +81,38 @@ export const authController = (deps: Deps) =>
         body: SetPasswordBody,
         detail: {
           summary: "Set a password with a one-time link (an invitation)",
-          description: "The token comes from the password_url of an invitation (POST /v1/team/members). It works once, for 7 days. Setting a password ends the user's sessions.",
+          description:
+            "The token comes from the password_url of an invitation (POST /v1/team/members), which is given only for an address that had no account on this server. It works once, for 7 days, while the invitation stands (removing the pending member revokes it), and only sets a first password: never that of a user who has one or who is an active member of another team. Setting the password accepts the invitation and ends the user's sessions.",
           security: [],
         },
         response: { 200: MessageBody, ...errorResponses(422) },
+      },
+    )
+    .post(
+      "/v1/auth/invitations/accept",
+      async ({ body, headers, request, server, set }) => {
+        const client = { ip: clientIp(server as IpServer, request, trustedProxies(deps.config)), userAgent: headers["user-agent"] ?? null, previousToken: sessionTokenOf(headers.cookie) };
+        let accepted;
+        if (body.password !== undefined) {
+          accepted = await acceptInvitationWithPassword(deps, { token: body.token, password: body.password }, client);
+        } else {
+          const cookie = sessionTokenOf(headers.cookie);
+          if (cookie === null) throw new UnauthenticatedError();
+          const principal = await authenticateSession(deps, cookie, { changes: true, csrf: headers[CSRF_HEADER] });
+          accepted = await acceptInvitationAsSession(deps, principal, body.token, client);
+        }
+        set.headers["set-cookie"] = sessionCookie(accepted.token, secureCookies(request, deps.config.publicUrl));
+        set.headers["cache-control"] = "no-store";
+        return { data: await sessionData(deps, accepted.principal), message: `Invitation accepted: you are a member of ${accepted.team.name}.` };
+      },
+      {
+        body: AcceptInvitationBody,
+        detail: {
+          summary: "Accept an invitation to a team",
+          description:
+            "The token comes from the invitation_url of an invitation (POST /v1/team/members). The invited user accepts it as themselves: with their session (cookie posthorn_session and X-CSRF-Token, as every state-changing request), or, without one, with their own password (throttled like a sign-in of that address). A session of another user is a 403; an unknown, used, revoked or expired token a 422. The invitation works once, for 7 days. The answer is a new session in the team just joined (the cookie is replaced).",
+          security: [{ sessionCookie: [] }, {}],
+        },
+        response: { 200: Envelope(SessionData), ...errorResponses(401, 403, 422, 429) },
       },
     );

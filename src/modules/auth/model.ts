@@ -18,6 +18,18 @@ export const SetPasswordBody = t.Object({
   }),
 });
 
+export const AcceptInvitationBody = t.Object({
+  token: t.String({ minLength: 1, maxLength: 200, error: "The token field is required.", description: "The one-time token of the invitation_url (after #/accept-invitation/)" }),
+  password: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 1000,
+      error: "The password field must be a string.",
+      description: "The invited user's own password, instead of a session (for a user who is active in no team yet)",
+    }),
+  ),
+});
+
 const TeamRef = t.Object({ id: t.String(), name: t.String(), role: t.String({ examples: ["owner", "member"] }) });
 
 export const SessionData = t.Object({

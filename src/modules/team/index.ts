@@ -43,16 +43,25 @@ export const teamController = (deps: Deps) =>
     .post(
       "/v1/team/members",
       async ({ team, body, set }) => {
-        const { data, passwordUrl } = await inviteMember(deps, team, body);
+        const { data, passwordUrl, invitationUrl } = await inviteMember(deps, team, body);
         set.status = 201;
-        return { data, password_url: passwordUrl, message: passwordUrl ? "Member invited. Give them the password link; it is shown once." : "Member added; they sign in with their password." };
+        set.headers["cache-control"] = "no-store";
+        return {
+          data,
+          password_url: passwordUrl,
+          invitation_url: invitationUrl,
+          message: passwordUrl
+            ? "Member invited. Give them the password link; it is shown once, and setting the password accepts the invitation."
+            : "Member invited. Give them the invitation link; it is shown once, and they accept it signed in with their own password.",
+        };
       },
       {
         team: true,
         body: InviteMemberBody,
         detail: {
           summary: "Invite a team member (owners only)",
-          description: "Adds the address to the team. A new user gets password_url, a one-time link (7 days) to set a password in the dashboard, shown here only; a user who has a password already (another team's member) signs in with it.",
+          description:
+            "Adds the address as a pending member (status pending, joined_at null), who has no access to the team until the invitation is accepted. An address with no account on this server gets password_url, a one-time link (7 days) to set a password in the dashboard, which accepts the invitation. An address that has an account already (a member of, or invited to, another team) gets invitation_url instead: a one-time link (7 days) the user opens signed in with their own password to accept (POST /v1/auth/invitations/accept); no team can set or learn the password of an account another team shares. Both links are shown here only. Inviting a pending member again replaces the invitation (the earlier link stops working); an active member is a 409.",
           security,
         },
         response: { 201: InvitedMember, ...errorResponses(401, 403, 409, 422) },
@@ -61,13 +70,13 @@ export const teamController = (deps: Deps) =>
     .delete(
       "/v1/team/members/:memberId",
       async ({ team, params }) => {
-        await removeMember(deps, team, params.memberId);
-        return { message: "Team member removed." };
+        const removed = await removeMember(deps, team, params.memberId);
+        return { message: removed === "pending" ? "Invitation revoked." : "Team member removed." };
       },
       {
         team: true,
         params: IdParams("memberId", "Team member"),
-        detail: { summary: "Remove a team member (owners only); their sessions in this team end", security },
+        detail: { summary: "Remove a team member (owners only); their sessions in this team end. A pending member's invitation is revoked (its link stops working)", security },
         response: { 200: MessageBody, ...errorResponses(401, 403, 404, 409) },
       },
     );

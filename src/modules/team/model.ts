@@ -23,9 +23,12 @@ export const TeamUser = t.Object({ id: t.String(), name: t.String(), email: t.St
 export const TeamMemberData = t.Object({
   id: t.String({ description: "Team member ID (used in PUT /v1/projects/{projectId}/members)" }),
   role: t.String(),
-  joined_at: t.String({ format: "date-time" }),
+  joined_at: Nullable(t.String({ format: "date-time", description: "When the member accepted the invitation; null while it is pending" })),
   created_at: t.String({ format: "date-time" }),
   user: TeamUser,
+  status: t.Union([t.Literal("active"), t.Literal("pending")], {
+    description: "pending: invited, not yet accepted (no access to the team, not counted in members_count); active: a member",
+  }),
 });
 export type TeamMemberData = Static<typeof TeamMemberData>;
 
@@ -37,9 +40,10 @@ export const UpdateTeamBody = t.Object({
 export const serializeMember = (r: MemberRow): TeamMemberData => ({
   id: r.id,
   role: r.role,
-  joined_at: iso(r.joined_at)!,
+  joined_at: r.status === "pending" ? null : iso(r.joined_at)!,
   created_at: iso(r.created_at)!,
   user: { id: r.user_id, name: r.user_name, email: r.user_email, avatar: r.user_avatar },
+  status: r.status,
 });
 
 export const MEMBER_ROLES = ["owner", "member"] as const;
@@ -54,7 +58,16 @@ export const InviteMemberBody = t.Object({
 export const InvitedMember = t.Object({
   data: TeamMemberData,
   password_url: Nullable(
-    t.String({ description: "A one-time link (7 days) where the new member sets a password; shown once. null when the user already has a password (a member of another team)" }),
+    t.String({
+      description:
+        "For an address that has no account on this server: a one-time link (7 days) where the invited user sets a password, which accepts this invitation; shown once. null when the address has an account already (see invitation_url)",
+    }),
+  ),
+  invitation_url: Nullable(
+    t.String({
+      description:
+        "For an address that has an account already (a member of, or invited to, another team): a one-time link (7 days) the user opens signed in as themselves to accept; shown once. null when password_url is given",
+    }),
   ),
   message: t.String(),
 });

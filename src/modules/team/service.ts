@@ -68,8 +68,8 @@ export async function listTeamMembers(deps: Pick<Deps, "store">, teamId: string,
   return { page: result, data: result.rows.map(serializeMember), size: page.size };
 }
 
-/** How long an invitation's password link works. */
-export const PASSWORD_LINK_MS = 7 * 24 * 3600_000;
+/** How long an invitation's link (either kind) works. */
+export const INVITATION_LINK_MS = 7 * 24 * 3600_000;
 
 /** Inviting and removing members is for owners: a session of another role gets a 403 (the team token may do anything). */
 function requireOwner(principal: TeamPrincipal): void {
@@ -78,55 +78,86 @@ function requireOwner(principal: TeamPrincipal): void {
   }
 }
 
+export interface Invited {
+  data: TeamMemberData;
+  /** A link that sets the password of a user who exists nowhere else and accepts this invitation. */
+  passwordUrl: string | null;
+  /** A link that a user who exists already opens signed in as themselves to accept. */
+  invitationUrl: string | null;
+}
+
 /**
- * Adds a member to the team. A new user gets a one-time link to set a password (`passwordUrl`,
- * shown once); someone who already has a password (a member of another team) signs in with it.
+ * Invites an address to the team: a pending membership that grants nothing until it is accepted.
+ * Users are shared by the whole server, so a team never gets a credential that could work in another
+ * team (docs/security.md, "Identities shared across teams"):
+ * - an address with no user yet gets `passwordUrl`, a one-time link bound to this user and this
+ *   invitation: setting the password through it accepts the invitation;
+ * - an address that has a user (a member of, or invited to, another team; or with a password)
+ *   gets `invitationUrl`: the user accepts it signed in with their own credential, and the link's
+ *   token is needed too, so whoever controls the account through another team cannot accept an
+ *   invitation they were never given.
+ * Inviting a pending member again replaces the invitation (the earlier link stops working); an
+ * active member is a 409.
  */
 export async function inviteMember(
   deps: Pick<Deps, "store" | "config">,
   principal: TeamPrincipal,
   input: { email: string; name?: string; role?: string },
-): Promise<{ data: TeamMemberData; passwordUrl: string | null }> {
+): Promise<Invited> {
   requireOwner(principal);
   const email = input.email.trim().toLowerCase();
   const now = Date.now();
-  const member = { id: newId(), team_id: principal.teamId, role: input.role ?? "member", created_at: now };
+  const token = newToken("");
+  const base = deps.config.publicUrl.replace(/\/+$/, "");
   return deps.store.write(async (tx) => {
     let user = await tx.accounts.userByEmail(email);
-    if (user && (await tx.accounts.memberships(user.id)).some((m) => m.team_id === principal.teamId)) {
-      throw new ConflictError(`${email} is already a member of the team.`);
-    }
+    const existing = user ? await tx.accounts.memberOfTeam(user.id, principal.teamId) : null;
+    if (existing?.status === "active") throw new ConflictError(`${email} is already a member of the team.`);
     if (!user) {
       user = { id: newId(), name: input.name?.trim() || email.split("@")[0]!, email, password_hash: null };
       await tx.accounts.insertUser({ ...user, created_at: now });
     }
-    await tx.accounts.addMember({ ...member, user_id: user.id });
-    let passwordUrl: string | null = null;
-    if (user.password_hash === null) {
-      const token = newToken("");
-      await tx.accounts.replacePasswordToken({ token_hash: sha256Hex(token), user_id: user.id, created_at: now, expires_at: now + PASSWORD_LINK_MS });
-      passwordUrl = `${deps.config.publicUrl.replace(/\/+$/, "")}/#/set-password/${token}`;
-    }
+    const member = { id: existing?.id ?? newId(), role: input.role ?? existing?.role ?? "member" };
+    if (existing) await tx.accounts.renewPendingMember(member.id, member.role, now);
+    else await tx.accounts.addMember({ ...member, team_id: principal.teamId, user_id: user.id, created_at: now, status: "pending" });
+    // A password link only for a user who has never had a credential and exists in no other team.
+    const kind = user.password_hash === null && !(await tx.accounts.inOtherTeam(user.id, principal.teamId, false)) ? "password" : "accept";
+    await tx.accounts.putInvitation({
+      member_id: member.id,
+      team_id: principal.teamId,
+      user_id: user.id,
+      token_hash: sha256Hex(token),
+      kind,
+      created_at: now,
+      expires_at: now + INVITATION_LINK_MS,
+    });
     const data: TeamMemberData = {
       id: member.id,
       role: member.role,
-      joined_at: iso(now)!,
+      joined_at: null,
       created_at: iso(now)!,
       user: { id: user.id, name: user.name, email: user.email, avatar: null },
+      status: "pending",
     };
-    return { data, passwordUrl };
+    return kind === "password"
+      ? { data, passwordUrl: `${base}/#/set-password/${token}`, invitationUrl: null }
+      : { data, passwordUrl: null, invitationUrl: `${base}/#/accept-invitation/${token}` };
   });
 }
 
-/** Removes a member and ends their sessions in this team; the last owner stays (409). */
-export async function removeMember(deps: Pick<Deps, "store">, principal: TeamPrincipal, memberId: string): Promise<void> {
+/**
+ * Removes a member and ends their sessions in this team; the last (active) owner stays (409).
+ * Removing a pending member revokes the invitation: its link stops working. What was removed.
+ */
+export async function removeMember(deps: Pick<Deps, "store">, principal: TeamPrincipal, memberId: string): Promise<"active" | "pending"> {
   requireOwner(principal);
-  await deps.store.write(async (tx) => {
+  return deps.store.write(async (tx) => {
     const member = await tx.accounts.member(memberId.toLowerCase(), principal.teamId);
     if (!member) throw new NotFoundError("Team member");
-    if (member.role === "owner" && (await tx.accounts.countOwners(principal.teamId)) <= 1) {
+    if (member.status === "active" && member.role === "owner" && (await tx.accounts.countOwners(principal.teamId)) <= 1) {
       throw new ConflictError("The team's last owner cannot be removed; make another member owner first.");
     }
     await tx.accounts.removeMember(member, principal.teamId);
+    return member.status;
   });
 }

@@ -11,7 +11,7 @@ import { Overview } from "./views/overview.tsx";
 import { Projects } from "./views/projects.tsx";
 import { Queue } from "./views/queue.tsx";
 import { RouteSettings } from "./views/route.tsx";
-import { SetPassword, SignIn } from "./views/signin.tsx";
+import { AcceptInvitation, SetPassword, SignIn } from "./views/signin.tsx";
 import { Suppressions } from "./views/suppressions.tsx";
 import { WebhookDetail, Webhooks } from "./views/webhooks.tsx";
 import "./style.css";
@@ -42,12 +42,15 @@ function App() {
 
   if (route.parts[0] === "set-password" && route.parts[1]) return <SetPassword token={route.parts[1]} />;
   if (session === undefined) return <Loading />;
-  if (session === null) return <SignIn onSignedIn={signedIn} />;
-
   const signOut = async () => {
     await api.post("/v1/auth/sign-out").catch(() => undefined);
     signedIn(null);
   };
+  if (route.parts[0] === "accept-invitation" && route.parts[1]) {
+    return <AcceptInvitation token={route.parts[1]} session={session} onAccepted={signedIn} onSignOut={signOut} />;
+  }
+  if (session === null) return <SignIn onSignedIn={signedIn} />;
+
   const [section = "", id] = route.parts;
   return (
     <div class="shell">

@@ -5,7 +5,8 @@ import { Field, fmtDate, ListStatus, messageOf, Section, ShownOnce, useLoad } fr
 interface Member {
   id: string;
   role: string;
-  joined_at: string;
+  joined_at: string | null;
+  status?: "active" | "pending";
   user: { id: string; name: string; email: string };
 }
 
@@ -13,15 +14,21 @@ export function Members({ session }: { session: Session }) {
   const list = useLoad(() => api.get<Page<Member>>("/v1/team/members", { "page[size]": 100 }), []);
   const [email, setEmail] = useState("");
   const [role, setRole] = useState("member");
-  const [link, setLink] = useState<string | null>(null);
+  const [link, setLink] = useState<{ label: string; url: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const owner = session.team.role === "owner";
   const invite = async (e: Event) => {
     e.preventDefault();
     setError(null);
     try {
-      const res = await api.post<{ password_url: string | null }>("/v1/team/members", { email, role });
-      setLink(res.password_url);
+      const res = await api.post<{ password_url: string | null; invitation_url: string | null }>("/v1/team/members", { email, role });
+      setLink(
+        res.password_url
+          ? { label: `Password link for ${email} (valid 7 days; setting the password accepts the invitation)`, url: res.password_url }
+          : res.invitation_url
+            ? { label: `Invitation link for ${email}, who has an account already (valid 7 days; they accept it signed in)`, url: res.invitation_url }
+            : null,
+      );
       setEmail("");
       list.reload();
     } catch (err) {
@@ -29,7 +36,7 @@ export function Members({ session }: { session: Session }) {
     }
   };
   const remove = async (m: Member) => {
-    if (!confirm(`Remove ${m.user.email} from the team?`)) return;
+    if (!confirm(m.status === "pending" ? `Revoke the invitation of ${m.user.email}?` : `Remove ${m.user.email} from the team?`)) return;
     setError(null);
     try {
       await api.del(`/v1/team/members/${m.id}`);
@@ -60,7 +67,7 @@ export function Members({ session }: { session: Session }) {
       ) : (
         <p class="muted">Only owners can invite and remove members.</p>
       )}
-      {link ? <ShownOnce label="Password link for the new member (valid 7 days)" value={link} /> : null}
+      {link ? <ShownOnce label={link.label} value={link.url} /> : null}
       <ListStatus list={list} error={error} />
       <table>
         <thead>
@@ -80,11 +87,11 @@ export function Members({ session }: { session: Session }) {
               <td>{m.user.name}</td>
               <td>{m.user.email}</td>
               <td>{m.role}</td>
-              <td>{fmtDate(m.joined_at)}</td>
+              <td>{m.status === "pending" || m.joined_at === null ? <span class="muted">invited, not yet accepted</span> : fmtDate(m.joined_at)}</td>
               <td>
                 {owner && m.user.id !== session.user.id ? (
-                  <button type="button" class="small danger" onClick={() => remove(m)} aria-label={`Remove ${m.user.email}`}>
-                    Remove
+                  <button type="button" class="small danger" onClick={() => remove(m)} aria-label={`${m.status === "pending" ? "Revoke the invitation of" : "Remove"} ${m.user.email}`}>
+                    {m.status === "pending" ? "Revoke" : "Remove"}
                   </button>
                 ) : null}
               </td>

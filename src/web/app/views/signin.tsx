@@ -36,7 +36,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   );
 }
 
-/** The page an invitation's one-time link opens (#/set-password/TOKEN). */
+/** The page an invitation's password link opens (#/set-password/TOKEN): setting the password accepts the invitation. */
 export function SetPassword({ token }: { token: string }) {
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -56,7 +56,7 @@ export function SetPassword({ token }: { token: string }) {
       <h1>Set your password</h1>
       {done ? (
         <p>
-          Password set. <a href="#/" onClick={() => go("/")}>Sign in</a>.
+          Password set: you have joined the team. <a href="#/" onClick={() => go("/")}>Sign in</a>.
         </p>
       ) : (
         <form onSubmit={submit} aria-label="Set your password">
@@ -67,6 +67,56 @@ export function SetPassword({ token }: { token: string }) {
           </button>
         </form>
       )}
+    </main>
+  );
+}
+
+/**
+ * The page an invitation's link opens (#/accept-invitation/TOKEN), for a user who has an account
+ * already: they accept as themselves, with their session (signed in as the invited address) or,
+ * without one, with their own password. The token alone accepts nothing.
+ */
+export function AcceptInvitation({ token, session, onAccepted, onSignOut }: { token: string; session: Session | null; onAccepted: (s: Session) => void; onSignOut: () => void }) {
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await api.post<{ data: Session }>("/v1/auth/invitations/accept", session ? { token } : { token, password }, { quiet401: true });
+      onAccepted(res.data);
+      go("/");
+    } catch (err) {
+      setError(messageOf(err));
+      setPassword("");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="signin">
+      <h1>Join a team</h1>
+      <form onSubmit={submit} aria-label="Accept the invitation">
+        {session ? (
+          <p>
+            You are signed in as <strong>{session.user.email}</strong>. Accept the invitation if it was sent to this address.{" "}
+            <button type="button" class="small" onClick={onSignOut}>
+              Not you? Sign out
+            </button>
+          </p>
+        ) : (
+          <>
+            <p>Enter the password of the account the invitation was sent to.</p>
+            <Field label="Your password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} autoFocus />
+          </>
+        )}
+        <ErrorBox error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? "Accepting…" : "Accept the invitation"}
+        </button>
+      </form>
     </main>
   );
 }
