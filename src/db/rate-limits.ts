@@ -56,6 +56,11 @@ export class RateLimitRepository {
     return this.db.get<BucketRow>(TAKE_TOKENS[this.db.dialect], [key, burst, count, now, burst, now, ratePerMs, count, burst, now, ratePerMs, count]);
   }
 
+  /** Deletes the buckets under `prefix` untouched since `before` (callers pass a time by which they are full again: the same as none). */
+  async purgeBuckets(prefix: string, before: number): Promise<void> {
+    await this.db.run("DELETE FROM rate_limit_buckets WHERE key >= ? AND key < ? AND updated_at <= ?", [prefix, prefix + "\uffff", before]);
+  }
+
   bucket(key: string): Promise<BucketRow | null> {
     return this.db.get<BucketRow>("SELECT tokens, updated_at FROM rate_limit_buckets WHERE key = ?", [key]);
   }

@@ -4,6 +4,15 @@
  * (src/events/tracking-classify.ts). Only a person's first open or click moves the recipient's
  * status. A token that is not ours, or names a recipient or link we do not have, is not found:
  * never a redirect to anywhere the token says.
+ *
+ * Every hit is counted (a tracking_hits row, so the statistics see it), but a link in a public
+ * place must not turn into a flood of webhook POSTs (issue 41: 300 GETs of one link in 8 s were
+ * 296 POSTs). What is published (and written to the message's history) is bounded per recipient
+ * and link (the open pixel counts as one link) by a token bucket in rate_limit_buckets: a burst of
+ * EVENTS_BURST, then one more every EVENTS_REFILL_MS. The bucket is taken in the hit's own write,
+ * one statement, so the decision is atomic with the count and holds across nodes on PostgreSQL.
+ * Exempt from the bound, though they take from it: the hit that moves the status (a person's
+ * first open or click) and each kind's first hit of people and of machines (`first: true`).
  */
 import { readTrackingToken } from "../../auth/tracking-tokens.ts";
 import type { Deps } from "../../context.ts";
@@ -22,6 +31,16 @@ export interface TrackingRequest {
   userAgent: string | null;
 }
 
+/** Events published per recipient and link at once, before the bound applies. */
+export const EVENTS_BURST = 10;
+/** Then one more event per recipient and link this often (the bucket is full again after EVENTS_BURST of them: an hour). */
+export const EVENTS_REFILL_MS = 6 * 60_000;
+/** The buckets' keys: `track:<recipient id>:<"o" for the pixel, or the link index>`. */
+const BUCKET_PREFIX = "track:";
+/** How often a node deletes buckets that are full again (untouched for a whole refill), the same as none. */
+const PURGE_EVERY_MS = 10 * 60_000;
+const lastPurge = new WeakMap<object, number>();
+
 /** How far back a recipient's earlier hits matter to the rules (bursts are within a second). */
 const RECENT_MS = 60_000;
 
@@ -35,18 +54,25 @@ const MOVES: Record<"open" | "click", { to: "opened" | "clicked"; from: Readonly
 export async function recordTrackingHit(deps: Pick<Deps, "store">, req: TrackingRequest, now = Date.now()): Promise<string | null> {
   const data = readTrackingToken(await serverSecretOf(deps.store), req.token);
   if (!data || data.kind !== req.kind) return null;
+  purgeFullBuckets(deps.store, now);
+  const link = data.kind === "click" ? data.link : null;
   return deps.store.write(async (tx) => {
+    // Every hit takes from its bucket, first thing in its write: the decision and the count are
+    // one. On PostgreSQL the bucket's row stays locked until this write commits, so the hits of
+    // one recipient and link take turns, and each one's reads below (the recipient's status, was
+    // it the first?) see the one before. Only our own tokens get here (the MAC was checked).
+    const key = `${BUCKET_PREFIX}${data.recipientId}:${link === null ? "o" : link}`;
+    const allowed = (await tx.rateLimits.takeTokens(key, 1, EVENTS_BURST, 1 / EVENTS_REFILL_MS, now)) !== null;
     const target = await tx.tracking.target(data.messageId, data.recipientId);
     if (!target) return null;
-    const link = data.kind === "click" ? data.link : null;
     const url = link === null ? "" : await tx.tracking.linkUrl(data.messageId, link);
     if (url === null) return null;
-    await observe(tx, target, req, link, url, now);
+    await observe(tx, target, req, link, url, allowed, now);
     return url;
   });
 }
 
-async function observe(tx: Repositories, target: HitTarget, req: TrackingRequest, link: number | null, url: string, now: number): Promise<void> {
+async function observe(tx: Repositories, target: HitTarget, req: TrackingRequest, link: number | null, url: string, allowed: boolean, now: number): Promise<void> {
   const recent = await tx.tracking.recentHits(target.id, now - RECENT_MS);
   const verdict = classifyHit({
     kind: req.kind,
@@ -87,6 +113,17 @@ async function observe(tx: Repositories, target: HitTarget, req: TrackingRequest
     await changeRecipientStatus(tx, { recipientId: target.id, status: move.to, details }, now);
     return;
   }
+  // Beyond the bound: counted (the hit is stored above), neither in the history nor published.
+  if (!allowed && !first) return;
   // An observation that moves nothing: in the message's history and published all the same.
   await recordObservation(tx, target, req.kind === "open" ? "message.opened" : "message.clicked", details, now);
+}
+
+/** At most every PURGE_EVERY_MS per node: deletes the buckets untouched for a whole refill (full again), on the side. */
+function purgeFullBuckets(store: Deps["store"], now: number): void {
+  if (now - (lastPurge.get(store) ?? 0) < PURGE_EVERY_MS) return;
+  lastPurge.set(store, now);
+  void store
+    .detached(() => store.write((tx) => tx.rateLimits.purgeBuckets(BUCKET_PREFIX, now - EVENTS_BURST * EVENTS_REFILL_MS)))
+    .catch(() => lastPurge.delete(store));
 }
