@@ -447,6 +447,62 @@ describe("cross-team isolation (issue 41)", () => {
     expect(Object.keys(NOT_WALKED).filter((k) => !documented.has(k))).toEqual([]);
     expect(walked.size).toBeGreaterThan(40);
   }, 60_000);
+
+  test("B's own objects, lists and counts read the same before and after A's activity: nothing of B's view depends on A", async () => {
+    const { a, b } = w;
+    const ops = await operations();
+    const bSession = await signedIn(w.t, b.owner.email, PASSWORD, b.team.teamId);
+    const viewOfB = async () => {
+      const out: Record<string, string> = {};
+      for (const op of ops) {
+        if (op.method !== "GET" || NOT_WALKED[op.key]) continue;
+        const names = op.params.filter((p) => p.in === "path").map((p) => p.name);
+        for (const values of combos(names.map((nm) => pathIds(b, op, nm)))) {
+          const path = fill(op.path, Object.fromEntries(names.map((nm, i) => [nm, values[i]!])));
+          const paths = op.key === "GET /v1/routes/{routeId}" ? [path, `${path}?include=project,projectCount,projectExists,statistics`] : [path];
+          for (const p of paths) {
+            const headers: Record<string, string> = op.security.includes("teamToken") ? { authorization: `Bearer ${b.team.teamToken}` } : { cookie: bSession.cookie };
+            const res = await call("GET", p, headers);
+            // The session's idle end moves with its own use (README "Sessions"); nothing else may move.
+            out[p] = `${res.status} ${res.text.replace(/"expires_at":"[^"]*"/, '"expires_at":"…"')}`;
+          }
+        }
+      }
+      return out;
+    };
+    const before = await viewOfB();
+
+    // A sends (to B's recipient domain too), receives, suppresses B's addresses, adds members,
+    // projects, routes, webhooks and domains, and gets opens.
+    const tok = { token: a.team.teamToken };
+    for (const route of [a.customRouteSlug, "transactional"]) {
+      const sent = await w.t.request("POST", "/v1/send", {
+        projectToken: a.team.projectToken,
+        body: { from: a.fromEmail, to: [b.recipientEmail, `x@${b.recipientDomain}`], subject: b.subject, tag: b.tag, text: "alpha again zq", route },
+      });
+      expect(sent.status).toBe(202);
+    }
+    expect((await w.t.request("POST", "/v1/suppressions", { ...tok, body: { emails: [b.recipientEmail, b.suppressedEmail], scope: "team", reason: "manual" } })).status).toBe(201);
+    expect((await w.t.request("POST", "/v1/suppressions", { ...tok, body: { email: b.recipientEmail, scope: "route", route_id: a.routes.custom, reason: "manual" } })).status).toBe(201);
+    expect((await w.t.request("POST", "/v1/projects", { ...tok, body: { name: "alpha third project zq" } })).status).toBe(201);
+    expect((await w.t.request("POST", `/v1/projects/${a.team.projectId}/routes`, { ...tok, body: { name: "alpha another route zq", route_type: "inbound" } })).status).toBe(201);
+    expect((await w.t.request("POST", "/v1/domains", { ...tok, body: { domain: "alpha-third-zq.test" } })).status).toBe(201);
+    expect(
+      (await w.t.request("POST", "/v1/webhooks", { ...tok, body: { route_id: a.routes.custom, name: "alpha hook 2 zq", url: w.receiver.url("hooks.example.test", "/alpha2"), events: ["message.created"] } })).status,
+    ).toBe(201);
+    // A member joins A (as an accepted invitation leaves them).
+    const [userId, memberId, now] = [newId(), newId(), Date.now()];
+    await w.t.sql.run("INSERT INTO users (id, name, email, created_at) VALUES (?, 'alpha joiner zq', 'alpha.joiner@alpha-zq.test', ?)", [userId, now]);
+    await w.t.sql.run("INSERT INTO team_members (id, team_id, user_id, role, status, joined_at, created_at) VALUES (?, ?, ?, 'member', 'active', ?, ?)", [memberId, a.team.teamId, userId, now, now]);
+    expect((await w.t.request("PUT", `/v1/projects/${a.team.projectId}/members`, { ...tok, body: { team_member_ids: [a.member.memberId, a.owner.memberId, memberId] } })).status).toBe(200);
+    const { trackingToken } = await import("../../src/auth/tracking-tokens.ts");
+    const rcpt = (await w.t.sql.get<{ id: string }>("SELECT id FROM recipients WHERE message_id = ? ORDER BY id LIMIT 1", [a.outboundMessageId]))!.id;
+    const open = trackingToken(await serverSecretOf(w.t.deps.store), { kind: "open", messageId: a.outboundMessageId, recipientId: rcpt });
+    await call("GET", `/t/o/${open}`, { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0" });
+    for (let i = 0; i < 100 && !(await w.t.sql.get("SELECT 1 AS one FROM tracking_hits WHERE message_id = ?", [a.outboundMessageId])); i++) await Bun.sleep(20);
+
+    expect(await viewOfB()).toEqual(before);
+  }, 60_000);
 });
 
 /** A body naming A's objects: 404 or 422, or a documented conflict (409). */
@@ -569,13 +625,14 @@ describe("sending and suppressing as B", () => {
 
   test("B suppressing an address A suppressed creates B's own suppression: A's is neither reported nor touched", async () => {
     const { a, b } = w;
+    const aList = async () => (await w.t.request("GET", "/v1/suppressions?page[size]=100", { token: a.team.teamToken })).text;
+    const before = await aList();
     const res = await w.t.request("POST", "/v1/suppressions", { token: b.team.teamToken, body: { emails: [a.suppressedEmail, `alpha.project-blocked@${a.recipientDomain}`], scope: "team", reason: "manual" } });
     expect(res.status).toBe(201);
     expect(res.json.data.skipped).toEqual([]);
     expect(res.json.data.created.map((s: { email: string }) => s.email).sort()).toEqual([`alpha.project-blocked@${a.recipientDomain}`, a.suppressedEmail].sort());
     for (const s of res.json.data.created) expect(a.suppressionIds).not.toContain(s.id);
-    const aList = await w.t.request("GET", "/v1/suppressions", { token: a.team.teamToken });
-    expect(aList.json.data.map((s: { id: string }) => s.id).sort()).toEqual([...a.suppressionIds].sort());
+    expect(await aList()).toBe(before);
     for (const s of res.json.data.created) expect((await w.t.request("DELETE", `/v1/suppressions/${s.id}`, { token: b.team.teamToken })).status).toBe(200);
   });
 });
