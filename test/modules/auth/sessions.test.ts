@@ -280,7 +280,7 @@ describe("team members: invite, set a password, remove", () => {
   test("the team token may invite; an expired link does not work; the last owner cannot be removed; another team's member is a 404", async () => {
     const res = await t.request("POST", "/v1/team/members", { body: { email: "late@example.com", role: "owner" } });
     expect(res.status).toBe(201);
-    await t.sql.run("UPDATE password_tokens SET expires_at = ?", [Date.now() - 1]);
+    await t.sql.run("UPDATE team_invitations SET expires_at = ?", [Date.now() - 1]);
     const token = res.json.password_url.split("/").pop();
     expect((await t.request("POST", "/v1/auth/password", { token: null, body: { token, password: "a long new password" } })).status).toBe(422);
 
@@ -293,7 +293,7 @@ describe("team members: invite, set a password, remove", () => {
     expect((await t.request("POST", "/v1/team/members", { body: { email: "not an address" } })).status).toBe(422);
   });
 
-  test("a user of another team is added without a link and signs in to either team with their password", async () => {
+  test("a user of another team gets an invitation link, not a password link; once accepted they sign in to either team with their password", async () => {
     const b = t.addTeam("Team D");
     const email = await ownerWithPassword(t, b, "team d owner password");
     const res = await t.request("POST", "/v1/team/members", { body: { email } });
@@ -301,6 +301,11 @@ describe("team members: invite, set a password, remove", () => {
     expect(res.json.password_url).toBeNull();
     const s = await signedIn(t, email, "team d owner password");
     expect((await asSession(t, s, "GET", "/v1/team")).json.id).toBe(b.teamId); // the first team they joined
+    // Until they accept (signed in as themselves, with the link's token), team A is closed to them.
+    const early = await t.request("POST", "/v1/auth/sign-in", { token: null, body: { email, password: "team d owner password", team_id: t.team.teamId } });
+    expect(early.status).toBe(401);
+    const token = res.json.invitation_url.split("/").pop();
+    expect((await asSession(t, s, "POST", "/v1/auth/invitations/accept", { body: { token } })).status).toBe(200);
     const other = await t.request("POST", "/v1/auth/sign-in", { token: null, body: { email, password: "team d owner password", team_id: t.team.teamId } });
     expect(other.status).toBe(201);
     expect(other.json.data.team.id).toBe(t.team.teamId);

@@ -170,7 +170,7 @@ describe("PUT /v1/projects/{id}/members", () => {
     expect(res.json.message).toBe("Project members updated successfully.");
     expect(res.json.data.team_members_count).toBe(2);
     const m = res.json.data.team_members.find((x: { id: string }) => x.id === dana);
-    expect(Object.keys(m).sort()).toEqual(["created_at", "id", "joined_at", "role", "user"]);
+    expect(Object.keys(m).sort()).toEqual(["created_at", "id", "joined_at", "role", "status", "user"]);
     expect(m.role).toBe("member");
     expect(m.user).toMatchObject({ name: "Dana", avatar: "https://a.example/d.png" });
     expect(res.json.data.team_members.find((x: { id: string }) => x.id === owner).role).toBe("owner");

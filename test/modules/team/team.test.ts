@@ -116,7 +116,9 @@ describe("GET /v1/team/members", () => {
     expect(res.json.next_cursor).toBeString();
     expect(res.json.next_page_url).toStartWith("http://localhost:8080/v1/team/members?");
     const first = res.json.data[0];
-    expect(Object.keys(first).sort()).toEqual(["created_at", "id", "joined_at", "role", "user"]);
+    // The spec's TeamMemberData, plus status (pending: invited, not yet accepted).
+    expect(Object.keys(first).sort()).toEqual(["created_at", "id", "joined_at", "role", "status", "user"]);
+    expect(first.status).toBe("active");
     expect(Object.keys(first.user).sort()).toEqual(["avatar", "email", "id", "name"]);
     // The owner joined at bootstrap (now), after the fixtures' back-dated members: newest first.
     expect(first.role).toBe("owner");
