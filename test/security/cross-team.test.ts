@@ -470,7 +470,12 @@ describe("cross-team isolation (issue 41)", () => {
       }
       return out;
     };
+    const bEvents = async () => ({
+      events: await w.t.sql.all("SELECT * FROM events WHERE team_id = ? ORDER BY id", [b.team.teamId]),
+      jobs: (await w.t.sql.all<{ payload: string }>("SELECT payload FROM jobs ORDER BY id")).filter((j) => String(j.payload).includes(b.webhookId)),
+    });
     const before = await viewOfB();
+    const eventsBefore = await bEvents();
 
     // A sends (to B's recipient domain too), receives, suppresses B's addresses, adds members,
     // projects, routes, webhooks and domains, and gets opens.
@@ -502,6 +507,8 @@ describe("cross-team isolation (issue 41)", () => {
     for (let i = 0; i < 100 && !(await w.t.sql.get("SELECT 1 AS one FROM tracking_hits WHERE message_id = ?", [a.outboundMessageId])); i++) await Bun.sleep(20);
 
     expect(await viewOfB()).toEqual(before);
+    // No event of A's reached B's webhooks.
+    expect(await bEvents()).toEqual(eventsBefore);
   }, 60_000);
 });
 
@@ -634,6 +641,35 @@ describe("sending and suppressing as B", () => {
     for (const s of res.json.data.created) expect(a.suppressionIds).not.toContain(s.id);
     expect(await aList()).toBe(before);
     for (const s of res.json.data.created) expect((await w.t.request("DELETE", `/v1/suppressions/${s.id}`, { token: b.team.teamToken })).status).toBe(200);
+  });
+});
+
+describe("the server's shared delivery state", () => {
+  test("a destination both teams' mail goes to shows B only B's domains and not the remote reply to A's mail", async () => {
+    const { a, b } = w;
+    const sent = await w.t.request("POST", "/v1/send", { projectToken: b.team.projectToken, body: { from: b.fromEmail, to: [b.recipientEmail], subject: b.subject, text: "bravo body zq" } });
+    expect(sent.status).toBe(202);
+    const now = Date.now();
+    // One provider's MX serves both partners' domains; its last rate reply came to A's mail.
+    await w.t.sql.run(
+      `INSERT INTO destinations (name, domains, concurrency, per_minute, paused_until, strikes, last_reply, throttled_at, updated_by, updated_at)
+       VALUES (?, ?, NULL, NULL, ?, 1, ?, ?, 'node-1', ?)`,
+      [
+        "mx.shared-provider-zq.test",
+        JSON.stringify([a.recipientDomain, b.recipientDomain]),
+        now + 600_000,
+        JSON.stringify({ code: 421, enhanced_code: "4.7.0", message: `<${a.recipientEmail}>: too many messages for this mailbox` }),
+        now,
+        now,
+      ],
+    );
+    const res = await w.t.request("GET", "/v1/queue/destinations", { token: b.team.teamToken });
+    expect(res.status).toBe(200);
+    expect(res.json.data.map((d: { domains: string[] }) => d.domains)).toEqual([[b.recipientDomain]]);
+    expect(res.text).not.toContain("alpha");
+    const own = await w.t.request("GET", "/v1/queue/destinations", { token: a.team.teamToken });
+    // A's view of it (A's mail goes to both domains by now) is A's: its domains and the reply.
+    expect(own.json.data[0].domains).toContain(a.recipientDomain);
   });
 });
 
