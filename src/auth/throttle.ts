@@ -5,6 +5,13 @@
  * Beyond POSTHORN_AUTH_FAILURE_LIMIT in AUTH_FAILURE_WINDOW_MS every attempt from that IP is refused
  * (HTTP 429, SMTP 421) until the window ends, even with a right credential, so guessing learns
  * nothing. Counters live in the database (auth_failures), so they hold across nodes.
+ *
+ * Every decision is taken with its count (docs/security.md, "Every throttle decision is atomic
+ * with its count"): a sign-in, whose check costs an Argon2 hash, first takes a place in its
+ * counters in one statement each (`reserve`) and is checked only with a place; a token, whose
+ * check costs a lookup, is checked and then counted or admitted in the same turn of the event loop
+ * against every failure this node knows of, including those whose count is still being written
+ * (`recordFailure`, `admit`).
  */
 import type { Deps } from "../context.ts";
 import type { FailureRow } from "../db/rate-limits.ts";
@@ -60,6 +67,14 @@ interface Place {
   windowStartedAt: number;
 }
 
+/** What this node knows of an IP's failures (AuthThrottle.tally). */
+interface Tally {
+  pending: number;
+  failures: number;
+  until: number;
+  learnedAt: number;
+}
+
 /** The places one attempt holds, one per rule. */
 export interface Reservation {
   readonly places: Place[];
@@ -85,6 +100,14 @@ export class AuthThrottle {
    * costs no query; a guess on this node always goes to the database and is refused there.
    */
   private readonly blocked = new Map<string, { until: number; learnedAt: number }>();
+  /**
+   * IPs this node has counted failures of: how many are being counted right now (`pending`,
+   * from the moment the failure is known until the database has answered) and the counter as the
+   * database answered last (`failures` in the window that ends at `until`, at `learnedAt`). What
+   * `admit` decides on. A refresh forgets what it has newer word of (as for `blocked`): an IP over
+   * the limit comes back in `blocked`, one under it with its next failure's answer.
+   */
+  private readonly tally = new Map<string, Tally>();
   private refreshedAt = 0;
   private refreshing = false;
   private purgedAt = 0;
@@ -100,21 +123,44 @@ export class AuthThrottle {
     return ip === null || this.limit === 0 ? [] : [{ key: `ip:${clientKey(ip)}`, limit: this.limit, windowMs: AUTH_FAILURE_WINDOW_MS }];
   }
 
-  /** Throws RateLimitedError when the client's IP is over its limit (this node's view; see `blocked`). */
+  /** Throws RateLimitedError when the client's IP is over its limit (this node's view; see `blocked` and `tally`). */
   checkIp(address: ClientAddress): void {
     if (this.limit === 0) return;
     const now = Date.now();
     const refreshDue = now - this.refreshedAt >= REFRESH_MS;
-    // Nothing blocked and nothing to refresh: the IP is not needed.
-    if (!refreshDue && this.blocked.size === 0) return;
+    // Nothing blocked or counted and nothing to refresh: the IP is not needed.
+    if (!refreshDue && this.blocked.size === 0 && this.tally.size === 0) return;
     const ip = lazyAddress(address)();
     if (ip === null) return;
     if (refreshDue) this.refresh(now);
-    const client = clientKey(ip);
+    this.refuseOverLimit(clientKey(ip), now);
+  }
+
+  /**
+   * A credential checked after `checkIp` let it through was right: throws RateLimitedError when,
+   * by now, the failures of the client's IP this node knows of (its own, counted or still being
+   * counted, and every node's as of the last refresh) have reached the limit. Decided in the same
+   * turn of the event loop as the answer, so of a burst sent at once only the attempts checked
+   * before the limit's failures can succeed, and guessing in parallel learns no more than one by one.
+   */
+  admit(address: ClientAddress): void {
+    if (this.limit === 0 || (this.blocked.size === 0 && this.tally.size === 0)) return;
+    const ip = lazyAddress(address)();
+    if (ip !== null) this.refuseOverLimit(clientKey(ip), Date.now());
+  }
+
+  private refuseOverLimit(client: string, now: number): void {
     const until = this.blocked.get(client)?.until;
-    if (until === undefined) return;
-    if (until > now) throw new RateLimitedError(Math.max(1, Math.ceil((until - now) / 1000)));
-    this.blocked.delete(client);
+    if (until !== undefined) {
+      if (until > now) throw new RateLimitedError(Math.max(1, Math.ceil((until - now) / 1000)));
+      this.blocked.delete(client);
+    }
+    const seen = this.tally.get(client);
+    if (!seen) return;
+    const running = seen.until > now;
+    if ((running ? seen.failures : 0) + seen.pending >= this.limit) {
+      throw new RateLimitedError(Math.max(1, Math.ceil(((running ? seen.until : now + AUTH_FAILURE_WINDOW_MS) - now) / 1000)));
+    }
   }
 
   /**
@@ -184,21 +230,40 @@ export class AuthThrottle {
     if (rules.length === 0) return;
     const now = Date.now();
     const { store } = this.deps;
-    const rows = await store.detached(() =>
-      store.write(async (tx) => {
-        const out: FailureRow[] = [];
-        for (const rule of rules) out.push(await tx.rateLimits.recordFailure(rule.key, now, now - rule.windowMs));
-        return out;
-      }),
-    );
+    // Known from this moment on, before the database answers: `admit` counts it at once.
+    const seen = rules.filter((r) => r.key.startsWith("ip:")).map((r) => this.seen(r.key.slice(3)));
+    for (const entry of seen) entry.pending++;
+    let rows: FailureRow[];
+    try {
+      rows = await store.detached(() =>
+        store.write(async (tx) => {
+          const out: FailureRow[] = [];
+          for (const rule of rules) out.push(await tx.rateLimits.recordFailure(rule.key, now, now - rule.windowMs));
+          return out;
+        }),
+      );
+    } finally {
+      for (const entry of seen) entry.pending--;
+    }
     let refused: RateLimitedError | null = null;
     rows.forEach((row, i) => {
       const rule = rules[i]!;
-      if (row.failures < rule.limit) return;
-      if (rule.key.startsWith("ip:")) this.blocked.set(rule.key.slice(3), { until: Number(row.window_started_at) + rule.windowMs, learnedAt: Date.now() });
+      const until = Number(row.window_started_at) + rule.windowMs;
+      if (rule.key.startsWith("ip:")) {
+        const entry = this.seen(rule.key.slice(3));
+        // The database's answers may come back out of order: a later one of the same window counts more.
+        if (until !== entry.until || row.failures > entry.failures) Object.assign(entry, { failures: row.failures, until, learnedAt: Date.now() });
+        if (row.failures >= rule.limit) this.blocked.set(rule.key.slice(3), { until, learnedAt: Date.now() });
+      }
       if (row.failures > rule.limit) refused ??= new RateLimitedError(retryAfter(row, rule, now));
     });
     if (refused) throw refused;
+  }
+
+  private seen(client: string): Tally {
+    let entry = this.tally.get(client);
+    if (!entry) this.tally.set(client, (entry = { pending: 0, failures: 0, until: 0, learnedAt: 0 }));
+    return entry;
   }
 
   /**
@@ -220,6 +285,7 @@ export class AuthThrottle {
       })
       .then((rows) => {
         for (const [ip, entry] of this.blocked) if (entry.learnedAt < now) this.blocked.delete(ip);
+        for (const [ip, entry] of this.tally) if (entry.pending === 0 && entry.learnedAt < now) this.tally.delete(ip);
         for (const row of rows) this.blocked.set(row.key.slice(3), { until: Number(row.window_started_at) + AUTH_FAILURE_WINDOW_MS, learnedAt: now });
       })
       .catch((err: unknown) => this.deps.log.warn("auth throttle refresh failed", { error: String(err) }))

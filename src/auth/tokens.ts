@@ -82,16 +82,24 @@ export class TokenAuthenticator {
     });
   }
 
-  /** Refuses a throttled IP first; a token given but wrong counts against its IP (no token at all guesses nothing). */
+  /**
+   * Refuses a throttled IP first; a token given but wrong counts against its IP (no token at all
+   * guesses nothing). A right token is accepted only if its IP's failures have not reached the
+   * limit by the time it was checked (`admit`): of guesses sent at once, those checked after the
+   * limit's failures are refused whether right or wrong.
+   */
   private async throttled<P>(token: string | null | undefined, address: ClientAddress, authenticate: (ip: () => string | null) => Promise<P>): Promise<P> {
     const ip = lazyAddress(address);
     this.throttle.checkIp(ip);
+    let principal: P;
     try {
-      return await authenticate(ip);
+      principal = await authenticate(ip);
     } catch (err) {
       if (err instanceof UnauthenticatedError && token) await this.throttle.recordFailure(this.throttle.ipRules(ip()));
       throw err;
     }
+    this.throttle.admit(ip);
+    return principal;
   }
 
   /**
