@@ -94,6 +94,13 @@ export const ConfigSchema = Type.Object({
   trustedProxies: Type.Array(Type.String()),
   /** Concurrent outbound deliveries and webhook posts. */
   deliveryConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
+  /**
+   * MiB of signed message copies the outbound deliveries compose and hand to the SMTP agent at
+   * once, across all messages (default 128): a large message to many recipients (with tracking,
+   * each its own copy) waits its turn instead of holding every copy at once. Peak memory is a few
+   * times this plus a constant, whatever recipients × size; a single copy larger than it goes alone.
+   */
+  deliveryMemoryMb: Type.Integer({ minimum: 1, maximum: 1_048_576 }),
   /** Per-destination shaping limits by recipient domain (POSTHORN_DESTINATION_POLICIES, a JSON file); see src/mail/shaping.ts. */
   destinationPolicies: Type.Record(
     Type.String(),
@@ -200,6 +207,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   authFailureLimit: "POSTHORN_AUTH_FAILURE_LIMIT",
   trustedProxies: "POSTHORN_TRUSTED_PROXIES",
   deliveryConcurrency: "POSTHORN_DELIVERY_CONCURRENCY",
+  deliveryMemoryMb: "POSTHORN_DELIVERY_MEMORY_MB",
   destinationPolicies: "POSTHORN_DESTINATION_POLICIES",
   webhookConcurrency: "POSTHORN_WEBHOOK_CONCURRENCY",
 };
@@ -249,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     authFailureLimit: int(env, "POSTHORN_AUTH_FAILURE_LIMIT", 10),
     trustedProxies: list(env, "POSTHORN_TRUSTED_PROXIES") ?? [],
     deliveryConcurrency: int(env, "POSTHORN_DELIVERY_CONCURRENCY", 64),
+    deliveryMemoryMb: int(env, "POSTHORN_DELIVERY_MEMORY_MB", 128),
     destinationPolicies: destinationPolicies(env),
     webhookConcurrency: int(env, "POSTHORN_WEBHOOK_CONCURRENCY", 64),
   };

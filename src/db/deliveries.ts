@@ -11,8 +11,12 @@ export type OutboundMessageRow = MessageHeadingColumns & {
   html: string | null;
   text: string | null;
   headers: string;
-  /** The composed, signed message (with tracking: the first recipient's copy); null until the first attempt stores it. */
-  raw: Uint8Array | null;
+  /**
+   * The size in bytes of the composed, signed message (with tracking: the first recipient's copy);
+   * null until the first attempt stores it. The bytes themselves are read when needed (rawSource):
+   * a job waiting its turn for delivery memory holds none of them.
+   */
+  raw_bytes: number | null;
   /** Open and click tracking of this message (1/0), fixed at acceptance. */
   track_opens: number;
   track_clicks: number;
@@ -39,7 +43,7 @@ type MessagePart = MessageHeadingColumns & Pick<OutboundMessageRow, "id" | "mess
   route_id: string | null;
   domain_id: string | null;
 };
-type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "headers" | "raw" | "track_opens" | "track_clicks">;
+type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "headers" | "raw_bytes" | "track_opens" | "track_clicks">;
 type DomainPart = Pick<OutboundMessageRow, "domain" | "dkim_selector" | "dkim_private_key" | "dkim_ed25519_selector" | "dkim_ed25519_private_key" | "return_path_host">;
 
 /** An attachment as composing the message needs it. */
@@ -78,21 +82,22 @@ export class DeliveryRepository {
     // PostgreSQL: one round trip (a join); SQLite: lookups by primary key, table by table, which
     // its planner runs faster than the join.
     if (this.db.dialect === "postgres") {
-      return this.db.get<OutboundMessageRow>(
+      const row = await this.db.get<OutboundMessageRow>(
         `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
-                c.html, c.text, c.headers, c.raw, c.track_opens, c.track_clicks, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
+                c.html, c.text, c.headers, octet_length(c.raw) AS raw_bytes, c.track_opens, c.track_clicks, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
          FROM messages m JOIN message_contents c ON c.message_id = m.id
          LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
          WHERE m.id = ?`,
         [messageId],
       );
+      return row ? { ...row, raw_bytes: row.raw_bytes === null ? null : Number(row.raw_bytes) } : null;
     }
     const m = await this.db.get<MessagePart>(
       `SELECT id, from_email, from_name, subject, "to", cc, reply_to, message_id_header, created_at, route_id, domain_id FROM messages WHERE id = ?`,
       [messageId],
     );
     if (!m) return null;
-    const c = await this.db.get<ContentsPart>("SELECT html, text, headers, raw, track_opens, track_clicks FROM message_contents WHERE message_id = ?", [messageId]);
+    const c = await this.db.get<ContentsPart>("SELECT html, text, headers, length(raw) AS raw_bytes, track_opens, track_clicks FROM message_contents WHERE message_id = ?", [messageId]);
     if (!c) return null;
     const route = m.route_id ? await this.db.get<{ route_type: string }>("SELECT route_type FROM routes WHERE id = ?", [m.route_id]) : null;
     const d = m.domain_id
@@ -110,6 +115,12 @@ export class DeliveryRepository {
       dkim_ed25519_private_key: d?.dkim_ed25519_private_key ?? null,
       return_path_host: d?.return_path_host ?? null,
     };
+  }
+
+  /** The decoded size of the message's attachments, in bytes: what composing will read and encode. */
+  async attachmentBytes(messageId: string): Promise<number> {
+    const row = await this.db.get<{ n: number | string | null }>("SELECT coalesce(sum(size), 0) AS n FROM attachments WHERE message_id = ?", [messageId]);
+    return Number(row?.n ?? 0);
   }
 
   /** The message's attachments with their content, in the order they were stored (ids are time-ordered). */

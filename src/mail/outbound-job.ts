@@ -26,6 +26,7 @@ import { serverSecretOf } from "../secrets.ts";
 import { recipientUnsubscribeToken } from "../auth/unsubscribe-tokens.ts";
 import type { ComposedMessage, ComposeInput } from "./compose.ts";
 import { Composer, ComposerUnavailableError } from "./composer.ts";
+import { DeliveryMemory, estimateCopyBytes } from "./delivery-memory.ts";
 import type { DkimKey } from "./dkim.ts";
 import { Deliverer, type RecipientOutcome } from "./deliver.ts";
 import { isRateReply, requestedRetryMs } from "./reply.ts";
@@ -63,8 +64,12 @@ export interface OutboundOptions {
 }
 
 type MessageInfo = { created_at: number; domain: string; return_path_host: string };
-/** The signed copy each recipient gets: one for all, or one per recipient (tracking, or a broadcast's own unsubscribe link). */
-type CopyOf = (recipientId: string) => Buffer;
+/**
+ * The signed copies of one attempt: one for all (`shared`), or one per recipient (tracking, or a
+ * broadcast's own unsubscribe link), composed when its transaction's turn comes; and how many
+ * transactions may hold a copy at once (what the attempt was given of POSTHORN_DELIVERY_MEMORY_MB).
+ */
+type Copies = { shared: Buffer | null; of(r: DueRecipientRow): Promise<Buffer>; inFlight: number };
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
 
@@ -173,6 +178,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       : new Shaper({ store, log, policies: config.destinationPolicies }, (domain) => deliverer.destinationOf(domain), opts.shaping);
   const secret = signingSecret(store);
   void secret().catch(() => {}); // recorded at start, as the MX listener does; a failure is asked again
+  const memory = new DeliveryMemory(config.deliveryMemoryMb * 1024 * 1024);
 
   /** Keeps a job leased while `work` runs, so that a short lease is safe for slow SMTP servers. */
   const runLeased = async <T>(job: Job<unknown>, work: () => Promise<T>): Promise<T> => {
@@ -233,7 +239,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     if (due.length === 0) return { type: "done" };
     // Recipients a server accepted just before a crash cut the last run short: recorded, not sent
     // again. Only a message already composed (and so sent before) can have any.
-    const receipts = row.raw ? await store.read.deliveries.receiptsOf(messageId) : [];
+    const receipts = row.raw_bytes !== null ? await store.read.deliveries.receiptsOf(messageId) : [];
     if (receipts.length > 0) {
       const receiptOf = new Map(receipts.map((rc) => [rc.recipient_id, rc]));
       await store.write(async (tx) => {
@@ -257,56 +263,98 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       if (!admission.admitted.includes(true)) return { type: "defer", delayMs: admission.retryAt - Date.now() };
       due = due.filter((_, i) => admission.admitted[i]);
     }
-    const composed = !row.raw;
+    const composed = row.raw_bytes === null;
     // With tracking, each recipient's copy carries tokens that name it, and a broadcast's copy its
     // own unsubscribe link: composed for each, on every attempt (the tokens come out the same);
     // the first copy is stored as the source.
     const tracked = (row.track_opens === 1 || row.track_clicks === 1) && row.html !== null;
     const broadcast = row.route_type === "broadcast";
     const perRecipient = tracked || broadcast;
-    let copies: ComposedMessage[]; // one for every recipient, or one per due recipient, in order
-    if (row.raw && !perRecipient) copies = [{ raw: Buffer.isBuffer(row.raw) ? row.raw : Buffer.from(row.raw), links: [] }];
-    else {
-      try {
-        const { input, key } = await composeRequest(deps, row);
-        const tracking = tracked
-          ? { opens: row.track_opens === 1, clicks: row.track_clicks === 1, baseUrl: config.trackingUrl, secret: await secret(), messageId }
-          : null;
-        const unsubscribeSecret = broadcast ? await secret() : null;
-        const copyFor = (r: DueRecipientRow): ComposeInput => ({
-          ...input,
-          ...(tracking ? { tracking: { ...tracking, recipientId: r.id } } : {}),
-          ...(unsubscribeSecret !== null ? { listUnsubscribeUrl: `${config.publicUrl}/v1/unsubscribe/${recipientUnsubscribeToken(unsubscribeSecret, r.id)}` } : {}),
-        });
-        copies = await Promise.all((perRecipient ? due.map(copyFor) : [input]).map((i) => composer.compose(i, key)));
-      } catch (err) {
-        if (err instanceof ComposerUnavailableError) throw err; // the runner retries the job
-        log.error("compose failed", { message: messageId, error: err instanceof Error ? err.message : String(err) });
-        return failAll(due.map((r) => r.id), `The message could not be composed: ${err instanceof Error ? err.message : String(err)}`);
+    // Delivery memory: the content while composing, the shared copy if there is one, and a copy
+    // per transaction in flight, as much of it as the limit gives; the rest wait their turn.
+    const composing = composed || perRecipient;
+    const contentBytes = composing ? (row.html?.length ?? 0) + (row.text?.length ?? 0) + (await store.read.deliveries.attachmentBytes(messageId)) : 0;
+    const copyBytes = composing ? estimateCopyBytes({ html: row.html, text: row.text, attachmentBytes: contentBytes - (row.html?.length ?? 0) - (row.text?.length ?? 0) }) : row.raw_bytes!;
+    const fixed = contentBytes + (perRecipient ? 0 : copyBytes);
+    const given = await memory.enter(fixed + copyBytes * due.length);
+    try {
+      const inFlight = Math.max(1, Math.min(due.length, Math.floor((given.bytes - fixed) / copyBytes)));
+      let copies: Copies;
+      let first: ComposedMessage | null = null; // stored as the source on the first attempt
+      if (!composing) {
+        const raw = await store.read.messages.rawSource(messageId);
+        if (!raw) return { type: "retry", delayMs: 1000, error: "the composed source is not readable yet" };
+        const shared = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+        copies = { shared, of: async () => shared, inFlight };
+      } else {
+        try {
+          const { input, key } = await composeRequest(deps, row);
+          const tracking = tracked
+            ? { opens: row.track_opens === 1, clicks: row.track_clicks === 1, baseUrl: config.trackingUrl, secret: await secret(), messageId }
+            : null;
+          const unsubscribeSecret = broadcast ? await secret() : null;
+          const copyFor = (r: DueRecipientRow): ComposeInput => ({
+            ...input,
+            ...(tracking ? { tracking: { ...tracking, recipientId: r.id } } : {}),
+            ...(unsubscribeSecret !== null ? { listUnsubscribeUrl: `${config.publicUrl}/v1/unsubscribe/${recipientUnsubscribeToken(unsubscribeSecret, r.id)}` } : {}),
+          });
+          if (!perRecipient) {
+            first = await composer.compose(input, key);
+            const shared = first.raw;
+            copies = { shared, of: async () => shared, inFlight };
+          } else {
+            // The first recipient's copy now (the source, and proof the message composes); each
+            // other's when its transaction's turn comes, after a turn of the event loop, so that
+            // composing many large copies never holds the loop (and the job's lease) for long.
+            if (composed) first = await composer.compose(copyFor(due[0]!), key);
+            let ready: { id: string; raw: Buffer } | null = first ? { id: due[0]!.id, raw: first.raw } : null;
+            copies = {
+              shared: null,
+              inFlight,
+              of: async (r) => {
+                if (ready?.id === r.id) {
+                  const raw = ready.raw;
+                  ready = null;
+                  return raw;
+                }
+                await new Promise((resolve) => setImmediate(resolve));
+                return (await composer.compose(copyFor(r), key)).raw;
+              },
+            };
+          }
+        } catch (err) {
+          if (err instanceof ComposerUnavailableError) throw err; // the runner retries the job
+          log.error("compose failed", { message: messageId, error: err instanceof Error ? err.message : String(err) });
+          return failAll(due.map((r) => r.id), `The message could not be composed: ${err instanceof Error ? err.message : String(err)}`);
+        }
       }
+      // The attempt is on record before the first byte goes out: after a crash these recipients
+      // are attempted again (at-least-once), never forgotten. A recipient cancelled meanwhile is not attempted.
+      const started: DueRecipientRow[] = [];
+      await store.write(async (tx) => {
+        const now = Date.now();
+        if (composed && first) {
+          await tx.deliveries.storeComposed(messageId, first.raw);
+          if (first.links.length > 0) await tx.tracking.addLinks(messageId, first.links);
+        }
+        for (const r of due) {
+          const processed = { recipientId: r.id, status: "processed", attempted: true } as const;
+          if (await changeDueRecipientStatus(tx, r.status === "pending" ? [{ recipientId: r.id, status: "queued" }, processed] : processed, now)) started.push(r);
+        }
+      });
+      first = null;
+      if (started.length === 0) return { type: "done" };
+      return await attempt(started.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, domain: row.domain, return_path_host: row.return_path_host }, copies, admission);
+    } finally {
+      given.leave();
     }
-    const copyIndex = perRecipient ? new Map(due.map((r, i) => [r.id, i])) : null;
-    const copyOf: CopyOf = (id) => copies[copyIndex?.get(id) ?? 0]!.raw;
-    // The attempt is on record before the first byte goes out: after a crash these recipients
-    // are attempted again (at-least-once), never forgotten. A recipient cancelled meanwhile is not attempted.
-    const started: DueRecipientRow[] = [];
-    await store.write(async (tx) => {
-      const now = Date.now();
-      if (composed) {
-        await tx.deliveries.storeComposed(messageId, copies[0]!.raw);
-        if (copies[0]!.links.length > 0) await tx.tracking.addLinks(messageId, copies[0]!.links);
-      }
-      for (const r of due) {
-        const processed = { recipientId: r.id, status: "processed", attempted: true } as const;
-        if (await changeDueRecipientStatus(tx, r.status === "pending" ? [{ recipientId: r.id, status: "queued" }, processed] : processed, now)) started.push(r);
-      }
-    });
-    if (started.length === 0) return { type: "done" };
-    return attempt(started.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, domain: row.domain, return_path_host: row.return_path_host }, copyOf, admission);
   };
 
-  /** One delivery attempt for recipients already marked processed: each destination domain in parallel. */
-  const attempt = async (due: DueRecipientRow[], msg: MessageInfo, copyOf: CopyOf, admission: Admission | null): Promise<JobOutcome> => {
+  /**
+   * One delivery attempt for recipients already marked processed: each destination domain in
+   * parallel, at most `copies.inFlight` transactions holding a copy at once.
+   */
+  const attempt = async (due: DueRecipientRow[], msg: MessageInfo, copies: Copies, admission: Admission | null): Promise<JobOutcome> => {
     const deadline = msg.created_at + config.queueLifetimeSeconds * 1000;
     // The n-th attempt of a recipient waits the n-th step of the schedule.
     const attemptNo = Math.max(1, ...due.map((r) => r.attempts));
@@ -321,16 +369,54 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       byDomain.set(d, [...(byDomain.get(d) ?? []), r]);
     }
     const verpSecret = await secret();
-    const outcomes = (
-      await Promise.all(
+    const recipient = (r: DueRecipientRow, raw: Buffer) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret, r.id, bounceDomain), raw });
+    // One shared copy and room for every transaction: all at once, as always for small mail.
+    const shared = copies.shared;
+    if (shared && copies.inFlight >= due.length) {
+      const outcomes = await Promise.all(
         [...byDomain].map(async ([domain, rs]) => {
-          const got = await deliverer.deliver(domain, rs.map((r) => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret, r.id, bounceDomain), raw: copyOf(r.id) })));
+          const got = await deliverer.deliver(domain, rs.map((r) => recipient(r, shared)));
           admission?.done(domain, got);
           return got;
         }),
-      )
-    ).flat();
-    return outcomeOf(attemptNo, outcomes, deadline, admission);
+      );
+      return outcomeOf(attemptNo, outcomes.flat(), deadline, admission);
+    }
+    // Otherwise each recipient's transaction takes a turn, holding its copy until the remote answers.
+    let running = 0;
+    const turns: (() => void)[] = [];
+    const turn = async <T>(work: () => Promise<T>): Promise<T> => {
+      if (running >= copies.inFlight) await new Promise<void>((resolve) => turns.push(resolve));
+      else running++;
+      try {
+        return await work();
+      } finally {
+        const next = turns.shift();
+        if (next) next();
+        else running--;
+      }
+    };
+    const one = (domain: string, r: DueRecipientRow) =>
+      turn(async (): Promise<RecipientOutcome> => {
+        let raw: Buffer;
+        try {
+          raw = await copies.of(r);
+        } catch (err) {
+          // The first copy composed, so this one's failure is taken as passing: tried again later.
+          const message = `The message could not be composed: ${err instanceof Error ? err.message : String(err)}`;
+          log.error("compose failed", { message: r.id, error: message });
+          return { recipientId: r.id, email: r.email, verdict: "soft", reply: { code: null, enhanced_code: null, message }, host: null, suppress: false };
+        }
+        return (await deliverer.deliver(domain, [recipient(r, raw)]))[0]!;
+      });
+    const outcomes = await Promise.all(
+      [...byDomain].map(async ([domain, rs]) => {
+        const got = await Promise.all(rs.map((r) => one(domain, r)));
+        admission?.done(domain, got);
+        return got;
+      }),
+    );
+    return outcomeOf(attemptNo, outcomes.flat(), deadline, admission);
   };
 
   /**

@@ -1,0 +1,66 @@
+/**
+ * The bytes of signed message copies that outbound delivery holds at once (POSTHORN_DELIVERY_MEMORY_MB).
+ *
+ * An attempt at a message composes and signs its copies (with tracking or a broadcast's
+ * unsubscribe link, one per recipient, each as large as the message) and hands each, per
+ * transaction, to the SMTP agent, which holds its own copy until the remote answers. Unbounded,
+ * one 25 MiB message to 20 tracked recipients held 20 copies at once in the server and in the
+ * agent, and the garbage of composing them: the server passed 20 GB (issue 41, finding 9).
+ *
+ * Each attempt enters the gate for what it will hold (its content while composing, its shared copy
+ * if it has one, and one copy per transaction in flight), waits its turn first come first served,
+ * and runs as many transactions at once as what it was given allows, at least one: an attempt
+ * asking more than the whole limit is given the whole limit and goes alone, one copy at a time. A
+ * small message asks a few KB and never waits while nothing large is under way.
+ */
+export class DeliveryMemory {
+  private inside = 0;
+  private readonly waiting: { bytes: number; admit: () => void }[] = [];
+
+  constructor(readonly limit: number) {}
+
+  /** Bytes held now (for tests and metrics). */
+  get held(): number {
+    return this.inside;
+  }
+
+  /**
+   * Resolves, in turn, once `bytes` (at most the limit) fit, to what was given and the function
+   * that gives it back (calling it again does nothing).
+   */
+  enter(bytes: number): Promise<{ bytes: number; leave: () => void }> {
+    const want = Math.max(1, Math.min(this.limit, Math.ceil(bytes)));
+    return new Promise((resolve) => {
+      const admit = () => {
+        this.inside += want;
+        let left = false;
+        resolve({
+          bytes: want,
+          leave: () => {
+            if (left) return;
+            left = true;
+            this.inside -= want;
+            this.admitWaiting();
+          },
+        });
+      };
+      if (this.waiting.length === 0 && this.inside + want <= this.limit) admit();
+      else this.waiting.push({ bytes: want, admit });
+    });
+  }
+
+  private admitWaiting(): void {
+    while (this.waiting.length > 0 && this.inside + this.waiting[0]!.bytes <= this.limit) this.waiting.shift()!.admit();
+  }
+}
+
+/**
+ * What a signed copy of a message will weigh, before it is composed: attachments in base64 (4/3,
+ * and a CRLF every 76 characters), the HTML and text parts quoted-printable or base64 (at most
+ * ~1.4 times their UTF-8 size), tracking URLs in place of links, and the headers and signatures.
+ */
+export function estimateCopyBytes(p: { html: string | null; text: string | null; attachmentBytes: number }): number {
+  const parts = (p.html ? Buffer.byteLength(p.html) : 0) + (p.text ? Buffer.byteLength(p.text) : 0);
+  const links = p.html ? (p.html.match(/<a\s/gi)?.length ?? 0) : 0;
+  return Math.ceil(p.attachmentBytes * (4 / 3) * (78 / 76)) + Math.ceil(parts * 1.4) + links * 200 + 16 * 1024;
+}
