@@ -46,6 +46,8 @@ const KNOWN: Record<string, string> = {
   "domains.verifyDnsRecord": "needs per-record verify in src/modules/domains (not changed here)",
   "domains.updateProjects": "domain shapes are src/modules/domains' (not changed here)",
   "domains.delete": "domain shapes are src/modules/domains' (not changed here)",
+  "suppressions.create":
+    "data.created and data.skipped hold Posthorn's records ({id, email, type, value, …} and {email, reason}), not strings; the spec shows no element shape, and Posthorn's own clients read the records",
 };
 
 // ---------------------------------------------------------------------------------------------

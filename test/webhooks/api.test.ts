@@ -37,7 +37,7 @@ describe("POST /v1/webhooks", () => {
   test("creates a webhook and returns its secret once", async () => {
     const res = await create({ events: ["message.delivered", "message.bounced", "message.delivered"] });
     expect(res.status).toBe(201);
-    expect(res.json.message).toBe("Webhook created successfully. Please save the secret now; it will not be shown again.");
+    expect(res.json.message).toBe("Webhook created successfully. Please save the secret as it will not be shown again.");
     const w = res.json.data;
     expect(w).toMatchObject({ route_id: routeId, name: "Orders", url: receiver.url(), events: ["message.delivered", "message.bounced"], enabled: true, last_called_at: null });
     expect(w.secret).toMatch(/^whsec_[A-Za-z0-9_-]{40,}$/);
@@ -311,7 +311,8 @@ describe("test sends and secret regeneration against a real HTTPS receiver", () 
     const before = receiver.deliveries.length;
     const res = await t.request("POST", `/v1/webhooks/${w.id}/test`);
     expect(res.status).toBe(200);
-    expect(res.json.message).toBe("Test event delivered successfully.");
+    expect(res.json.message).toBe("Test webhook dispatched successfully. Check the deliveries endpoint for results.");
+    expect(res.json.delivery_id).toBe(res.json.data.delivery_id);
     expect(res.json.data).toMatchObject({ success: true, status_code: 200, error: null, response_excerpt: "ok" });
     expect(res.json.data.duration_ms).toBeGreaterThanOrEqual(0);
     const got = receiver.deliveries.slice(before);
@@ -326,6 +327,12 @@ describe("test sends and secret regeneration against a real HTTPS receiver", () 
     const log = await t.request("GET", `/v1/webhooks/${w.id}/deliveries`);
     expect(log.json.data).toHaveLength(1);
     expect(log.json.data[0]).toMatchObject({ id: res.json.data.delivery_id, event: "webhook.test", outcome: "succeeded", status_code: 200, attempt: 1 });
+    // The same attempt under Lettermint's names, and by id with what was sent.
+    expect(log.json.data[0]).toMatchObject({ event_type: "webhook.test", status: "success", attempt_number: 1, http_status_code: 200, delivered_at: log.json.data[0].created_at });
+    const one = await t.request("GET", `/v1/webhooks/${w.id}/deliveries/${res.json.delivery_id}`);
+    expect(one.status).toBe(200);
+    expect(one.json).toMatchObject({ ...log.json.data[0], payload: [got[0]!.body], response_body: "ok", error_message: null, response_headers: null });
+    expect((await t.request("GET", `/v1/webhooks/${w.id}/deliveries/${w.id}`)).json).toEqual({ message: "Webhook delivery not found.", error: "not_found" });
   });
 
   test("regenerate-secret returns a new secret once; the old one stops signing at once", async () => {
@@ -335,7 +342,7 @@ describe("test sends and secret regeneration against a real HTTPS receiver", () 
 
     const regen = await t.request("POST", `/v1/webhooks/${w.id}/regenerate-secret`);
     expect(regen.status).toBe(200);
-    expect(regen.json.message).toContain("will not be shown again");
+    expect(regen.json.message).toBe("Webhook secret regenerated successfully. Please update your integration.");
     const fresh = regen.json.data.secret as string;
     expect(fresh).toStartWith("whsec_");
     expect(fresh).not.toBe(w.secret);

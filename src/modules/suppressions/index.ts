@@ -2,8 +2,8 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { Paginated, pageBody } from "../../http/pagination.ts";
-import { errorResponses, IdParams, MessageBody, nullsToAbsent } from "../../http/schemas.ts";
-import { CreateSuppressionsBody, CreateSuppressionsResult, SuppressionData, SuppressionListQuery } from "./model.ts";
+import { errorResponses, IdParams, nullsToAbsent } from "../../http/schemas.ts";
+import { CreateSuppressionsBody, DeleteSuppressionResult, CreateSuppressionsResult, SuppressionData, SuppressionListQuery } from "./model.ts";
 import { createSuppressions, deleteSuppression, listSuppressions } from "./service.ts";
 
 const security = [{ teamToken: [] }];
@@ -51,12 +51,12 @@ export const suppressionsController = (deps: Deps) =>
       "/v1/suppressions/:suppressionId",
       async ({ team, params }) => {
         await deleteSuppression(deps, team.teamId, params.suppressionId);
-        return { message: "Suppression deleted successfully." };
+        return { message: "Suppression deleted successfully.", success: true as const, status: "removed" as const };
       },
       {
         team: true,
         params: IdParams("suppressionId", "Suppression"),
         detail: { summary: "Delete (lift) a suppression", security },
-        response: { 200: MessageBody, ...errorResponses(401, 404) },
+        response: { 200: DeleteSuppressionResult, ...errorResponses(401, 404) },
       },
     );

@@ -43,6 +43,11 @@ export const SuppressionData = t.Object({
   project_id: Nullable(t.String()),
   route_id: Nullable(t.String()),
   created_at: t.String({ format: "date-time" }),
+  // Lettermint's SuppressedRecipientData beside the spec's fields (docs/compatibility.md).
+  type: t.Literal("email", { description: "What is suppressed: Posthorn suppresses addresses only" }),
+  value: t.String({ description: "= email" }),
+  source_message: t.Null({ description: "The message that caused it: not recorded" }),
+  updated_at: t.String({ format: "date-time", description: "= created_at (a suppression is never changed)" }),
 });
 export type SuppressionData = Static<typeof SuppressionData>;
 
@@ -56,6 +61,12 @@ export const SkippedSuppression = t.Object({
 export const CreateSuppressionsResult = t.Object({
   message: t.String(),
   data: t.Object({ created: t.Array(SuppressionData), skipped: t.Array(SkippedSuppression) }),
+});
+
+export const DeleteSuppressionResult = t.Object({
+  message: t.String(),
+  success: t.Literal(true),
+  status: t.Literal("removed"),
 });
 
 export const SuppressionListQuery = t.Object({
@@ -81,4 +92,8 @@ export const serializeSuppression = (r: SuppressionRow): SuppressionData => ({
   project_id: r.project_id,
   route_id: r.route_id,
   created_at: iso(r.created_at)!,
+  type: "email",
+  value: r.email,
+  source_message: null,
+  updated_at: iso(r.created_at)!,
 });

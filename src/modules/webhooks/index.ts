@@ -6,6 +6,7 @@ import { Envelope, errorResponses, IdParams, MessageBody } from "../../http/sche
 import {
   CreateWebhookBody,
   DeliveryData,
+  DeliveryDetail,
   ListDeliveriesQuery,
   ListWebhooksQuery,
   TestResultData,
@@ -16,6 +17,7 @@ import {
 import {
   createWebhook,
   deleteWebhook,
+  getDelivery,
   getWebhook,
   listDeliveries,
   listWebhooks,
@@ -37,7 +39,7 @@ export const webhooksController = (deps: Deps) =>
       async ({ team, body, set }) => {
         const data = await createWebhook(deps, team.teamId, body);
         set.status = 201;
-        return { data, message: "Webhook created successfully. Please save the secret now; it will not be shown again." };
+        return { data, message: "Webhook created successfully. Please save the secret as it will not be shown again." };
       },
       {
         team: true,
@@ -96,7 +98,7 @@ export const webhooksController = (deps: Deps) =>
       "/v1/webhooks/:id/regenerate-secret",
       async ({ team, params }) => ({
         data: await regenerateSecret(deps, team.teamId, params.id),
-        message: "Webhook secret regenerated successfully. Please save the new secret now; it will not be shown again. The old secret no longer signs deliveries.",
+        message: "Webhook secret regenerated successfully. Please update your integration.",
       }),
       {
         team: true,
@@ -109,16 +111,22 @@ export const webhooksController = (deps: Deps) =>
       "/v1/webhooks/:id/test",
       async ({ team, params }) => {
         const data = await testWebhook(deps, team.teamId, params.id);
+        // The attempt is made before answering; its outcome is in data. message and delivery_id
+        // are what Lettermint's SDKs read (docs/compatibility.md).
         return {
           data,
-          message: data.success ? "Test event delivered successfully." : `Test event delivery failed: ${data.error ?? "unknown error"}`,
+          message: data.success ? "Test webhook dispatched successfully. Check the deliveries endpoint for results." : `Test event delivery failed: ${data.error ?? "unknown error"}`,
+          delivery_id: data.delivery_id,
         };
       },
       {
         team: true,
         params,
         detail: { summary: "Send a signed webhook.test event now and report the attempt", security },
-        response: { 200: t.Object({ data: TestResultData, message: t.String() }), ...errorResponses(401, 404) },
+        response: {
+          200: t.Object({ data: TestResultData, message: t.String(), delivery_id: t.Union([t.String(), t.Null()], { description: "= data.delivery_id" }) }),
+          ...errorResponses(401, 404),
+        },
       },
     )
     .post(
@@ -140,6 +148,12 @@ export const webhooksController = (deps: Deps) =>
         response: { 200: t.Object({ data: TestResultData, message: t.String() }), ...errorResponses(401, 404) },
       },
     )
+    .get("/v1/webhooks/:id/deliveries/:deliveryId", ({ team, params }) => getDelivery(deps, team.teamId, params.id, params.deliveryId), {
+      team: true,
+      params: t.Object({ ...params.properties, ...IdParams("deliveryId", "Delivery attempt").properties }),
+      detail: { summary: "One delivery attempt, with the body that was sent and the start of the answer", security },
+      response: { 200: DeliveryDetail, ...errorResponses(401, 404) },
+    })
     .get(
       "/v1/webhooks/:id/deliveries",
       async ({ team, params, query }) => {

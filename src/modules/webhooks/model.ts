@@ -88,6 +88,9 @@ export const ListWebhooksQuery = t.Object({
   "filter[enabled]": t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { error: "The filter[enabled] field must be true or false." })),
 });
 
+/** WebhookDeliveryStatus of Lettermint's SDK; Posthorn records no pending attempts (one under way is listed as failed). */
+export const DELIVERY_STATUSES = ["pending", "success", "failed", "client_error", "server_error", "timeout"] as const;
+
 export const DeliveryData = t.Object({
   id: t.String(),
   webhook_id: t.String(),
@@ -101,8 +104,29 @@ export const DeliveryData = t.Object({
   response_excerpt: Nullable(t.String({ description: "Start of the receiver's answer (up to 2 KB)" })),
   next_attempt_at: Nullable(DateTime),
   created_at: DateTime,
+  // The same attempt under the names Lettermint's SDKs read (docs/compatibility.md).
+  event_type: t.String({ description: "= event" }),
+  status: t.Union([t.Literal("pending"), t.Literal("success"), t.Literal("failed"), t.Literal("client_error"), t.Literal("server_error"), t.Literal("timeout")], {
+    description: "success; client_error or server_error by the receiver's status; timeout; failed otherwise (network, TLS, refused target, an attempt under way)",
+  }),
+  attempt_number: t.Integer({ minimum: 1, description: "= attempt" }),
+  http_status_code: Nullable(t.Integer({ description: "= status_code" })),
+  delivered_at: Nullable(t.String({ format: "date-time", description: "When the receiver accepted it; null unless status is success" })),
 });
 export type DeliveryData = Static<typeof DeliveryData>;
+
+/** One attempt with what was sent: `GET /v1/webhooks/{id}/deliveries/{delivery_id}`. */
+export const DeliveryDetail = t.Object({
+  ...DeliveryData.properties,
+  payload: t.Array(t.String(), {
+    description: "The exact JSON body that was signed and sent, as the only element (an array, as Lettermint's SDK types declare it); empty once retention purged the event",
+  }),
+  response_body: Nullable(t.String({ description: "= response_excerpt" })),
+  response_headers: t.Null({ description: "Not recorded" }),
+  error_message: Nullable(t.String({ description: "= error" })),
+  timestamp: t.String({ format: "date-time", description: "= created_at" }),
+});
+export type DeliveryDetail = Static<typeof DeliveryDetail>;
 
 export const ListDeliveriesQuery = t.Object({
   ...PageQuery,
@@ -147,6 +171,23 @@ export const serializeWebhook = (r: WebhookRow): WebhookData => ({
 
 export const serializeWebhookWithSecret = (r: WebhookRow): WebhookWithSecret => ({ ...serializeWebhook(r), secret: r.secret });
 
+function deliveryStatus(r: DeliveryRow): (typeof DELIVERY_STATUSES)[number] {
+  if (r.outcome === "succeeded") return "success";
+  if (r.status_code !== null && r.status_code >= 400 && r.status_code < 500) return "client_error";
+  if (r.status_code !== null && r.status_code >= 500) return "server_error";
+  if (r.error?.startsWith("timed out")) return "timeout";
+  return "failed";
+}
+
+export const serializeDeliveryDetail = (r: DeliveryRow, body: string | null): DeliveryDetail => ({
+  ...serializeDelivery(r),
+  payload: body === null ? [] : [body],
+  response_body: r.response_excerpt,
+  response_headers: null,
+  error_message: r.error,
+  timestamp: iso(r.created_at)!,
+});
+
 export const serializeDelivery = (r: DeliveryRow): DeliveryData => ({
   id: r.id,
   webhook_id: r.webhook_id,
@@ -160,4 +201,9 @@ export const serializeDelivery = (r: DeliveryRow): DeliveryData => ({
   response_excerpt: r.response_excerpt,
   next_attempt_at: iso(r.next_attempt_at),
   created_at: iso(r.created_at)!,
+  event_type: r.event,
+  status: deliveryStatus(r),
+  attempt_number: r.attempt,
+  http_status_code: r.status_code,
+  delivered_at: r.outcome === "succeeded" ? iso(r.created_at) : null,
 });

@@ -9,9 +9,11 @@ import { iso, newId, newToken, TOKEN_PREFIX } from "../../ids.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import {
   serializeDelivery,
+  serializeDeliveryDetail,
   serializeWebhook,
   serializeWebhookWithSecret,
   type CreateWebhookBody,
+  type DeliveryDetail,
   type TestResultData,
   type UpdateWebhookBody,
   type WebhookData,
@@ -206,6 +208,15 @@ export async function redeliver(deps: Deps, teamId: string, webhookId: string, d
   const result = await webhookSenderFor(deps).send({ url: hook.url, secret: hook.secret, event: event.kind, body: event.body, attempt: reserved.attempt });
   const recorded = await deps.store.write((tx) => tx.webhooks.completeAttempt(reserved.id, hook.id, result));
   return attemptData(result, eventId, recorded ? reserved.id : null);
+}
+
+/** One of the webhook's attempts, with the body it sent (from the event, while retention keeps it). */
+export async function getDelivery(deps: Pick<Deps, "store">, teamId: string, webhookId: string, deliveryId: string): Promise<DeliveryDetail> {
+  const hook = await findWebhook(deps, teamId, webhookId);
+  const delivery = await deps.store.read.webhooks.findDelivery(deliveryId, hook.id);
+  if (!delivery) throw new NotFoundError("Webhook delivery");
+  const event = await deps.store.read.events.find(delivery.event_id);
+  return serializeDeliveryDetail(delivery, event?.body ?? null);
 }
 
 /** A webhook's attempts, newest first, with filters. */

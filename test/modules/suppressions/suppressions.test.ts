@@ -15,7 +15,10 @@ describe("POST /v1/suppressions", () => {
     expect(res.json.message).toBe("1 suppression created, 0 skipped.");
     expect(res.json.data.skipped).toEqual([]);
     expect(res.json.data.created).toEqual([
-      { id: expect.any(String), email: "bounce@example.net", scope: "team", reason: "manual", project_id: null, route_id: null, created_at: expect.any(String) },
+      {
+        id: expect.any(String), email: "bounce@example.net", scope: "team", reason: "manual", project_id: null, route_id: null, created_at: expect.any(String),
+        type: "email", value: "bounce@example.net", source_message: null, updated_at: expect.any(String),
+      },
     ]);
     expect((await suppressedAmong(t.deps.store.read, { teamId, projectId, routeId: tx }, ["BOUNCE@example.net"])).size).toBe(1);
   });
@@ -105,7 +108,7 @@ describe("GET /v1/suppressions and DELETE /v1/suppressions/{id}", () => {
     expect(res.status).toBe(200);
     expect(res.json.per_page).toBe(30);
     expect(emails(res)).toEqual(["unsub@example.net", "hb@example.net", "spam@example.net", "hb@example.net"]);
-    expect(Object.keys(res.json.data[0]).sort()).toEqual(["created_at", "email", "id", "project_id", "reason", "route_id", "scope"]);
+    expect(Object.keys(res.json.data[0]).sort()).toEqual(["created_at", "email", "id", "project_id", "reason", "route_id", "scope", "source_message", "type", "updated_at", "value"]);
     const page = await t.request("GET", "/v1/suppressions?page[size]=3&sort=email");
     expect(emails(page)).toEqual(["hb@example.net", "hb@example.net", "spam@example.net"]);
     expect(emails(await t.request("GET", page.json.next_page_url.replace("http://localhost:8080", "")))).toEqual(["unsub@example.net"]);
@@ -148,7 +151,7 @@ describe("GET /v1/suppressions and DELETE /v1/suppressions/{id}", () => {
     expect((await suppressedAmong(t.deps.store.read, { teamId, projectId, routeId: tx }, ["unsub@example.net"])).size).toBe(1);
     const res = await t.request("DELETE", `/v1/suppressions/${target.id}`);
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ message: "Suppression deleted successfully." });
+    expect(res.json).toEqual({ message: "Suppression deleted successfully.", success: true, status: "removed" });
     expect((await suppressedAmong(t.deps.store.read, { teamId, projectId, routeId: tx }, ["unsub@example.net"])).size).toBe(0);
     const again = await t.request("DELETE", `/v1/suppressions/${target.id}`);
     expect(again.status).toBe(404);
