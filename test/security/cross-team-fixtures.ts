@@ -41,6 +41,7 @@ export interface TeamWorld {
   inboundAddress: string;
   inboundDomain: string;
   webhookId: string;
+  webhook2Id: string;
   deliveryId: string;
   webhookEventId: string;
   outboundMessageId: string;
@@ -146,7 +147,13 @@ async function buildTeam(t: TestApp, team: TestTeam, label: "alpha" | "bravo", r
   await must(wh, 201, "create webhook");
   const webhookId: string = wh.json.data.id;
   receiver.secret = wh.json.data.secret;
-  await must(await t.request("POST", `/v1/webhooks/${webhookId}/test`, tok), 200, "webhook test");
+  // Two attempts (lists of two give cursors), and a second webhook on the custom route.
+  for (let i = 0; i < 2; i++) await must(await t.request("POST", `/v1/webhooks/${webhookId}/test`, tok), 200, "webhook test");
+  const wh2 = await t.request("POST", "/v1/webhooks", {
+    ...tok,
+    body: { route_id: routes.custom, name: `${label} second hook zq`, url: receiver.url("hooks.example.test", `/${label}`), events: ["message.created"], enabled: false },
+  });
+  await must(wh2, 201, "create webhook");
   const deliveries = await t.request("GET", `/v1/webhooks/${webhookId}/deliveries`, tok);
   const deliveryId: string = deliveries.json.data[0].id;
   const webhookEventId: string = deliveries.json.data[0].event_id;
@@ -200,6 +207,7 @@ async function buildTeam(t: TestApp, team: TestTeam, label: "alpha" | "bravo", r
   const attachmentUrl = attachmentDownloadUrl(await serverSecretOf(t.deps.store), "http://localhost", attachmentId).url;
 
   const outboundMessageId: string = sent.json.message_id;
+  for (const kind of ["queued", "deferred"]) insertMessageEvent(t.deps, { messageId: outboundMessageId, kind, data: { note: `${label} event zq` }, createdAt: Date.now() });
   const broadcastMessageId: string = bc.json.message_id;
   const recipientIds = (
     await t.sql.all<{ id: string }>("SELECT id FROM recipients WHERE message_id IN (?, ?, ?)", [outboundMessageId, broadcastMessageId, inboundMessageId])
@@ -260,6 +268,7 @@ async function buildTeam(t: TestApp, team: TestTeam, label: "alpha" | "bravo", r
     inboundAddress,
     inboundDomain,
     webhookId,
+    webhook2Id: wh2.json.data.id,
     deliveryId,
     webhookEventId,
     outboundMessageId,
@@ -334,6 +343,7 @@ export function distinctiveStrings(w: TeamWorld): string[] {
     w.inboundAddress,
     w.inboundDomain,
     w.webhookId,
+    w.webhook2Id,
     w.deliveryId,
     w.webhookEventId,
     w.outboundMessageId,
@@ -365,6 +375,7 @@ export function distinctiveStrings(w: TeamWorld): string[] {
     `${w.label}_symbol_zq`,
     `${w.label} symbol zq`,
     `${w.label} hook zq`,
+    `${w.label} second hook zq`,
     `${w.label} custom route zq`,
     `${w.label} second project zq`,
     `${w.label}-customer-zq`,

@@ -126,7 +126,7 @@ function pathIds(team: TeamWorld, op: Op, name: string): string[] {
     case "suppressionId":
       return team.suppressionIds;
     case "id":
-      if (op.path.startsWith("/v1/webhooks/")) return [team.webhookId];
+      if (op.path.startsWith("/v1/webhooks/")) return [team.webhookId, team.webhook2Id];
       break;
     case "deliveryId":
       return [team.deliveryId];
@@ -311,7 +311,7 @@ async function rowsOfA(): Promise<Record<string, unknown>> {
     }
   }
   // The jobs that would act on A's messages or webhooks (outbound, webhook deliveries), by payload.
-  const ids = [a.outboundMessageId, a.broadcastMessageId, a.inboundMessageId, a.webhookId];
+  const ids = [a.outboundMessageId, a.broadcastMessageId, a.inboundMessageId, a.webhookId, a.webhook2Id];
   const jobs = await w.t.sql.all<{ id: number; queue: string; payload: string; run_at: number; attempts: number; dead_at: number | null }>(
     "SELECT id, queue, payload, run_at, attempts, dead_at FROM jobs ORDER BY id",
   );
@@ -364,6 +364,22 @@ describe("cross-team isolation (issue 41)", () => {
     /** A's value in each filter of the operation gets the answer an unknown value gets. */
     const probeFilters = async (op: Op, cred: Cred, path: string, body: unknown) => {
       for (const p of op.params.filter((q) => q.in === "query")) {
+        if (p.name === "page[cursor]") {
+          // A cursor of A's own list of this kind, and the same with every value's type swapped:
+          // B's list from there, or a 422, never A's rows and never a 5xx.
+          const aPath = fill(op.path, Object.fromEntries(op.params.filter((q) => q.in === "path").map((q) => [q.name, pathIds(a, op, q.name)[0]!])));
+          const first = await call("GET", `${aPath}?page[size]=1`, { authorization: `Bearer ${a.team.teamToken}` });
+          const cursor: string | null = first.json?.next_cursor ?? null;
+          if (!cursor) failures.push(`${op.key}: A's list has no second page to take a cursor from`);
+          else {
+            const values = JSON.parse(Buffer.from(cursor, "base64url").toString()) as unknown[];
+            const swapped = [values[0], ...values.slice(1).map((v) => (typeof v === "number" ? "1' OR '1'='1" : 1e300))];
+            for (const c of [cursor, Buffer.from(JSON.stringify(swapped)).toString("base64url")]) {
+              await check(op, cred, `${path}?page[cursor]=${c}`, op.method === "GET" ? undefined : body, () => null);
+            }
+          }
+          continue;
+        }
         const probe = filterProbe(a, p.name);
         if (!probe) continue;
         const q = (v: string) => `${path}?${encodeURIComponent(p.name)}=${encodeURIComponent(v)}`;
