@@ -30,6 +30,8 @@ export type MemberRow = {
   id: string;
   role: string;
   status: "active" | "pending";
+  /** A pending member's invitation: 'password' when the user exists through it alone, 'accept' when they existed before. */
+  invitation_kind?: "password" | "accept" | null;
   joined_at: number;
   created_at: number;
   user_id: string;
@@ -42,7 +44,8 @@ export type MemberRow = {
 export const MEMBER_SORT = { created_at: "tm.created_at", joined_at: "tm.joined_at", role: "tm.role" };
 export const MEMBER_SORT_ID = "tm.id";
 
-const MEMBER_COLUMNS = "tm.id, tm.role, tm.status, tm.joined_at, tm.created_at, u.id AS user_id, u.name AS user_name, u.email AS user_email, u.avatar AS user_avatar";
+const MEMBER_COLUMNS =
+  "tm.id, tm.role, tm.status, tm.joined_at, tm.created_at, u.id AS user_id, u.name AS user_name, u.email AS user_email, u.avatar AS user_avatar, i.kind AS invitation_kind";
 
 interface Page {
   sort: SortKey[];
@@ -96,7 +99,7 @@ export class TeamRepository {
   members(teamId: string, page: Page): Promise<KeysetPage<MemberRow>> {
     const columns = page.sort.map((k) => k.column.replace("tm.", ""));
     return keysetPageOf<MemberRow>(this.db, {
-      select: `SELECT ${MEMBER_COLUMNS} FROM team_members tm JOIN users u ON u.id = tm.user_id`,
+      select: `SELECT ${MEMBER_COLUMNS} FROM team_members tm JOIN users u ON u.id = tm.user_id LEFT JOIN team_invitations i ON i.member_id = tm.id`,
       where: ["tm.team_id = ?"],
       params: [teamId],
       ...page,

@@ -15,7 +15,7 @@ async function signIn(t: TestApp, email: string, password: string, teamId?: stri
 
 const setPassword = (t: TestApp, token: string, password: string) => t.request("POST", "/v1/auth/password", { token: null, body: { token, password } });
 
-const invite = (t: TestApp, team: TestTeam, body: { email: string; role?: string }) => t.request("POST", "/v1/team/members", { token: team.teamToken, body });
+const invite = (t: TestApp, team: TestTeam, body: { email: string; role?: string; name?: string }) => t.request("POST", "/v1/team/members", { token: team.teamToken, body });
 
 describe("issue 41: an invitation from one team never gives a credential that works in another", () => {
   const t = createTestApp({ env: { POSTHORN_PUBLIC_URL: "https://mail.posthorn.test" } });
@@ -23,7 +23,7 @@ describe("issue 41: an invitation from one team never gives a credential that wo
   test("route 1: team B invites team A's owner and cannot set her password; A's own link keeps working", async () => {
     const a = t.team;
     const b = t.addTeam("Team B");
-    const byA = await invite(t, a, { email: "carol@example.com", role: "owner" });
+    const byA = await invite(t, a, { email: "carol@example.com", role: "owner", name: "Carol as team A knows her" });
     expect(byA.status).toBe(201);
     expect(byA.json.password_url).toMatch(/#\/set-password\//);
 
@@ -33,6 +33,10 @@ describe("issue 41: an invitation from one team never gives a credential that wo
     if (byB.json.password_url) await setPassword(t, tokenOf(byB.json.password_url), "attacker chose this");
     expect((await signIn(t, "carol@example.com", "attacker chose this", a.teamId)).res.status).toBe(401);
     expect(byB.json.password_url).toBeNull();
+    // Nor does B learn what A chose: the name A gave her stays A's until she accepts B's invitation.
+    expect(byB.json.data.user.name).toBe("carol");
+    expect((await t.request("GET", "/v1/team/members", { token: b.teamToken })).text).not.toContain("Carol as team A knows her");
+    expect((await t.request("GET", "/v1/team/members", { token: a.teamToken })).text).toContain("Carol as team A knows her");
 
     // Carol's link from team A still works and makes her A's owner.
     expect((await setPassword(t, tokenOf(byA.json.password_url), "carol's own password")).status).toBe(200);

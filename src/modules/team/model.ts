@@ -37,12 +37,26 @@ export const UpdateTeamBody = t.Object({
   name: t.Optional(nullableString("name", { maxLength: TEAM_NAME_MAX, description: "New team name; null or absent leaves it unchanged" })),
 });
 
+/**
+ * Whether the team may see the user's profile (name, avatar): yes once they are a member, or when
+ * they exist through this team's invitation alone. A user invited who already had an account keeps
+ * it to themselves until they accept: the inviting team learns nothing another team, or the user,
+ * gave it (docs/security.md, "Identities shared across teams").
+ */
+const profileShown = (r: Pick<MemberRow, "status" | "invitation_kind">) => r.status === "active" || r.invitation_kind === "password";
+
+/** The user as a team sees them; until accepted, an existing user's name is their address's local part. */
+export const memberUser = (r: { status: MemberRow["status"]; invitation_kind?: MemberRow["invitation_kind"]; user_id: string; user_name: string; user_email: string; user_avatar: string | null }) =>
+  profileShown(r)
+    ? { id: r.user_id, name: r.user_name, email: r.user_email, avatar: r.user_avatar }
+    : { id: r.user_id, name: r.user_email.split("@")[0]!, email: r.user_email, avatar: null };
+
 export const serializeMember = (r: MemberRow): TeamMemberData => ({
   id: r.id,
   role: r.role,
   joined_at: r.status === "pending" ? null : iso(r.joined_at)!,
   created_at: iso(r.created_at)!,
-  user: { id: r.user_id, name: r.user_name, email: r.user_email, avatar: r.user_avatar },
+  user: memberUser(r),
   status: r.status,
 });
 

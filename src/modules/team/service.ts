@@ -5,7 +5,7 @@ import { MEMBER_SORT, MEMBER_SORT_ID, type NewTeam } from "../../db/teams.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../errors.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso, newId, newToken, sha256Hex, TOKEN_PREFIX } from "../../ids.ts";
-import { serializeMember, type TeamData, type TeamMemberData } from "./model.ts";
+import { memberUser, serializeMember, type TeamData, type TeamMemberData } from "./model.ts";
 
 export interface CreatedTeam {
   teamId: string;
@@ -136,7 +136,7 @@ export async function inviteMember(
       role: member.role,
       joined_at: null,
       created_at: iso(now)!,
-      user: { id: user.id, name: user.name, email: user.email, avatar: null },
+      user: memberUser({ status: "pending", invitation_kind: kind, user_id: user.id, user_name: user.name, user_email: user.email, user_avatar: null }),
       status: "pending",
     };
     return kind === "password"
