@@ -49,7 +49,8 @@ const NOT_WALKED: Record<string, string> = {
  * domain name is a public DNS name, not A's secret: registering one proves nothing (the DKIM
  * record decides who may use it), so B may register A's name as its own pending domain (201; the
  * walk deletes it again) or be told it is taken (409); either way A's domain is unchanged (the
- * snapshots). A's custom inbound domain is verified (DNS proof), so it is another route's: 409.
+ * snapshots). A's custom inbound domain is verified (DNS proof), so it is another route's, and
+ * names under A's active sending domain are A's mail: 409.
  */
 const BY_DESIGN: Record<string, number[]> = {
   "POST /v1/domains": [201, 409],
@@ -186,6 +187,9 @@ function bodiesFor(op: Op, ref: TeamWorld, self: TeamWorld, n: number): unknown[
       return [
         { name: mark },
         { inbound_settings: { inbound_domain: ref === self ? `in.${self.label}-walk${n}-zq.test` : ref.inboundDomain } },
+        // Names under A's verified sending domain, its bounce name among them, are A's mail.
+        { inbound_settings: { inbound_domain: `mail.${ref.domain}` } },
+        { inbound_settings: { inbound_domain: `ph-bounces.${ref.domain}` } },
       ];
     case "POST /v1/suppressions":
       return [
