@@ -10,6 +10,7 @@ import { newId } from "../ids.ts";
 import type { InboundTarget } from "./recipients.ts";
 import { analyzeReport, applyReport, type ReportOutcome } from "./reports.ts";
 import { receivedHeader } from "./listener.ts";
+import { clip, FIELD_BOUNDS } from "../bounds.ts";
 
 export const INBOUND_QUEUE = "inbound";
 
@@ -83,7 +84,8 @@ export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buff
         team_id: s.group.teamId,
         project_id: s.group.projectId,
         route_id: s.group.routeId,
-        from_email: env.mailFrom,
+        // Until the job reads the From header; the envelope's address is bounded as that one is.
+        from_email: clip(env.mailFrom, FIELD_BOUNDS.address),
         raw: s.raw,
         created_at: now,
       });

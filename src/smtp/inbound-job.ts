@@ -16,7 +16,7 @@ import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
 import { attachmentDownloadUrl } from "../auth/attachment-links.ts";
 import { serverSecretOf } from "../secrets.ts";
 import { INBOUND_QUEUE, type InboundJob } from "./accept.ts";
-import { unparsedAnalysis, type Address, type InboundAnalysis } from "./analysis.ts";
+import { boundedParseView, unparsedAnalysis, type Address, type InboundAnalysis } from "./analysis.ts";
 import { Analyzer } from "./analyzer.ts";
 import { AUTH_DNS_CACHE_MS, createAuthResolver, type AuthResolver } from "./auth-resolver.ts";
 import { checkWithRspamd, RspamdError, rspamdHealthOf } from "./rspamd.ts";
@@ -24,6 +24,17 @@ import { authSymbols, sumScore, type SpamSymbol, type SpamVerdict } from "./spam
 import { emptyDict } from "../dict.ts";
 import { ByteGate } from "./byte-gate.ts";
 import type { RouteRow } from "../db/routes.ts";
+import { clip, FIELD_BOUNDS } from "../bounds.ts";
+
+/** Spam symbols as kept: at most FIELD_BOUNDS.symbols, each with bounded name, options and description. */
+export function boundSymbols(symbols: readonly SpamSymbol[]): SpamSymbol[] {
+  return symbols.slice(0, FIELD_BOUNDS.symbols).map((s) => ({
+    name: clip(s.name, FIELD_BOUNDS.short),
+    score: s.score,
+    options: s.options.slice(0, FIELD_BOUNDS.symbolOptions).map((o) => clip(o, FIELD_BOUNDS.symbolOption)),
+    description: clip(s.description, FIELD_BOUNDS.short),
+  }));
+}
 
 /** Status of an inbound message once parsed, scored and handed to the webhooks. */
 export const INBOUND_PROCESSED = "processed";
@@ -107,7 +118,7 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
       // The analysis skipped the authentication checks for rspamd; run them here instead.
       let auth: SpamSymbol[];
       try {
-        auth = await authSymbols(Buffer.from(raw), { ip: p.ip, helo: p.helo, mailFrom: p.mailFrom, hostname: deps.config.hostname, resolver });
+        auth = await authSymbols(boundedParseView(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)), { ip: p.ip, helo: p.helo, mailFrom: p.mailFrom, hostname: deps.config.hostname, resolver });
       } catch (authErr) {
         auth = [{ name: "AUTH_CHECK_ERROR", score: 0, options: [String(authErr).slice(0, 200)], description: "SPF/DKIM/DMARC checks could not run" }];
       }
@@ -176,7 +187,10 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
     if ("retryMs" in verdict) return { type: "retry", delayMs: verdict.retryMs, error: verdict.error };
 
     const now = Date.now();
-    const from: Address = analysis.from ?? { email: p.mailFrom, name: "" };
+    const envelopeFrom = clip(p.mailFrom, FIELD_BOUNDS.address);
+    const from: Address = analysis.from ?? { email: envelopeFrom, name: "" };
+    // rspamd's options (and the built-in ones naming a DKIM or SPF domain) come from the message too.
+    const spamSymbols = boundSymbols(verdict.symbols);
     const threshold = route.inbound_spam_threshold;
     const rejected = threshold !== null && verdict.score >= threshold;
     const status = rejected ? "policy_rejected" : INBOUND_PROCESSED;
@@ -201,12 +215,12 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
       recipient: p.recipients[0] ?? null,
       recipients: p.recipients,
       subaddress: p.subaddress,
-      envelope_from: p.mailFrom || null,
+      envelope_from: envelopeFrom || null,
       subject: analysis.subject,
       date: analysis.date,
       message_id_header: analysis.messageIdHeader,
       spam_score: verdict.score,
-      spam_symbols: verdict.symbols,
+      spam_symbols: spamSymbols,
     };
     const data = rejected
       ? { ...common, status, spam_threshold: threshold }
@@ -240,7 +254,7 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
           replyTo: analysis.replyTo,
           subject: analysis.subject,
           messageIdHeader: analysis.messageIdHeader,
-          verdict,
+          verdict: { ...verdict, symbols: spamSymbols },
           html: analysis.html,
           text: analysis.text,
           headers: storedHeaders,

@@ -1,0 +1,105 @@
+/**
+ * Issue 41, finding 5: header fields from outside are stored, listed and published within bounds
+ * (src/bounds.ts FIELD_BOUNDS); the message's source keeps them whole. Real SMTP on loopback, the
+ * real inbound job, the API through the app.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { FIELD_BOUNDS } from "../../src/bounds.ts";
+import { waitFor } from "../helpers.ts";
+import { eventBodies, RawSmtpClient, startInbound, type InboundHarness } from "./support.ts";
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** `text` folded into lines of `width` characters (RFC 5322 §2.2.3: CRLF then a space). */
+const fold = (text: string, width = 900) => (text.match(new RegExp(`[^]{1,${width}}`, "g")) ?? []).join("\r\n ");
+
+async function deliver(h: InboundHarness, raw: string): Promise<string> {
+  const { client } = await RawSmtpClient.connect(h.port);
+  const { final } = await client.transaction("envelope@sender.test", [h.inboundAddress], Buffer.from(raw, "utf8"));
+  await client.send("QUIT").catch(() => undefined);
+  expect(final?.code).toBe(250);
+  return /Queued as (\S+)/.exec(final!.text)![1]!;
+}
+
+describe("inbound header fields are bounded", () => {
+  let h: InboundHarness;
+  beforeAll(async () => {
+    h = await startInbound();
+  });
+  afterAll(() => h.stop());
+
+  test("a 3 MB subject, long names and ids, 300 To addresses, 2,000 headers: stored, listed and published cut to their bounds; the source whole", async () => {
+    // The 998th character is the first half of an emoji: the cut keeps the pair whole or drops it.
+    const subject = `${"s".repeat(FIELD_BOUNDS.subject - 1)}😀${"t".repeat(3 * 1024 * 1024)}`;
+    const name = "N".repeat(5000);
+    const to = Array.from({ length: 300 }, (_, i) => `r${i}@example.org`);
+    const junk = Array.from({ length: 2000 }, (_, i) => `X-Junk-${i}: ${"j".repeat(100)}`);
+    const raw = [
+      `From: "${name}" <${"m".repeat(400)}@attacker.test>`,
+      `To: ${fold(to.join(", "))}`,
+      `Subject: ${fold(subject, 1000)}`,
+      `Message-ID: <${"i".repeat(5000)}@attacker.test>`,
+      `X-Long: ${fold("v".repeat(20_000))}`,
+      ...junk,
+      `Content-Type: multipart/mixed; boundary="b"`,
+      "",
+      "--b",
+      "Content-Type: text/plain",
+      "",
+      "hello",
+      "--b",
+      `Content-Type: application/${"x".repeat(400)}`,
+      `Content-Disposition: attachment; filename="${"f".repeat(1000)}.txt"`,
+      "",
+      "data",
+      "--b--",
+      "",
+    ].join("\r\n");
+    const id = await deliver(h, raw);
+
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === id), 20_000);
+    const d = ev.data;
+    // Parsed, not the unparsed fallback (the header block is over mailparser's 1 MB limit).
+    expect(d.spam_symbols.map((s: { name: string }) => s.name)).not.toContain("MIME_PARSE_ERROR");
+    expect(d.subject).toBe("s".repeat(FIELD_BOUNDS.subject - 1));
+    expect(d.from.name).toBe("N".repeat(FIELD_BOUNDS.name));
+    expect(d.from.email.length).toBe(FIELD_BOUNDS.address);
+    expect(d.to).toHaveLength(FIELD_BOUNDS.addressesPerField);
+    expect(d.message_id_header.length).toBe(FIELD_BOUNDS.messageId);
+    expect(d.headers.length).toBeLessThanOrEqual(FIELD_BOUNDS.headerCount);
+    const total = d.headers.reduce((n: number, x: { name: string; value: string }) => n + x.name.length + x.value.length, 0);
+    expect(total).toBeLessThanOrEqual(FIELD_BOUNDS.headersTotal);
+    expect(d.headers.find((x: { name: string }) => x.name === "X-Long").value.length).toBe(FIELD_BOUNDS.headerValue);
+    expect(d.attachments).toHaveLength(1);
+    expect(d.attachments[0].filename.length).toBe(FIELD_BOUNDS.filename);
+    expect(d.attachments[0].content_type.length).toBe(FIELD_BOUNDS.contentType);
+    const body = JSON.stringify(ev);
+    expect(LONE_SURROGATE.test(body)).toBe(false);
+    expect(body.length).toBeLessThan(200 * 1024);
+
+    // The API shows what is stored; the listing of a page of such messages stays small.
+    const list = await h.app.request("GET", "/v1/messages?page[size]=6");
+    expect(list.status).toBe(200);
+    const item = list.json.data.find((m: { id: string }) => m.id === id);
+    expect(item.subject).toBe(d.subject);
+    expect(item.from_name.length).toBe(FIELD_BOUNDS.name);
+    expect(list.text.length).toBeLessThan(100 * 1024);
+    const one = await h.app.request("GET", `/v1/messages/${id}`);
+    expect(one.json.attachments[0].filename.length).toBe(FIELD_BOUNDS.filename);
+
+    // The source keeps every byte: the whole subject, every header.
+    const source = await h.app.request("GET", `/v1/messages/${id}/source`);
+    expect(source.status).toBe(200);
+    expect(source.text).toContain(fold(subject, 1000));
+    expect(source.text).toContain("X-Junk-1999: ");
+  }, 60_000);
+
+  test("a message without a blank line after a 2 MB header block is published unparsed, within the same bounds", async () => {
+    // No From, no structure: a single 2 MB header line and nothing else.
+    const raw = `Subject: ${"u".repeat(2 * 1024 * 1024)}\r\nX-Other: ${"o".repeat(20_000)}`;
+    const id = await deliver(h, raw);
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === id), 20_000);
+    expect(ev.data.subject.length).toBeLessThanOrEqual(FIELD_BOUNDS.subject);
+    expect(JSON.stringify(ev).length).toBeLessThan(200 * 1024);
+  }, 60_000);
+});
