@@ -24,6 +24,8 @@ export interface InboundListenerOptions extends Partial<ListenerLimits> {
   port?: number;
 }
 
+const throttledReply = () => smtpError(421, "4.7.0 Too many refused recipients from your address, try again later");
+
 export async function createInboundServer(deps: Deps, limits: ListenerLimits): Promise<SMTPServer> {
   const secret = await serverSecretOf(deps.store);
   const resolver = new RecipientResolver(deps.store.read, secret, deps.config.inboundDomain);
@@ -52,33 +54,13 @@ export async function createInboundServer(deps: Deps, limits: ListenerLimits): P
     },
     onRcptTo(address, session, callback) {
       const client = clientKey(session.remoteAddress);
-      // Checked before the lookup: a throttled client gets this reply for right and wrong
-      // addresses alike, as fast, so it learns nothing more.
-      if (throttle?.throttled(client)) {
-        return callback(smtpError(421, "4.7.0 Too many refused recipients from your address, try again later"));
-      }
-      resolve(address.address).then(
-        (verdict) => {
-          if (!verdict.ok) {
-            if (throttle?.refused(client)) {
-              deps.log.warn("smtp client throttled: too many refused recipients", { client, limit, window_ms: RCPT_FAILURE_WINDOW_MS, session: session.id });
-            }
-            return callback(
-              verdict.local
-                ? smtpError(550, "5.1.1 No such mailbox here")
-                : smtpError(550, "5.7.1 Relaying denied: this server only accepts mail for its own addresses"),
-            );
-          }
-          let map = targets.get(session.envelope);
-          if (!map) targets.set(session.envelope, (map = new Map()));
-          map.set(address.address.toLowerCase(), verdict.target);
-          callback();
-        },
-        (err: unknown) => {
-          deps.log.error("recipient lookup failed", { error: String(err) });
-          callback(smtpError(451, "4.3.0 Temporary lookup failure, try again later"));
-        },
-      );
+      // A place before the lookup (see rcpt-throttle.ts): a throttled client gets this reply for
+      // right and wrong addresses alike, as fast, so it learns nothing more; and however many
+      // RCPTs it sends at once, no more are looked up than it has refusals left.
+      const place = throttle ? throttle.acquire(client) : true;
+      if (place === false) return callback(throttledReply());
+      if (place === true) return lookUp(address.address, session, client, callback);
+      void place.then((go) => (go ? lookUp(address.address, session, client, callback) : callback(throttledReply())));
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
       void receive(stream, session).then(
@@ -87,6 +69,35 @@ export async function createInboundServer(deps: Deps, limits: ListenerLimits): P
       );
     },
   });
+
+  /** RCPT's lookup, with a place taken (`acquire`); the refusal is counted and the place given back in the turn the verdict arrives. */
+  function lookUp(rcpt: string, session: SMTPServerSession, client: string, callback: (err?: Error | null) => void): void {
+    resolve(rcpt).then(
+      (verdict) => {
+        if (!verdict.ok) {
+          if (throttle?.refused(client)) {
+            deps.log.warn("smtp client throttled: too many refused recipients", { client, limit, window_ms: RCPT_FAILURE_WINDOW_MS, session: session.id });
+          }
+          throttle?.release(client);
+          return callback(
+            verdict.local
+              ? smtpError(550, "5.1.1 No such mailbox here")
+              : smtpError(550, "5.7.1 Relaying denied: this server only accepts mail for its own addresses"),
+          );
+        }
+        throttle?.release(client);
+        let map = targets.get(session.envelope);
+        if (!map) targets.set(session.envelope, (map = new Map()));
+        map.set(rcpt.toLowerCase(), verdict.target);
+        callback();
+      },
+      (err: unknown) => {
+        throttle?.release(client);
+        deps.log.error("recipient lookup failed", { error: String(err) });
+        callback(smtpError(451, "4.3.0 Temporary lookup failure, try again later"));
+      },
+    );
+  }
 
   /**
    * The resolver's verdict, or for a legacy 40-bit VERP address (mail sent before the upgrade to

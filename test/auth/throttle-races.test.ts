@@ -8,6 +8,7 @@ import { connect } from "node:net";
 import { loadConfig } from "../../src/config.ts";
 import { startSubmissionListener } from "../../src/smtp/submission.ts";
 import { createTestApp } from "../helpers.ts";
+import { insertDeliveredOutbound, RawSmtpClient, startInbound } from "../smtp/support.ts";
 
 /** The default POSTHORN_AUTH_FAILURE_LIMIT (the test app turns the limit off unless a test sets it). */
 const AUTH_FAILURES_PER_IP = loadConfig({}).authFailureLimit;
@@ -95,6 +96,38 @@ describe("SMTP AUTH on submission: a burst of guesses from one IP", () => {
     } finally {
       for (const s of sessions) s.close();
       await listener.stop();
+    }
+  }, 30_000);
+});
+
+describe("RCPT on the MX: a burst of guesses from one IP", () => {
+  test("60 connections send RCPT at once, the right VERP address at number 45: 20 wrong ones get 550, every other answer (the right one's too) is 421", async () => {
+    const h = await startInbound();
+    const limit = h.deps.config.smtpRcptFailureLimit;
+    try {
+      const o = await insertDeliveredOutbound(h.deps, { teamId: h.app.team.teamId, projectId: h.app.team.projectId });
+      const [local, domain] = o.verp.split("@") as [string, string];
+      const [b, id] = local.split(".");
+      const clients = await Promise.all(
+        Array.from({ length: 60 }, async () => {
+          const { client } = await RawSmtpClient.connect(h.port);
+          await client.send("EHLO bouncer.test");
+          await client.send("MAIL FROM:<>");
+          return client;
+        }),
+      );
+      const replies = await Promise.all(
+        clients.map((c, i) => c.send(`RCPT TO:<${i === 44 ? o.verp : `${b}.${id}.${(i + 1).toString(16).padStart(20, "0")}@${domain}`}>`)),
+      );
+      for (const c of clients) c.close();
+      const counts = tally(replies.map((r) => r.code));
+      console.log(`60 parallel RCPTs: ${JSON.stringify(counts)}, the right one ${replies[44]!.text}`);
+      expect(replies[44]!.code).toBe(421);
+      expect(counts[250] ?? 0).toBe(0);
+      expect(counts[550]).toBe(limit);
+      expect(counts[421]).toBe(60 - limit);
+    } finally {
+      await h.stop();
     }
   }, 30_000);
 });

@@ -146,6 +146,25 @@ describe("RcptFailureThrottle", () => {
     expect(t.throttled("a")).toBe(false);
   });
 
+  test("no more lookups run at once than refusals are left: the others wait, and are throttled once the running ones used them up, or go on when they were accepted", async () => {
+    const t = new RcptFailureThrottle(3, 60_000, 100, () => 0);
+    expect([t.acquire("a"), t.acquire("a"), t.acquire("a")]).toEqual([true, true, true]);
+    const waiting = [t.acquire("a"), t.acquire("a")];
+    expect(waiting.every((w) => w instanceof Promise)).toBe(true);
+    // One running lookup was a right address: a waiting one takes its place.
+    t.release("a");
+    expect(await waiting[0]).toBe(true);
+    // The three running now are refused: the last waiting one never runs.
+    for (let i = 0; i < 3; i++) {
+      t.refused("a");
+      t.release("a");
+    }
+    expect(await waiting[1]).toBe(false);
+    expect(t.acquire("a")).toBe(false);
+    // Another client is not held up.
+    expect(t.acquire("b")).toBe(true);
+  });
+
   test("memory is bounded: beyond maxClients the least recently refused client is forgotten", () => {
     const t = new RcptFailureThrottle(1, 60_000, 3, () => 0);
     for (const k of ["a", "b", "c"]) t.refused(k);
