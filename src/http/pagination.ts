@@ -21,6 +21,14 @@ export const PageQuery = {
   "page[cursor]": t.Optional(t.String({ maxLength: 2000 })),
 };
 
+/**
+ * `cursor`: the name Lettermint's SDKs page with on the lists where the service does (webhooks and
+ * their deliveries); the same cursor as page[cursor], which wins when both are given.
+ */
+export const CursorAlias = {
+  cursor: t.Optional(t.String({ maxLength: 2000, description: "= page[cursor] (the name Lettermint's SDKs use on this list)" })),
+};
+
 /** The paginated response shape of the spec. */
 export const Paginated = <T extends import("@sinclair/typebox").TSchema>(item: T) =>
   t.Object({
@@ -69,8 +77,9 @@ export function parsePage(query: Record<string, unknown>, sortLength: number): P
   if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE || !/^\d+$/.test(String(rawSize ?? size))) {
     throw ValidationError.field("page[size]", `The page[size] field must be an integer from 1 to ${MAX_PAGE_SIZE}.`);
   }
-  const raw = query["page[cursor]"] as string | undefined;
-  return { size, cursor: raw ? decodeCursor(raw, sortLength) : null };
+  const field = query["page[cursor]"] !== undefined ? "page[cursor]" : "cursor";
+  const raw = query[field] as string | undefined;
+  return { size, cursor: raw ? decodeCursor(raw, sortLength, field) : null };
 }
 
 /** Builds the spec's paginated body, with page URLs under POSTHORN_PUBLIC_URL. */
@@ -83,7 +92,7 @@ export function pageBody<T>(
   const url = (cursor: string | null) => {
     if (!cursor) return null;
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(opts.query)) if (v !== undefined && k !== "page[cursor]") params.set(k, String(v));
+    for (const [k, v] of Object.entries(opts.query)) if (v !== undefined && k !== "page[cursor]" && k !== "cursor") params.set(k, String(v));
     params.set("page[cursor]", cursor);
     return `${base}?${params.toString()}`;
   };

@@ -374,6 +374,36 @@ describe("the SDKs' headers and error bodies, over real sockets", () => {
     expect(ping.status).toBe(401);
   });
 
+  test("webhooks and their deliveries page with cursor, as the SDKs do; a malformed cursor is a 422 with the error body", async () => {
+    const team = { authorization: `Bearer ${tokens.team_token}`, "content-type": "application/json" };
+    const routes = (await api.projects.routes(tokens.project_id)) as any;
+    const routeId = routes.data.find((r: any) => r.route_type === "broadcast").id;
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) made.push(((await api.webhooks.create({ route_id: routeId, name: `Paged ${i}`, url: receiver.url(), events: ["message.delivered"] })) as any).data.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let n = 0; n < 10; n++) {
+      const page = (await api.webhooks.list({ "page[size]": "1", "filter[route_id]": routeId, ...(cursor ? { cursor } : {}) })) as any;
+      seen.push(...page.data.map((w: any) => w.id));
+      cursor = page.next_cursor;
+      if (!cursor) break;
+    }
+    expect(seen.sort()).toEqual([...made].sort());
+    const messageId = ((await email().from("a@contract.example").to("paged@example.net").subject("Paged").text("Hello").send()) as any).message_id;
+    for (const path of ["/webhooks", `/webhooks/${made[0]}/deliveries`, "/messages", `/messages/${messageId}/events`]) {
+      for (const bad of ["garbage", "%FF%FE", "W10", "eyJhIjoxfQ", "x".repeat(3000)]) {
+        for (const name of ["cursor", "page[cursor]"]) {
+          if (name === "cursor" && path.startsWith("/messages")) continue; // those page with page[cursor] only
+          const res = await fetch(`${base}${path}?${encodeURIComponent(name)}=${bad}`, { headers: team });
+          expect(res.status).toBe(422);
+          const body = await res.json();
+          expect(body.error).toBe("validation_failed");
+          expect(Object.keys(body.errors)).toEqual([name]);
+        }
+      }
+    }
+  });
+
   test("a 422 reads as the SDK's ValidationError with a stable error string, not 'Validation error: ValidationError'", async () => {
     const err = await email().from("a@contract.example").to("b@example.net").subject("").send().catch((e) => e);
     expect(err.statusCode).toBe(422);

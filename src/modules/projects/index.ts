@@ -39,7 +39,7 @@ export const projectsController = (deps: Deps) =>
       async ({ team, body, set }) => {
         const { data, token } = await createTeamProject(deps, team.teamId, body);
         set.status = 201;
-        return { data, token, message: "Project created successfully. Save the project token now: it will not be shown again." };
+        return { data, token, api_token: token, message: "Project created successfully." };
       },
       {
         team: true,
@@ -93,7 +93,7 @@ export const projectsController = (deps: Deps) =>
         return {
           data,
           new_token: token,
-          message: "Project token rotated successfully. Update your integrations with the new token: the old token no longer works.",
+          message: "API token rotated successfully. Please update your integrations.",
         };
       },
       {

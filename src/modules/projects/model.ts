@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { EngagementFields, ProjectRouteData } from "../routes/base.ts";
+import { EngagementFields, RouteFields } from "../routes/base.ts";
 import { UUID_PATTERN } from "../../ids.ts";
 import { Nullable, nullableString } from "../../http/schemas.ts";
 import { TeamMemberData } from "../team/model.ts";
@@ -27,13 +27,14 @@ export const ProjectData = t.Object({
   id: t.String(),
   name: t.String(),
   smtp_enabled: t.Boolean(),
+  redact_email_content: t.Boolean({ description: "Always false: Posthorn keeps message content (retention decides how long); Lettermint's field" }),
   default_route_id: Nullable(t.String({ description: "The default transactional route, used when a send names no route" })),
   token_generated_at: t.String({ format: "date-time" }),
   token_last_used_at: Nullable(t.String({ format: "date-time" })),
   token_last_used_ip: Nullable(t.String()),
   created_at: t.String({ format: "date-time" }),
   updated_at: t.String({ format: "date-time" }),
-  routes: t.Array(ProjectRouteData),
+  routes: t.Array(t.Object(RouteFields), { description: "The project's routes, without the nested project (the spec leaves it empty)" }),
   routes_count: t.Integer(),
   domains: t.Array(ProjectDomain),
   domains_count: t.Integer(),
@@ -68,6 +69,7 @@ export const ProjectMembersBody = t.Object({
 export const CreatedProject = t.Object({
   data: ProjectData,
   token: t.String({ description: "The project sending token (x-service-token); shown only here" }),
+  api_token: t.String({ description: "= token, under the name Lettermint's SDKs read" }),
   message: t.String(),
 });
 

@@ -115,7 +115,7 @@ async function last28Days(repos: Pick<Repositories, "projects" | "tracking">, pr
 
 async function serializeProject(repos: Repositories, p: ProjectRow): Promise<ProjectData> {
   const routeRows = await repos.routes.ofProject(p.id);
-  const routes = (await serializeRoutes(repos, routeRows)).map((r) => ({ ...r, project: null }));
+  const routes = await serializeRoutes(repos, routeRows);
   const domains = (await repos.projects.domains(p.id)).map((d) => ({
     id: d.id,
     domain: d.domain,
@@ -128,6 +128,7 @@ async function serializeProject(repos: Repositories, p: ProjectRow): Promise<Pro
     id: p.id,
     name: p.name,
     smtp_enabled: p.smtp_enabled === 1,
+    redact_email_content: false,
     default_route_id: defaultRoute?.id ?? null,
     token_generated_at: iso(p.token_generated_at)!,
     token_last_used_at: iso(p.token_last_used_at),

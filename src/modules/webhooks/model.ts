@@ -2,7 +2,7 @@ import { t, type Static } from "elysia";
 import { EVENT_KINDS } from "../../events/publish.ts";
 import type { DeliveryRow, WebhookRow } from "../../db/webhooks.ts";
 import { iso } from "../../ids.ts";
-import { PageQuery } from "../../http/pagination.ts";
+import { CursorAlias, PageQuery } from "../../http/pagination.ts";
 import { Nullable } from "../../http/schemas.ts";
 
 export const WEBHOOK_NAME_MAX = 255;
@@ -83,6 +83,7 @@ export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
 
 export const ListWebhooksQuery = t.Object({
   ...PageQuery,
+  ...CursorAlias,
   sort: t.Optional(t.String({ maxLength: 200, description: "created_at, updated_at, name; - for descending; default -created_at" })),
   "filter[route_id]": t.Optional(t.String({ maxLength: 100 })),
   "filter[enabled]": t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { error: "The filter[enabled] field must be true or false." })),
@@ -130,6 +131,7 @@ export type DeliveryDetail = Static<typeof DeliveryDetail>;
 
 export const ListDeliveriesQuery = t.Object({
   ...PageQuery,
+  ...CursorAlias,
   "filter[event]": t.Optional(t.String({ maxLength: 100, description: "Event kind, e.g. message.delivered" })),
   "filter[outcome]": t.Optional(t.Union([t.Literal("succeeded"), t.Literal("failed")], { error: "The filter[outcome] field must be succeeded or failed." })),
   "filter[event_id]": t.Optional(t.String({ maxLength: 100 })),
