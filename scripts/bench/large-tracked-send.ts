@@ -21,4 +21,4 @@ console.log(
     `POSTHORN_DELIVERY_MEMORY_MB=${process.env.POSTHORN_DELIVERY_MEMORY_MB ?? "default"}`,
 );
 console.log(`  delivered ${r.delivered}/${r.recipients} in ${r.seconds.toFixed(1)} s`);
-console.log(`  server peak RSS ${mb(r.serverPeakKb)} (${mb(r.serverBaseKb)} before the send), its SMTP agent peak RSS ${mb(r.agentPeakKb)}`);
+console.log(`  server peak RSS ${mb(r.serverPeakKb)} (${mb(r.serverBaseKb)} before the send), its SMTP agent peak RSS ${mb(r.agentPeakKb)} (${mb(r.agentBaseKb)} before)`);

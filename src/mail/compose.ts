@@ -106,7 +106,7 @@ export function composeMessage(input: ComposeInput): Buffer {
   // after its own. Like mail a local program hands to Postfix, it names no client: the message
   // came in over the API, not from another mail server.
   const received = Buffer.from(`Received: by ${input.received.by} (Posthorn) id ${input.received.id};\r\n\t${rfc5322Date(input.date)}\r\n`);
-  return Buffer.concat([received, writeMimeTree(new MailComposer(mailOptions(input)).compile())]);
+  return writeMimeTree(new MailComposer(mailOptions(input)).compile(), received);
 }
 
 /** What nodemailer's MailComposer is given for a message (exported for the test that holds mime-write to build()). */

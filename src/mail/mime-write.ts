@@ -53,15 +53,38 @@ const qpEncode = (body: Buffer): string => body.toString("latin1").replace(QP_ES
   };
 }
 
-/** nodemailer's base64 Encoder on one chunk: whole groups of 3 bytes wrapped, the rest added to the last line at the end. */
-function base64Body(body: Buffer): string {
+/** Bytes of input per block of base64Body: 57 bytes make one 76-character line, so a block is whole lines. */
+const BASE64_BLOCK = 57 * 1024;
+
+/**
+ * nodemailer's base64 Encoder on one chunk: whole groups of 3 bytes wrapped (a CRLF after each
+ * full line of 76, none when all fits on one), the rest added to the last line at the end. Written
+ * straight into one Buffer, a block of lines at a time: through nodemailer's wrap() a 25 MiB
+ * attachment went through five strings of ~35 MB (its encoding, wrap's pieces, their join, the
+ * lines and the tail put together, then their UTF-8), each garbage once the message was built.
+ */
+function base64Body(body: Buffer): Buffer {
   const rest = body.length % 3;
-  const wrapped = base64.wrap(base64.encode(body.subarray(0, body.length - rest)), LINE);
-  const lastLf = wrapped.lastIndexOf("\n");
-  const tail = wrapped.slice(lastLf + 1) + (rest ? base64.encode(body.subarray(body.length - rest)) : "");
-  if (lastLf < 0) return tail;
-  const lines = wrapped.slice(0, lastLf + 1);
-  return (lines.endsWith("\r\n") ? lines : lines + "\r\n") + tail;
+  const mainBytes = body.length - rest;
+  const tail = rest ? base64.encode(body.subarray(mainBytes)) : "";
+  const encodedLength = (mainBytes / 3) * 4;
+  if (encodedLength <= LINE) return Buffer.from(base64.encode(body.subarray(0, mainBytes)) + tail, "latin1");
+  const fullLines = Math.floor(encodedLength / LINE);
+  const out = Buffer.allocUnsafe(encodedLength + 2 * fullLines + tail.length);
+  let o = 0;
+  for (let i = 0; i < mainBytes; i += BASE64_BLOCK) {
+    const block = body.subarray(i, Math.min(mainBytes, i + BASE64_BLOCK)).toString("base64");
+    for (let p = 0; p < block.length; p += LINE) {
+      const line = Math.min(LINE, block.length - p);
+      o += out.write(block.slice(p, p + line), o, line, "latin1");
+      if (line === LINE) {
+        out[o++] = 0x0d;
+        out[o++] = 0x0a;
+      }
+    }
+  }
+  if (tail) o += out.write(tail, o, tail.length, "latin1");
+  return out;
 }
 
 function writeNode(node: CompiledNode, out: (string | Buffer)[]): void {
@@ -86,8 +109,9 @@ function writeNode(node: CompiledNode, out: (string | Buffer)[]): void {
 }
 
 /** The message a compiled MIME tree stands for, byte for byte what its build() gives. */
-export function writeMimeTree(root: MimeNode): Buffer {
-  const out: (string | Buffer)[] = [];
+export function writeMimeTree(root: MimeNode, prefix?: Buffer): Buffer {
+  // A prefix (the trace header composeMessage adds) goes in here rather than in a copy of the whole.
+  const out: (string | Buffer)[] = prefix ? [prefix] : [];
   writeNode(root as unknown as CompiledNode, out);
   // Strings go out as UTF-8, as build()'s streams write them (a local part may be non-ASCII).
   const message = Buffer.concat(out.map((part) => (typeof part === "string" ? Buffer.from(part, "utf8") : part)));

@@ -26,7 +26,7 @@ import { serverSecretOf } from "../secrets.ts";
 import { recipientUnsubscribeToken } from "../auth/unsubscribe-tokens.ts";
 import type { ComposedMessage, ComposeInput } from "./compose.ts";
 import { Composer, ComposerUnavailableError } from "./composer.ts";
-import { DeliveryMemory, estimateCopyBytes } from "./delivery-memory.ts";
+import { collectAfterBytes, DeliveryMemory, estimateCopyBytes } from "./delivery-memory.ts";
 import type { DkimKey } from "./dkim.ts";
 import { Deliverer, type RecipientOutcome } from "./deliver.ts";
 import { isRateReply, requestedRetryMs } from "./reply.ts";
@@ -179,6 +179,8 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
   const secret = signingSecret(store);
   void secret().catch(() => {}); // recorded at start, as the MX listener does; a failure is asked again
   const memory = new DeliveryMemory(config.deliveryMemoryMb * 1024 * 1024);
+  // The copies composed here are garbage once answered: collected every 64 MB of them.
+  const collected = collectAfterBytes(64 * 1024 * 1024);
 
   /** Keeps a job leased while `work` runs, so that a short lease is safe for slow SMTP servers. */
   const runLeased = async <T>(job: Job<unknown>, work: () => Promise<T>): Promise<T> => {
@@ -347,6 +349,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
       return await attempt(started.map((r) => ({ ...r, attempts: r.attempts + 1 })), { created_at: row.created_at, domain: row.domain, return_path_host: row.return_path_host }, copies, admission);
     } finally {
       given.leave();
+      if (composing) collected(contentBytes + copyBytes);
     }
   };
 
@@ -407,7 +410,11 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
           log.error("compose failed", { message: r.id, error: message });
           return { recipientId: r.id, email: r.email, verdict: "soft", reply: { code: null, enhanced_code: null, message }, host: null, suppress: false };
         }
-        return (await deliverer.deliver(domain, [recipient(r, raw)]))[0]!;
+        try {
+          return (await deliverer.deliver(domain, [recipient(r, raw)]))[0]!;
+        } finally {
+          if (!copies.shared) collected(raw.length);
+        }
       });
     const outcomes = await Promise.all(
       [...byDomain].map(async ([domain, rs]) => {

@@ -17,6 +17,7 @@ import type { Subprocess } from "bun";
 import { join } from "node:path";
 import { openReceiptWriter, type DatabaseLocation, type ReceiptWriter } from "../db/receipt-writer.ts";
 import { createLogger, type Logger, type LogLevel } from "../log.ts";
+import { collectAfterBytes } from "./delivery-memory.ts";
 import { receiptRow, type Receipt } from "./receipts.ts";
 import { verdictOf } from "./reply.ts";
 import { SmtpPools, type ReceiptTag, type SendOutcome, type SmtpPoolOptions, type SmtpSender, type SmtpTarget } from "./smtp-pool.ts";
@@ -175,6 +176,8 @@ export function runSmtpAgent(): void {
   // Each as one JSON string: at ~1,400 deliveries/s, 30 s of acceptances as objects were most of
   // this process's heap; they are read back only if the server dies.
   const accepted = new Map<number, { at: number; receipt: string }>();
+  // The copies the server hands over are garbage once answered: collected every 64 MB of them.
+  const collected = collectAfterBytes(64 * 1024 * 1024);
 
   const prune = setInterval(() => {
     const cutoff = Date.now() - ACCEPTED_KEEP_MS;
@@ -241,6 +244,7 @@ export function runSmtpAgent(): void {
     inflight++;
     const outcome = await pools.send(m.target, m.envelope, Buffer.from(m.raw.buffer, m.raw.byteOffset, m.raw.byteLength));
     inflight--;
+    collected(m.raw.byteLength);
     if (m.receipt && outcome.kind === "reply" && verdictOf(outcome.reply) === "delivered") {
       const receipt: Receipt = { ...m.receipt, reply: outcome.reply };
       if (orphaned) record([receipt]);

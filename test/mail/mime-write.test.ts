@@ -98,6 +98,17 @@ describe("writeMimeTree", () => {
     expect([...shapes]).toEqual(expect.arrayContaining(["7bit", "base64", "multipart/alternative", "multipart/mixed", "multipart/related", "quoted-printable", "text/html", "text/plain"]));
   }, 60_000);
 
+  test("large attachments, written a block of lines at a time: the bytes of build() at every block edge", async () => {
+    const rnd = random(41);
+    const block = 57 * 1024;
+    for (const size of [block - 1, block, block + 1, block + 2, block + 57, 2 * block + 56, 3 * block + 3, 1_000_001]) {
+      const content = Buffer.from(Array.from({ length: size }, () => Math.floor(rnd() * 256)));
+      const input = { ...message(11), attachments: [{ filename: "data.bin", contentType: "application/octet-stream", contentId: null, content }] };
+      const ours = written(input);
+      if (!ours.equals(await build(input))) throw new Error(`an attachment of ${size} bytes is written otherwise than build() writes it`);
+    }
+  }, 60_000);
+
   test("a message whose body ends without a line break gets one, as build() adds", async () => {
     const input = { ...message(7), html: null, text: "no break at the end", attachments: [] };
     const raw = written(input);
