@@ -738,7 +738,7 @@ describe("sign-in and sessions across teams", () => {
  * its own; the user's own credentials for A keep working.
  */
 describe("team B inviting A's users", () => {
-  /** Every link token in B's answer tried as a one-time password link with a password B chose; whether any was taken. */
+  /** Every link token in B's answer tried as a password link and as an invitation B accepts; how many tries were taken. */
   async function useEveryLink(json: any, password: string): Promise<number> {
     const tokens = new Set<string>();
     const walk = (v: unknown) => {
@@ -749,10 +749,19 @@ describe("team B inviting A's users", () => {
     const t = linkTokenOf(json);
     if (t) tokens.add(t);
     let taken = 0;
+    const bOwner = await signedIn(w.t, w.b.owner.email, PASSWORD, w.b.team.teamId);
     for (const token of tokens) {
-      const res = await w.t.request("POST", "/v1/auth/password", { token: null, body: { token, password } });
-      expect(res.status).toBeLessThan(500);
-      if (res.status < 300) taken++;
+      // As a password link, and as an invitation accepted by B: with B's owner's session, and with
+      // the password B chose.
+      const tries = [
+        await w.t.request("POST", "/v1/auth/password", { token: null, body: { token, password } }),
+        await w.t.request("POST", "/v1/auth/invitations/accept", { token: null, body: { token }, headers: { cookie: bOwner.cookie, "x-csrf-token": bOwner.csrf } }),
+        await w.t.request("POST", "/v1/auth/invitations/accept", { token: null, body: { token, password } }),
+      ];
+      for (const res of tries) {
+        expect(res.status).toBeLessThan(500);
+        if (res.status < 300) taken++;
+      }
     }
     return taken;
   }
@@ -773,7 +782,7 @@ describe("team B inviting A's users", () => {
     expect(inv.status).toBeLessThan(500);
     expect(inv.text).not.toContain(a.team.teamId);
     expect(inv.text).not.toContain(a.teamName);
-    await useEveryLink(inv.json, bPassword);
+    expect(await useEveryLink(inv.json, bPassword)).toBe(0);
     expect(await opensA(a.owner.email, bPassword, a.team.teamId)).toBe(false);
     expect(await opensA(a.owner.email, PASSWORD, a.team.teamId)).toBe(true);
     expect((await call("GET", "/v1/team", { cookie: a.ownerSession.cookie })).json.id).toBe(a.team.teamId);
