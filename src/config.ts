@@ -95,10 +95,12 @@ export const ConfigSchema = Type.Object({
   /** Concurrent outbound deliveries and webhook posts. */
   deliveryConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
   /**
-   * MiB of signed message copies the outbound deliveries compose and hand to the SMTP agent at
-   * once, across all messages (default 128): a large message to many recipients (with tracking,
-   * each its own copy) waits its turn instead of holding every copy at once. Peak memory is a few
-   * times this plus a constant, whatever recipients × size; a single copy larger than it goes alone.
+   * MiB of signed message copies (and contents being composed) that outbound delivery holds at
+   * once, across all messages (default 64): a large message to many recipients (with tracking or
+   * a broadcast's unsubscribe links, each its own copy) takes turns instead of holding every copy at
+   * once, and small mail never waits. The server's RSS above its rest stays within about 5 times
+   * this, the SMTP agent's about 3 times, plus the largest message's own (~300 MB at 25 MiB),
+   * whatever recipients × size; one copy larger than the setting goes alone.
    */
   deliveryMemoryMb: Type.Integer({ minimum: 1, maximum: 1_048_576 }),
   /** Per-destination shaping limits by recipient domain (POSTHORN_DESTINATION_POLICIES, a JSON file); see src/mail/shaping.ts. */
@@ -257,7 +259,7 @@ export function loadConfig(env: Env = process.env): Config {
     authFailureLimit: int(env, "POSTHORN_AUTH_FAILURE_LIMIT", 10),
     trustedProxies: list(env, "POSTHORN_TRUSTED_PROXIES") ?? [],
     deliveryConcurrency: int(env, "POSTHORN_DELIVERY_CONCURRENCY", 64),
-    deliveryMemoryMb: int(env, "POSTHORN_DELIVERY_MEMORY_MB", 128),
+    deliveryMemoryMb: int(env, "POSTHORN_DELIVERY_MEMORY_MB", 64),
     destinationPolicies: destinationPolicies(env),
     webhookConcurrency: int(env, "POSTHORN_WEBHOOK_CONCURRENCY", 64),
   };
