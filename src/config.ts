@@ -85,6 +85,20 @@ export const ConfigSchema = Type.Object({
   smtpGreetDelayMs: Type.Integer({ minimum: 0, maximum: 60_000 }),
   /** How far the MX's processing may lag (the oldest message waiting for its inbound job) before each new MAIL FROM is held, up to 1 s (default 1000; 0 = off). */
   smtpInflowLagMs: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
+  /**
+   * Connections one client may hold at once on each SMTP listener (the MX and submission), by
+   * address (IPv4) or /64 (IPv6); the next one is answered 421 4.7.0 and closed, so that one
+   * client cannot take every slot (default 50, as Postfix's smtpd_client_connection_count_limit;
+   * 0 = no limit, for a listener behind a relay or load balancer that connects from one address).
+   */
+  smtpMaxConnectionsPerClient: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  /**
+   * Seconds an SMTP session may go without doing anything (default 60; 0 = off): only MAIL, RCPT,
+   * DATA, BDAT, AUTH and STARTTLS count, so a client that sends NOOP, RSET, HELP, VRFY, EXPN or
+   * EHLO to hold its connection open is answered 421 4.4.2 and closed at its next command past
+   * this time. A client that sends nothing at all is closed after the socket timeout (120 s).
+   */
+  smtpIdleTimeoutSeconds: Type.Integer({ minimum: 0, maximum: 86_400 }),
   /** API rate limits, sustained requests per second (burst twice that; 0 = off): per project on the send endpoints, per team on management. */
   rateLimitSend: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   rateLimitApi: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
@@ -204,6 +218,8 @@ const ENV_NAMES: Record<keyof Config, string> = {
   smtpRcptFailureLimit: "POSTHORN_SMTP_RCPT_FAILURE_LIMIT",
   smtpGreetDelayMs: "POSTHORN_SMTP_GREET_DELAY_MS",
   smtpInflowLagMs: "POSTHORN_SMTP_INFLOW_LAG_MS",
+  smtpMaxConnectionsPerClient: "POSTHORN_SMTP_MAX_CONNECTIONS_PER_CLIENT",
+  smtpIdleTimeoutSeconds: "POSTHORN_SMTP_IDLE_TIMEOUT_SECONDS",
   rateLimitSend: "POSTHORN_RATE_LIMIT_SEND",
   rateLimitApi: "POSTHORN_RATE_LIMIT_API",
   authFailureLimit: "POSTHORN_AUTH_FAILURE_LIMIT",
@@ -254,6 +270,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpRcptFailureLimit: int(env, "POSTHORN_SMTP_RCPT_FAILURE_LIMIT", 20),
     smtpGreetDelayMs: int(env, "POSTHORN_SMTP_GREET_DELAY_MS", 0),
     smtpInflowLagMs: int(env, "POSTHORN_SMTP_INFLOW_LAG_MS", 1000),
+    smtpMaxConnectionsPerClient: int(env, "POSTHORN_SMTP_MAX_CONNECTIONS_PER_CLIENT", 50),
+    smtpIdleTimeoutSeconds: int(env, "POSTHORN_SMTP_IDLE_TIMEOUT_SECONDS", 60),
     rateLimitSend: int(env, "POSTHORN_RATE_LIMIT_SEND", 100),
     rateLimitApi: int(env, "POSTHORN_RATE_LIMIT_API", 50),
     authFailureLimit: int(env, "POSTHORN_AUTH_FAILURE_LIMIT", 10),

@@ -58,6 +58,8 @@ const config = loadConfig({
   POSTHORN_DNS_SERVERS: dns.server,
   POSTHORN_SMTP_PORT: "0",
   POSTHORN_SUBMISSION_PORT: "0",
+  // The load comes from one address (100 sessions in the anchor phases): no per-client cap.
+  POSTHORN_SMTP_MAX_CONNECTIONS_PER_CLIENT: "0",
   ...(process.env.POSTHORN_SMTP_GREET_DELAY_MS ? { POSTHORN_SMTP_GREET_DELAY_MS: process.env.POSTHORN_SMTP_GREET_DELAY_MS } : {}),
   ...(process.env.POSTHORN_SMTP_INFLOW_LAG_MS ? { POSTHORN_SMTP_INFLOW_LAG_MS: process.env.POSTHORN_SMTP_INFLOW_LAG_MS } : {}),
 });

@@ -11,6 +11,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { LiveCertificate } from "../tls/certificate.ts";
 import type { ByteGate } from "./byte-gate.ts";
+import { clientKey } from "../auth/throttle.ts";
 
 /** Limits of a listener. Defaults suit production; tests shorten the timeouts. */
 export interface ListenerLimits {
@@ -86,48 +87,126 @@ function batchRepliesOfThisTurn(connection: { _socket?: Socket; _upgrading?: boo
 
 /** smtp-server's own pause before the greeting, used by a listener that does not set greetDelayMs. */
 const LIBRARY_GREET_DELAY_MS = 100;
-let greetPatched = false;
+let connectionsPatched = false;
+
+/** Options of ours that the patched connection reads from the server's options. */
+interface ConnectionOptions {
+  maxClients?: number;
+  greetDelayMs?: number;
+  /** Connections one client (clientKey: address, or /64 for IPv6) may hold at once; 0 or absent: no limit. */
+  maxConnectionsPerClient?: number;
+  /** Time a session may go without a command that does something (see PROGRESS_COMMANDS); 0 or absent: off. */
+  idleTimeoutMs?: number;
+}
 
 /**
- * smtp-server holds every new connection's greeting for a fixed 100 ms and refuses a client that
- * talks first ("You talk too soon": a spambot that does not wait). The pause costs every
- * connection a tenth of a second and a session slot (a connection per message is capped at about
- * sessions / 0.1 s), so the MX makes it a setting, POSTHORN_SMTP_GREET_DELAY_MS, passed as the
- * server option greetDelayMs: 0 by default, greeting at once as Postfix's smtpd, Exim and Haraka
- * do (spam is left to the scoring). Same library code otherwise; refuses to run on a version
- * whose init() looks different.
+ * Commands that move a session forward. Anything else (NOOP, RSET, HELP, VRFY, EXPN, HELO/EHLO,
+ * an unknown command) is idling: a client that only sends those is closed once idleTimeoutMs has
+ * passed since the session's start or its last progress. Lines that answer the server (AUTH's
+ * continuation lines) are progress too.
  */
-function letTheGreetingDelayBeASetting(): void {
-  if (greetPatched) return;
-  type Connection = {
-    _server: { options: { maxClients?: number; greetDelayMs?: number }; connections: Set<unknown> };
-    name: string;
-    _setListeners(callback: () => void): void;
-    connectionReady(): void;
-    send(code: number, data: string, context: boolean): void;
+const PROGRESS_COMMANDS = new Set(["MAIL", "RCPT", "DATA", "BDAT", "AUTH", "STARTTLS"]);
+
+type PatchedConnection = {
+  _server: { options: ConnectionOptions; connections: Set<unknown>; perClient?: Map<string, number> };
+  _socket?: Socket;
+  _ready?: boolean;
+  _nextHandler?: unknown;
+  name: string;
+  remoteAddress: string;
+  /** The key this connection is counted under in _server.perClient, until it closes. */
+  countedAs?: string;
+  /** When the session last made progress (epoch ms). */
+  activeAt?: number;
+  _setListeners(callback: () => void): void;
+  connectionReady(): void;
+  send(code: number, data: string, context?: unknown): void;
+};
+
+/**
+ * Three things smtp-server does not do, on its connection class (which only our listeners use):
+ *
+ * - The greeting's pause is a setting. smtp-server holds every new connection's greeting for a
+ *   fixed 100 ms and refuses a client that talks first ("You talk too soon": a spambot that does
+ *   not wait). The pause costs every connection a tenth of a second and a session slot (a
+ *   connection per message is capped at about sessions / 0.1 s), so the MX makes it a setting,
+ *   POSTHORN_SMTP_GREET_DELAY_MS, passed as the server option greetDelayMs: 0 by default, greeting
+ *   at once as Postfix's smtpd, Exim and Haraka do (spam is left to the scoring).
+ * - One client holds at most maxConnectionsPerClient connections (POSTHORN_SMTP_MAX_CONNECTIONS_PER_CLIENT,
+ *   Postfix's anvil and smtpd_client_connection_count_limit): the next is answered 421 4.7.0 and
+ *   closed, so that one address (or IPv6 /64) cannot take every one of maxClients' slots.
+ * - A session that only idles (NOOP, RSET, … every few seconds, which keeps the socket timeout
+ *   from ever firing) is answered 421 4.4.2 and closed at its first command past idleTimeoutMs
+ *   (POSTHORN_SMTP_IDLE_TIMEOUT_SECONDS).
+ *
+ * Same library code otherwise; refuses to run on a version whose init() looks different.
+ */
+function patchConnections(): void {
+  if (connectionsPatched) return;
+  const proto = SMTPConnection.prototype as unknown as PatchedConnection & {
+    init(this: PatchedConnection): void;
+    _onClose(this: PatchedConnection, ...args: unknown[]): void;
+    _onCommand(this: PatchedConnection, command: Buffer | string, callback?: () => void): void;
   };
-  const proto = SMTPConnection.prototype as unknown as Connection & { init(this: Connection): void };
   // Compared without whitespace: the binary's bundle is minified (`this.connectionReady(),100)`).
   if (!String(proto.init).replace(/\s+/g, "").includes(`this.connectionReady(),${LIBRARY_GREET_DELAY_MS})`)) {
-    throw new Error("smtp-server's connection init() changed; review letTheGreetingDelayBeASetting in src/smtp/listener.ts");
+    throw new Error("smtp-server's connection init() changed; review patchConnections in src/smtp/listener.ts");
   }
-  greetPatched = true;
-  proto.init = function (this: Connection) {
+  if (typeof proto._onClose !== "function" || typeof proto._onCommand !== "function") {
+    throw new Error("smtp-server's connection has no _onClose or _onCommand; review patchConnections in src/smtp/listener.ts");
+  }
+  connectionsPatched = true;
+  proto.init = function (this: PatchedConnection) {
     this._setListeners(() => {
       const options = this._server.options;
       if (options.maxClients && this._server.connections.size > options.maxClients) {
         return this.send(421, this.name + " Too many connected clients, try again in a moment", false);
       }
+      const perClientLimit = options.maxConnectionsPerClient ?? 0;
+      if (perClientLimit > 0) {
+        const key = clientKey(this.remoteAddress);
+        const counts = (this._server.perClient ??= new Map());
+        const held = counts.get(key) ?? 0;
+        if (held >= perClientLimit) return this.send(421, `4.7.0 ${this.name} Too many connections from your address, try again later`);
+        counts.set(key, held + 1);
+        this.countedAs = key;
+      }
+      this.activeAt = Date.now();
       const delay = options.greetDelayMs ?? LIBRARY_GREET_DELAY_MS;
       if (delay === 0) return this.connectionReady();
       setTimeout(() => this.connectionReady(), delay).unref();
     });
   };
+  const onClose = proto._onClose;
+  proto._onClose = function (this: PatchedConnection, ...args: unknown[]) {
+    const key = this.countedAs;
+    if (key !== undefined) {
+      this.countedAs = undefined;
+      const counts = this._server.perClient!;
+      const held = (counts.get(key) ?? 1) - 1;
+      if (held > 0) counts.set(key, held);
+      else counts.delete(key);
+    }
+    return onClose.apply(this, args);
+  };
+  const onCommand = proto._onCommand;
+  proto._onCommand = function (this: PatchedConnection, command: Buffer | string, callback?: () => void) {
+    const idleMs = this._server.options.idleTimeoutMs ?? 0;
+    if (idleMs > 0 && this._ready) {
+      const now = Date.now();
+      const name = (command || "").toString().split(" ", 1)[0]!.toUpperCase();
+      if (this._nextHandler || PROGRESS_COMMANDS.has(name)) this.activeAt = now;
+      else if (name !== "QUIT" && now - (this.activeAt ?? now) > idleMs) {
+        return this.send(421, `4.4.2 ${this.name} Idle for too long (only ${name || "empty"} commands), closing connection`);
+      }
+    }
+    return onCommand.call(this, command, callback);
+  };
 }
 
-/** The options of a listener whose greeting waits `ms` (see letTheGreetingDelayBeASetting). */
+/** The options of a listener whose greeting waits `ms` (see patchConnections). */
 export function greetDelayOption(ms: number): { greetDelayMs: number } {
-  letTheGreetingDelayBeASetting();
+  patchConnections();
   return { greetDelayMs: ms };
 }
 
@@ -141,6 +220,8 @@ export function smtpError(code: number, text: string): SMTPServerError {
 /** Options both listeners use; the caller adds its handlers and AUTH settings. */
 export function baseServerOptions(config: Config, limits: ListenerLimits): SMTPServerOptions {
   letRepliesCarryTheirOwnEnhancedCode();
+  patchConnections();
+  const ours: ConnectionOptions = { maxConnectionsPerClient: config.smtpMaxConnectionsPerClient, idleTimeoutMs: config.smtpIdleTimeoutSeconds * 1000 };
   const tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : null;
   return {
     name: config.hostname,
@@ -155,6 +236,7 @@ export function baseServerOptions(config: Config, limits: ListenerLimits): SMTPS
     closeTimeout: limits.closeTimeoutMs,
     maxClients: limits.maxClients,
     maxRecipients: limits.maxRecipients,
+    ...ours,
     ...(tls ? { key: tls.key, cert: tls.cert } : { hideSTARTTLS: true }),
   };
 }

@@ -78,7 +78,8 @@ describe("SMTP AUTH failures are throttled per client IP", () => {
   let listener: RunningListener;
 
   beforeAll(async () => {
-    app = createTestApp({ env: { POSTHORN_AUTH_FAILURE_LIMIT: "" } });
+    // 64 connections at once from one address: the per-client connection cap (50 by default) is not what this tests.
+    app = createTestApp({ env: { POSTHORN_AUTH_FAILURE_LIMIT: "", POSTHORN_SMTP_MAX_CONNECTIONS_PER_CLIENT: "0" } });
     insertTestDomain(app.deps, { teamId: app.team.teamId, projectId: app.team.projectId, domain: "brand.test" });
     await app.sql.run("UPDATE projects SET smtp_enabled = 1 WHERE id = ?", [app.team.projectId]);
     listener = await startSubmissionListener(app.deps, { host: "127.0.0.1", port: 0, closeTimeoutMs: 100 });
