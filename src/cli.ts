@@ -27,7 +27,8 @@ Usage:
                                       printed once ("password: …"; owner_password in --json)
   posthorn user passwd EMAIL [--password-stdin]
                                       set a dashboard password (a new random one, printed, or
-                                      the first line of stdin); ends the user's sessions
+                                      the first line of stdin); ends the user's sessions;
+                                      joins no team (the user accepts invitations themselves)
   posthorn migrate                    apply database migrations and exit
   posthorn backup FILE                write a consistent copy of the database to FILE
   posthorn copy-db --to postgres://…  copy the (stopped) SQLite database of POSTHORN_DATA_DIR
@@ -156,15 +157,19 @@ async function user(config: Config, args: string[]) {
   const problem = passwordProblem(password);
   if (problem) throw new CommandFailed(problem);
   const deps = await openDeps(config);
+  let inNoTeam = false;
   try {
     const account = await deps.store.read.accounts.userByEmail(email);
     if (!account) throw new CommandFailed(`no user has the address ${email}`);
     const hash = await hashPassword(password);
     await deps.store.write((tx) => setUserPassword(tx, account.id, hash));
+    // Invitations are accepted by the user, never by the operator: a user in no team yet joins by opening their invitation link with this password.
+    inNoTeam = (await deps.store.read.accounts.memberships(account.id)).length === 0;
   } finally {
     await deps.store.close();
   }
   console.log(`Password set for ${email}; their sessions have ended.`);
+  if (inNoTeam) console.log(`${email} is in no team yet: they accept their invitation by opening its link and entering this password.`);
   if (!fromStdin) console.log(`password: ${password}`);
 }
 

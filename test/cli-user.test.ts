@@ -76,4 +76,25 @@ describe("posthorn init --email and posthorn user passwd", () => {
     expect(unknown.stderr).toContain("no user has the address nobody@example.org");
     expect(run(["user"], dir).code).toBe(2);
   });
+
+  test("user passwd for someone only invited (pending) says they accept the invitation themselves; it adds them to no team", async () => {
+    const dir = tempDir();
+    const teamId = JSON.parse(run(["init", "--json"], dir).stdout).team_id as string;
+    const db = new Database(join(dir, "posthorn.db"));
+    try {
+      db.run("INSERT INTO users (id, name, email, created_at) VALUES ('u-pending', 'Pat', 'pat@example.org', 1)");
+      db.run("INSERT INTO team_members (id, team_id, user_id, role, status, joined_at, created_at) VALUES ('m-pending', ?, 'u-pending', 'owner', 'pending', 1, 1)", [teamId]);
+    } finally {
+      db.close();
+    }
+    const res = run(["user", "passwd", "pat@example.org", "--password-stdin"], dir, "pat's long passphrase\n");
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("pat@example.org is in no team yet: they accept their invitation by opening its link and entering this password.");
+    const check = new Database(join(dir, "posthorn.db"), { readonly: true });
+    try {
+      expect(check.query("SELECT status FROM team_members WHERE id = 'm-pending'").get()).toEqual({ status: "pending" });
+    } finally {
+      check.close();
+    }
+  });
 });
