@@ -8,4 +8,9 @@ export class MessageContentRepository {
   async html(messageId: string): Promise<string | null> {
     return (await this.db.get<{ html: string | null }>("SELECT html FROM message_contents WHERE message_id = ?", [messageId]))?.html ?? null;
   }
+
+  /** The message's plain-text part as accepted or received, or null (none, or not stored). */
+  async text(messageId: string): Promise<string | null> {
+    return (await this.db.get<{ text: string | null }>("SELECT text FROM message_contents WHERE message_id = ?", [messageId]))?.text ?? null;
+  }
 }

@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
-import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
+import { PageQuery, pageBody } from "../../http/pagination.ts";
 import { errorResponses, IdParams } from "../../http/schemas.ts";
-import { MessageData, MessageEventData, MessageListData, MessageListQuery } from "./model.ts";
-import { getMessage, getMessageHtml, getMessageSource, listMessageEvents, listMessageRecipients, listMessages } from "./service.ts";
+import { MessageData, MessageEventData, MessageListData, MessageListQuery, MessagesPaginated, withMeta } from "./model.ts";
+import { getMessage, getMessageHtml, getMessageSource, getMessageText, listMessageEvents, listMessageRecipients, listMessages } from "./service.ts";
 
 const security = [{ teamToken: [] }];
 const params = IdParams("messageId", "Message");
@@ -27,7 +27,7 @@ export const messagesController = (deps: Deps) =>
       "/v1/messages",
       async ({ team, query }) => {
         const { page, data, size } = await listMessages(deps, team.teamId, query);
-        return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/messages", query, size });
+        return withMeta(pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/messages", query, size }));
       },
       {
         team: true,
@@ -37,7 +37,7 @@ export const messagesController = (deps: Deps) =>
           description: "Cursor-paginated; unknown sort keys, unknown filters and invalid filter values are a 422.",
           security,
         },
-        response: { 200: Paginated(MessageListData), ...errorResponses(401, 422) },
+        response: { 200: MessagesPaginated(MessageListData), ...errorResponses(401, 422) },
       },
     )
     .get("/v1/messages/:messageId", ({ team, params }) => getMessage(deps, team.teamId, params.messageId), {
@@ -50,14 +50,14 @@ export const messagesController = (deps: Deps) =>
       "/v1/messages/:messageId/events",
       async ({ team, params, query }) => {
         const { page, data, size } = await listMessageEvents(deps, team.teamId, params.messageId, query);
-        return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: `/v1/messages/${params.messageId}/events`, query, size });
+        return withMeta(pageBody(page, data, { publicUrl: deps.config.publicUrl, path: `/v1/messages/${params.messageId}/events`, query, size }));
       },
       {
         team: true,
         params,
         query: t.Object(PageQuery),
         detail: { summary: "A message's event history (status changes, opens, clicks…), oldest first", security },
-        response: { 200: Paginated(MessageEventData), ...errorResponses(401, 404, 422) },
+        response: { 200: MessagesPaginated(MessageEventData), ...errorResponses(401, 404, 422) },
       },
     )
     .get(
@@ -94,6 +94,26 @@ export const messagesController = (deps: Deps) =>
             401: { description: "Unauthenticated", content: { "application/json": { schema: errorJsonSchema } } },
             404: { description: "Unknown message, or one without HTML", content: { "application/json": { schema: errorJsonSchema } } },
             422: { description: "Invalid images value", content: { "application/json": { schema: errorJsonSchema } } },
+          },
+        },
+      },
+    )
+    .get(
+      "/v1/messages/:messageId/text",
+      async ({ team, params }) =>
+        new Response(await getMessageText(deps, team.teamId, params.messageId), {
+          headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", "cache-control": "private, no-store" },
+        }),
+      {
+        team: true,
+        params,
+        detail: {
+          summary: "The message's plain-text part",
+          security,
+          responses: {
+            200: { description: "The text part as accepted or received", content: { "text/plain": { schema: { type: "string" } } } },
+            401: { description: "Unauthenticated", content: { "application/json": { schema: errorJsonSchema } } },
+            404: { description: "Unknown message, or one without a text part", content: { "application/json": { schema: errorJsonSchema } } },
           },
         },
       },

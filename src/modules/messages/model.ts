@@ -2,7 +2,7 @@ import { t, type Static } from "elysia";
 import type { MessageRow } from "../../db/messages.ts";
 import type { Address } from "../../db/schema.ts";
 import { MESSAGE_STATUSES } from "../../events/message-status.ts";
-import { PageQuery } from "../../http/pagination.ts";
+import { PageQuery, Paginated } from "../../http/pagination.ts";
 import { iso, UUID_PATTERN } from "../../ids.ts";
 import { Nullable } from "../../http/schemas.ts";
 
@@ -23,6 +23,10 @@ export const MessageListData = t.Object({
   reply_to: t.Array(t.String()),
   tag: Nullable(t.String()),
   created_at: t.String({ format: "date-time" }),
+  // Lettermint's MessageListData beside the spec's fields.
+  status_changed_at: t.String({ format: "date-time" }),
+  scheduled_at: t.Null({ description: "Scheduled sending is not built yet: always null" }),
+  tags: t.Array(t.Object({ name: t.String(), value: t.String() }), { description: "Name-value tags: not built yet, always empty" }),
 });
 export type MessageListData = Static<typeof MessageListData>;
 
@@ -33,7 +37,9 @@ export const MessageData = t.Object({
   type: MessageType,
   status: StatusSchema,
   status_changed_at: t.String({ format: "date-time" }),
+  scheduled_at: t.Null({ description: "Scheduled sending is not built yet: always null" }),
   tag: Nullable(t.String()),
+  tags: t.Array(t.Object({ name: t.String(), value: t.String() }), { description: "Name-value tags: not built yet, always empty" }),
   from_email: t.String(),
   from_name: t.String(),
   reply_to: t.Array(t.String()),
@@ -57,6 +63,43 @@ export const MessageEventData = t.Object({
   recipient: Nullable(t.String({ description: "The recipient this event is about, when it concerns one" })),
   data: t.Record(t.String(), t.Unknown()),
   created_at: t.String({ format: "date-time" }),
+  message_id: t.String(),
+  tag: Nullable(t.String({ description: "The message's tag" })),
+  tags: t.Array(t.Object({ name: t.String(), value: t.String() }), { description: "Name-value tags: not built yet, always empty" }),
+  metadata: t.Record(t.String(), t.String(), { description: "The message's metadata" }),
+  timestamp: t.String({ format: "date-time", description: "= created_at" }),
+});
+
+/**
+ * The spec's flat paginator, and beside it `links` and `meta` as Lettermint's SDK types declare
+ * them for messages and their events (links is an array there: empty; the URLs are in meta).
+ */
+export const MessagesPaginated = <T extends import("@sinclair/typebox").TSchema>(item: T) =>
+  t.Object({
+    ...Paginated(item).properties,
+    links: t.Array(t.String(), { description: "Always empty: the page URLs are in meta and next_page_url/prev_page_url" }),
+    meta: t.Object({
+      path: Nullable(t.String()),
+      per_page: t.Integer({ minimum: 0 }),
+      next_cursor: Nullable(t.String()),
+      next_cursor_url: Nullable(t.String()),
+      prev_cursor: Nullable(t.String()),
+      prev_cursor_url: Nullable(t.String()),
+    }),
+  });
+
+/** Adds links and meta to a body made by pageBody. */
+export const withMeta = <B extends { path: string | null; per_page: number; next_cursor: string | null; next_page_url: string | null; prev_cursor: string | null; prev_page_url: string | null }>(b: B) => ({
+  ...b,
+  links: [] as string[],
+  meta: {
+    path: b.path,
+    per_page: b.per_page,
+    next_cursor: b.next_cursor,
+    next_cursor_url: b.next_page_url,
+    prev_cursor: b.prev_cursor,
+    prev_cursor_url: b.prev_page_url,
+  },
 });
 
 export const MESSAGE_SORT_KEYS = ["type", "status", "from_email", "subject", "created_at", "status_changed_at"] as const;
@@ -105,4 +148,7 @@ export const serializeListItem = (r: MessageRow): MessageListData => ({
   reply_to: JSON.parse(r.reply_to) as string[],
   tag: r.tag,
   created_at: iso(r.created_at)!,
+  status_changed_at: iso(r.status_changed_at)!,
+  scheduled_at: null,
+  tags: [],
 });

@@ -66,7 +66,9 @@ export async function getMessage(deps: Ctx, teamId: string, messageId: string): 
     type: item.type,
     status: item.status,
     status_changed_at: iso(r.status_changed_at)!,
+    scheduled_at: null,
     tag: item.tag,
+    tags: [],
     from_email: item.from_email,
     from_name: item.from_name,
     reply_to: item.reply_to,
@@ -89,9 +91,11 @@ async function assertMessage(deps: Ctx, teamId: string, messageId: string): Prom
 
 /** The message's history (status changes and engagement), oldest first. */
 export async function listMessageEvents(deps: Ctx, teamId: string, messageId: string, query: Record<string, unknown>) {
-  await assertMessage(deps, teamId, messageId);
+  const message = await deps.store.read.messages.findOfTeam(messageId, teamId);
+  if (!message) throw new NotFoundError("Message");
   const page = parsePage(query, MESSAGE_EVENT_SORT.length);
   const result = await deps.store.read.messages.events(messageId, page);
+  const metadata = JSON.parse(message.metadata) as Record<string, string>;
   const data = result.rows.map((e) => ({
     id: e.id,
     event: e.kind,
@@ -99,6 +103,12 @@ export async function listMessageEvents(deps: Ctx, teamId: string, messageId: st
     recipient: e.recipient,
     data: JSON.parse(e.data) as Record<string, unknown>,
     created_at: iso(e.created_at)!,
+    // Lettermint's MessageEventData beside Posthorn's fields (event keeps Posthorn's kinds).
+    message_id: messageId,
+    tag: message.tag,
+    tags: [] as [],
+    metadata,
+    timestamp: iso(e.created_at)!,
   }));
   return { page: result, data, size: page.size };
 }
@@ -118,6 +128,17 @@ export async function getMessageSource(deps: Ctx, teamId: string, messageId: str
 export async function listMessageRecipients(deps: Ctx, teamId: string, messageId: string): Promise<{ email: string; status: string }[]> {
   await assertMessage(deps, teamId, messageId);
   return (await deps.store.read.messages.recipientsOf(messageId)).map((r) => ({ email: r.email, status: r.status }));
+}
+
+/** The message's plain-text part; 404 when it has none. */
+export async function getMessageText(deps: Ctx, teamId: string, messageId: string): Promise<string> {
+  await assertMessage(deps, teamId, messageId);
+  const text = await deps.store.read.messageContents.text(messageId);
+  if (text === null) {
+    await throwIfPurged(deps, messageId, "Message text");
+    throw new NotFoundError("Message text");
+  }
+  return text;
 }
 
 /** The message's HTML part; 404 when it has none. */

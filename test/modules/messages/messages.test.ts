@@ -42,7 +42,9 @@ describe("GET /v1/messages", () => {
     expect(ids(res)).toEqual([m[9], m[8], m[7], m[6], m[5], m[4], m[3], m[2], m[1], m[0]]);
     expect(ids(res)).not.toContain(bMessage);
     const item = res.json.data[9];
-    expect(Object.keys(item).sort()).toEqual(["bcc", "cc", "created_at", "from_email", "from_name", "id", "reply_to", "status", "subject", "tag", "to", "type"].sort());
+    expect(Object.keys(item).sort()).toEqual(
+      ["bcc", "cc", "created_at", "from_email", "from_name", "id", "reply_to", "status", "subject", "tag", "to", "type", "status_changed_at", "scheduled_at", "tags"].sort(),
+    );
     expect(item).toMatchObject({ type: "outbound", status: "delivered", tag: "welcome", subject: "Welcome aboard", to: [{ email: "rcpt@example.net", name: "" }], cc: [], bcc: [], reply_to: [], created_at: "2024-05-01T00:00:00.000Z" });
   });
 
@@ -276,7 +278,7 @@ describe("GET /v1/messages/{id}, /events, /source", () => {
     const res = await t.request("GET", `/v1/messages/${id}`);
     expect(res.status).toBe(200);
     expect(Object.keys(res.json).sort()).toEqual(
-      ["attachments", "bcc", "cc", "created_at", "from_email", "from_name", "id", "metadata", "reply_to", "route_id", "spam_score", "spam_symbols", "status", "status_changed_at", "subject", "tag", "to", "type"].sort(),
+      ["attachments", "bcc", "cc", "created_at", "from_email", "from_name", "id", "metadata", "reply_to", "route_id", "spam_score", "spam_symbols", "status", "status_changed_at", "subject", "tag", "to", "type", "scheduled_at", "tags"].sort(),
     );
     expect(res.json).toMatchObject({
       id,
@@ -315,7 +317,15 @@ describe("GET /v1/messages/{id}, /events, /source", () => {
       recipient: "b@example.net",
       data: { response: { code: 250 } },
       created_at: new Date(e0 + 1000).toISOString(),
+      message_id: id,
+      tag: "support",
+      tags: [],
+      metadata: { order: "42" },
+      timestamp: new Date(e0 + 1000).toISOString(),
     });
+    // Lettermint's paginator beside the spec's.
+    expect(res.json.links).toEqual([]);
+    expect(res.json.meta).toEqual({ path: res.json.path, per_page: 30, next_cursor: null, next_cursor_url: null, prev_cursor: null, prev_cursor_url: null });
     expect(res.json.data[2].recipient).toBeNull();
     const paged = await t.request("GET", `/v1/messages/${id}/events?page[size]=2`);
     expect(ids(paged)).toEqual([events[1], events[2]]);
