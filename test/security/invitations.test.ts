@@ -196,11 +196,17 @@ describe("invitations are pending memberships until accepted", () => {
     expect(again.status).toBe(409);
   });
 
-  test("a password link sets no password once the user has one (set by the operator meanwhile)", async () => {
+  test("a password link sets no password once the user has one (set by the operator meanwhile); she accepts with hers instead", async () => {
     const res = await invite(t, t.team, { email: "mia@example.com" });
     const user = (await t.sql.get<{ id: string }>("SELECT id FROM users WHERE email = ?", ["mia@example.com"]))!;
-    await t.deps.store.write((tx) => tx.accounts.setPassword(user.id, "$argon2id$v=19$m=65536,t=2,p=1$operator", Date.now()));
-    expect((await setPassword(t, tokenOf(res.json.password_url), "someone else's choice")).status).toBe(422);
+    const hash = await Bun.password.hash("set by the operator", { algorithm: "argon2id" });
+    await t.deps.store.write((tx) => tx.accounts.setPassword(user.id, hash, Date.now()));
+    const token = tokenOf(res.json.password_url);
+    expect((await setPassword(t, token, "someone else's choice")).status).toBe(422);
+    expect((await signIn(t, "mia@example.com", "set by the operator")).res.status).toBe(401); // in no team yet
+    const accepted = await accept(t, { token, password: "set by the operator" });
+    expect(accepted.status).toBe(200);
+    expect(accepted.json.data.team.id).toBe(t.team.teamId);
   });
 
   test("a pending owner is no owner: the last active owner still cannot be removed, and a pending one can", async () => {

@@ -65,6 +65,9 @@ export function SetPassword({ token }: { token: string }) {
           <button type="submit" class="primary">
             Set password
           </button>
+          <p class="muted">
+            Have a password on this server already? <a href={`#/accept-invitation/${token}`}>Accept the invitation with it</a>.
+          </p>
         </form>
       )}
     </main>
