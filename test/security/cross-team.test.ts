@@ -664,6 +664,55 @@ describe("sending and suppressing as B", () => {
   });
 });
 
+describe("SMTP submission as B", () => {
+  test("B's project token submits nothing under A's project id, from A's domain or on A's route; A's messages are untouched", async () => {
+    const { a, b } = w;
+    const nodemailer = (await import("nodemailer")).default;
+    const { startSubmissionListener } = await import("../../src/smtp/submission.ts");
+    expect((await w.t.request("PUT", `/v1/projects/${b.team.projectId}`, { token: b.team.teamToken, body: { smtp_enabled: true } })).status).toBe(200);
+    const listener = await startSubmissionListener(w.t.deps, { host: "127.0.0.1", port: 0, closeTimeoutMs: 100 });
+    const aMessages = async () => JSON.stringify(await w.t.sql.all("SELECT id, status, updated_at FROM messages WHERE team_id = ? ORDER BY id", [a.team.teamId]));
+    const viaAUsing = async (mail: Record<string, unknown>, user: string) => {
+      const transport = nodemailer.createTransport({ host: "127.0.0.1", port: listener.port, secure: false, ignoreTLS: true, auth: { user, pass: b.team.projectToken }, logger: false });
+      try {
+        const info = await transport.sendMail({ to: `x@${b.label}-dest-zq.test`, subject: "bravo smtp zq", text: "bravo smtp zq", ...mail });
+        return (/Queued as (\S+)/.exec(info.response) ?? [])[1] ?? info.response;
+      } catch (e) {
+        return `refused: ${(e as { responseCode?: number }).responseCode ?? String(e)}`;
+      } finally {
+        transport.close();
+      }
+    };
+    try {
+      const before = await aMessages();
+      // The control: B's own submission works.
+      const own = await viaAUsing({ from: b.fromEmail }, b.team.projectId);
+      expect(own).toMatch(/^[0-9a-f-]{36}$/);
+      expect((await w.t.sql.get<{ team_id: string }>("SELECT team_id FROM messages WHERE id = ?", [own]))!.team_id).toBe(b.team.teamId);
+      const attempts = {
+        asAProject: await viaAUsing({ from: a.fromEmail }, a.team.projectId),
+        asAProjectOwnDomain: await viaAUsing({ from: b.fromEmail }, a.team.projectId),
+        fromADomain: await viaAUsing({ from: a.fromEmail }, b.team.projectId),
+        onARoute: await viaAUsing({ from: b.fromEmail, headers: { "X-Posthorn-Route": a.routes.transactional } }, b.team.projectId),
+        onARouteSlug: await viaAUsing({ from: b.fromEmail, headers: { "X-Posthorn-Route": a.customRouteSlug } }, b.team.projectId),
+      };
+      // Whatever a submission under A's project id answers, nothing it stores is A's.
+      for (const [what, result] of Object.entries(attempts)) {
+        if (/^[0-9a-f-]{36}$/.test(result)) {
+          const row = await w.t.sql.get<{ team_id: string; project_id: string; route_id: string; from_email: string }>("SELECT team_id, project_id, route_id, from_email FROM messages WHERE id = ?", [result]);
+          expect({ what, row }).toEqual({ what, row: { team_id: b.team.teamId, project_id: b.team.projectId, route_id: b.routes.transactional, from_email: b.fromEmail } });
+        } else expect({ what, result }).toEqual({ what, result: expect.stringMatching(/^refused: [45]\d\d$/) });
+      }
+      expect(attempts.fromADomain).toMatch(/^refused/);
+      expect(attempts.onARoute).toMatch(/^refused/);
+      expect(attempts.onARouteSlug).toMatch(/^refused/);
+      expect(await aMessages()).toBe(before);
+    } finally {
+      await listener.stop();
+    }
+  });
+});
+
 describe("the server's shared delivery state", () => {
   test("a destination both teams' mail goes to shows B only B's domains and not the remote reply to A's mail", async () => {
     const { a, b } = w;
