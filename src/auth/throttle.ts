@@ -108,6 +108,11 @@ export class AuthThrottle {
    * the limit comes back in `blocked`, one under it with its next failure's answer.
    */
   private readonly tally = new Map<string, Tally>();
+  /**
+   * Token checks that went to the database (their row was not in memory), per IP, until their
+   * outcome is counted; and the right tokens of that IP waiting for them (see `admit`).
+   */
+  private readonly running = new Map<string, { count: number; waiting: (() => void)[] }>();
   private refreshedAt = 0;
   private refreshing = false;
   private purgedAt = 0;
@@ -137,16 +142,51 @@ export class AuthThrottle {
   }
 
   /**
-   * A credential checked after `checkIp` let it through was right: throws RateLimitedError when,
-   * by now, the failures of the client's IP this node knows of (its own, counted or still being
-   * counted, and every node's as of the last refresh) have reached the limit. Decided in the same
-   * turn of the event loop as the answer, so of a burst sent at once only the attempts checked
-   * before the limit's failures can succeed, and guessing in parallel learns no more than one by one.
+   * A credential checked after `checkIp` let it through was right: throws RateLimitedError when
+   * the failures of the client's IP this node knows of (its own, counted or still being counted,
+   * and every node's as of the last refresh) have reached the limit. While checks of the same IP
+   * that went to the database are still running and could reach it, waits for them first: of a
+   * burst sent at once, a right credential is admitted only if fewer than the limit of the
+   * guesses beside it failed, however quickly its own check ended (a token in use is remembered,
+   * so its check ends before any guess's), and guessing in parallel learns no more than one by
+   * one. Synchronous (no IP asked) while nothing is blocked, counted or running.
    */
-  admit(address: ClientAddress): void {
-    if (this.limit === 0 || (this.blocked.size === 0 && this.tally.size === 0)) return;
+  admit(address: ClientAddress): void | Promise<void> {
+    if (this.limit === 0 || (this.blocked.size === 0 && this.tally.size === 0 && this.running.size === 0)) return;
     const ip = lazyAddress(address)();
-    if (ip !== null) this.refuseOverLimit(clientKey(ip), Date.now());
+    if (ip === null) return;
+    const client = clientKey(ip);
+    const now = Date.now();
+    this.refuseOverLimit(client, now);
+    const running = this.running.get(client);
+    if (!running) return;
+    const seen = this.tally.get(client);
+    const known = seen ? (seen.until > now ? seen.failures : 0) + seen.pending : 0;
+    if (known + running.count < this.limit) return;
+    return new Promise<void>((resolve) => running.waiting.push(resolve)).then(() => this.admit(ip));
+  }
+
+  /**
+   * A token check of `ip` goes to the database: until the returned function is called (once its
+   * outcome is counted: after `recordFailure` was called, or before `admit`), `admit` holds back
+   * the IP's right credentials that it could make over the limit.
+   */
+  begin(ip: string | null): () => void {
+    if (ip === null || this.limit === 0) return () => {};
+    const client = clientKey(ip);
+    let running = this.running.get(client);
+    if (!running) this.running.set(client, (running = { count: 0, waiting: [] }));
+    running.count++;
+    const entry = running;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      entry.count--;
+      const waiting = entry.waiting.splice(0);
+      if (entry.count === 0 && this.running.get(client) === entry) this.running.delete(client);
+      for (const wake of waiting) wake();
+    };
   }
 
   private refuseOverLimit(client: string, now: number): void {

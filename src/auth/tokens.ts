@@ -69,36 +69,53 @@ export class TokenAuthenticator {
 
   /** `address` null (no socket: app.handle) is neither throttled nor counted. */
   authenticateTeam(token: string | null | undefined, address: ClientAddress): Promise<TeamPrincipal> {
-    return this.throttled(token, address, async (ip) => {
+    return this.throttled(token, address, async (ip, miss) => {
       const hash = this.digest(token, "ph_team_");
-      return this.teamPrincipal(await this.row(this.teams, hash, () => this.deps.store.read.teams.byTokenHash(hash)), hash, ip);
+      return this.teamPrincipal(await this.row(this.teams, hash, () => (miss(), this.deps.store.read.teams.byTokenHash(hash))), hash, ip);
     });
   }
 
   authenticateProject(token: string | null | undefined, address: ClientAddress): Promise<ProjectPrincipal> {
-    return this.throttled(token, address, async (ip) => {
+    return this.throttled(token, address, async (ip, miss) => {
       const hash = this.digest(token, "ph_");
-      return this.projectPrincipal(await this.row(this.projects, hash, () => this.deps.store.read.projects.byTokenHash(hash)), hash, ip);
+      return this.projectPrincipal(await this.row(this.projects, hash, () => (miss(), this.deps.store.read.projects.byTokenHash(hash))), hash, ip);
     });
   }
 
   /**
    * Refuses a throttled IP first; a token given but wrong counts against its IP (no token at all
-   * guesses nothing). A right token is accepted only if its IP's failures have not reached the
-   * limit by the time it was checked (`admit`): of guesses sent at once, those checked after the
-   * limit's failures are refused whether right or wrong.
+   * guesses nothing). A right token is accepted only if its IP's failures, with those of the
+   * checks of the same IP still at the database, stay under the limit (`admit`): of guesses sent
+   * at once, a right one is refused like the wrong ones once the limit's failures are among them.
+   * `authenticate` calls `miss` when its check goes to the database (the throttle's `begin`).
    */
-  private async throttled<P>(token: string | null | undefined, address: ClientAddress, authenticate: (ip: () => string | null) => Promise<P>): Promise<P> {
+  private async throttled<P>(
+    token: string | null | undefined,
+    address: ClientAddress,
+    authenticate: (ip: () => string | null, miss: () => void) => Promise<P>,
+  ): Promise<P> {
     const ip = lazyAddress(address);
     this.throttle.checkIp(ip);
+    const check: { end: (() => void) | null } = { end: null };
     let principal: P;
     try {
-      principal = await authenticate(ip);
+      principal = await authenticate(ip, () => (check.end ??= this.throttle.begin(ip())));
     } catch (err) {
-      if (err instanceof UnauthenticatedError && token) await this.throttle.recordFailure(this.throttle.ipRules(ip()));
+      try {
+        // Counted (at once, in this node's tally) before the check stops holding right tokens back.
+        if (err instanceof UnauthenticatedError && token) {
+          const counted = this.throttle.recordFailure(this.throttle.ipRules(ip()));
+          check.end?.();
+          await counted;
+        }
+      } finally {
+        check.end?.();
+      }
       throw err;
     }
-    this.throttle.admit(ip);
+    check.end?.();
+    const admitted = this.throttle.admit(ip);
+    if (admitted) await admitted;
     return principal;
   }
 
