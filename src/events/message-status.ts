@@ -1,6 +1,7 @@
 import type { RecipientWithMessage } from "../db/recipients.ts";
 import type { Repositories } from "../db/store.ts";
 import { newId } from "../ids.ts";
+import { clip, clipOrNull, FIELD_BOUNDS } from "../bounds.ts";
 import { publishEvent, type EventKind } from "./publish.ts";
 
 export const MESSAGE_STATUSES = [
@@ -117,8 +118,19 @@ export async function changeDueRecipientStatus(tx: Repositories, change: Recipie
   return (await applyChanges(tx, change, now, true)).applied;
 }
 
+/**
+ * A remote reply as kept: its text is a remote server's (or a report's) words, bounded
+ * (src/bounds.ts) wherever it came from, for the recipient's row, its history and the event.
+ */
+const boundReply = (r: RemoteReply): RemoteReply => ({
+  code: r.code,
+  enhanced_code: clipOrNull(r.enhanced_code, 16),
+  message: clip(r.message, FIELD_BOUNDS.reply),
+});
+
 async function applyChanges(tx: Repositories, change: RecipientChange | readonly RecipientChange[], now: number, onlyIfDue: boolean) {
-  const changes: readonly RecipientChange[] = Array.isArray(change) ? change : [change as RecipientChange];
+  const given: readonly RecipientChange[] = Array.isArray(change) ? change : [change as RecipientChange];
+  const changes = given.map((c) => (c.response ? { ...c, response: boundReply(c.response) } : c));
   const r = await tx.recipients.withMessage(changes[0]!.recipientId);
   if (!r) throw new Error(`recipient ${changes[0]!.recipientId} not found`);
   // A final recipient is left alone, but for one case: a delivery over a failure. Only a cancel

@@ -5,6 +5,7 @@
  */
 import type { ParsedMail } from "mailparser";
 import { parseFieldBlocks, stripTypePrefix } from "./dsn.ts";
+import { clip, clipOrNull, FIELD_BOUNDS } from "../bounds.ts";
 
 export interface FeedbackReport {
   /** abuse | fraud | virus | other | not-spam (lower-cased); "abuse" when the field is missing. */
@@ -21,16 +22,17 @@ const FEEDBACK_TYPES = new Set(["message/feedback-report"]);
 
 /** Parses the body of a message/feedback-report part; null when it has no fields. */
 export function parseFeedbackReport(text: string): FeedbackReport | null {
-  const block = parseFieldBlocks(text)[0];
+  const block = parseFieldBlocks(text, 1)[0];
   if (!block) return null;
+  // Each field bounded (src/bounds.ts): they are stored in the history and published.
   return {
-    feedbackType: (block.get("feedback-type") ?? "abuse").trim().toLowerCase() || "abuse",
-    userAgent: block.get("user-agent") ?? null,
-    originalMailFrom: stripTypePrefix(block.get("original-mail-from"))?.toLowerCase() ?? null,
-    originalRcptTo: stripTypePrefix(block.get("original-rcpt-to"))?.toLowerCase() ?? null,
-    arrivalDate: block.get("arrival-date") ?? block.get("received-date") ?? null,
-    sourceIp: block.get("source-ip") ?? null,
-    reportedDomain: block.get("reported-domain") ?? null,
+    feedbackType: clip((block.get("feedback-type") ?? "abuse").trim().toLowerCase() || "abuse", FIELD_BOUNDS.short),
+    userAgent: clipOrNull(block.get("user-agent"), FIELD_BOUNDS.short),
+    originalMailFrom: clipOrNull(stripTypePrefix(block.get("original-mail-from"))?.toLowerCase(), FIELD_BOUNDS.address),
+    originalRcptTo: clipOrNull(stripTypePrefix(block.get("original-rcpt-to"))?.toLowerCase(), FIELD_BOUNDS.address),
+    arrivalDate: clipOrNull(block.get("arrival-date") ?? block.get("received-date"), FIELD_BOUNDS.short),
+    sourceIp: clipOrNull(block.get("source-ip"), FIELD_BOUNDS.short),
+    reportedDomain: clipOrNull(block.get("reported-domain"), FIELD_BOUNDS.host),
   };
 }
 

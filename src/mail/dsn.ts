@@ -4,6 +4,7 @@
  * holds one block of per-message fields and one block per recipient, in header syntax.
  */
 import type { ParsedMail } from "mailparser";
+import { clip, clipOrNull, FIELD_BOUNDS } from "../bounds.ts";
 
 /** The fields of one header-syntax block, names lower-cased, folded lines joined. */
 export type FieldBlock = Map<string, string>;
@@ -12,11 +13,15 @@ export type FieldBlock = Map<string, string>;
  * Splits header-syntax text into blocks separated by blank lines (RFC 3464 §2.1, RFC 5965 §3.1).
  * A repeated field keeps its first value, as the RFCs allow each field once per block.
  */
-export function parseFieldBlocks(text: string): FieldBlock[] {
+export function parseFieldBlocks(text: string, maxBlocks: number = MAX_FIELD_BLOCKS): FieldBlock[] {
   const blocks: FieldBlock[] = [];
   let current: FieldBlock | null = null;
   let last: string | null = null;
-  for (const line of text.replace(/\r\n?/g, "\n").split("\n")) {
+  // Lines one at a time (no array of all of them), and no more blocks, fields or characters per
+  // value than are kept: a report is text from outside, up to the message size.
+  const lines = /[^\r\n]*(?:\r\n?|\n|$)/g;
+  for (let m = lines.exec(text); m !== null && m[0] !== "" && blocks.length < maxBlocks; m = lines.exec(text)) {
+    const line = m[0].replace(/[\r\n]+$/, "");
     if (line.trim() === "") {
       if (current && current.size > 0) blocks.push(current);
       current = null;
@@ -25,23 +30,28 @@ export function parseFieldBlocks(text: string): FieldBlock[] {
     }
     if (/^[ \t]/.test(line)) {
       // Continuation of a folded field.
-      if (current && last) current.set(last, `${current.get(last)} ${line.trim()}`.trim());
+      const value = current && last ? current.get(last)! : null;
+      if (value !== null && value.length < FIELD_BOUNDS.reply) current!.set(last!, clip(`${value} ${line.trim()}`.trim(), FIELD_BOUNDS.reply));
       continue;
     }
     const colon = line.indexOf(":");
     if (colon <= 0) continue;
     const name = line.slice(0, colon).trim().toLowerCase();
     current ??= new Map();
-    if (!current.has(name)) {
-      current.set(name, line.slice(colon + 1).trim());
+    if (!current.has(name) && current.size < MAX_FIELDS_PER_BLOCK && name.length <= FIELD_BOUNDS.headerName) {
+      current.set(name, clip(line.slice(colon + 1).trim(), FIELD_BOUNDS.reply));
       last = name;
     } else {
       last = null;
     }
   }
-  if (current && current.size > 0) blocks.push(current);
+  if (current && current.size > 0 && blocks.length < maxBlocks) blocks.push(current);
   return blocks;
 }
+
+/** Blocks read of a report (the per-message one and a recipient each: a DSN about our mail names one), and fields per block. */
+export const MAX_FIELD_BLOCKS = 101;
+const MAX_FIELDS_PER_BLOCK = 100;
 
 /** "rfc822; bob@example.net" → "bob@example.net"; "dns; mx.example.net" → "mx.example.net". */
 export function stripTypePrefix(value: string | undefined | null): string | null {
@@ -82,16 +92,16 @@ export function parseDeliveryStatus(text: string): DeliveryStatusReport | null {
     .map((b): DsnRecipient => {
       const statusRaw = (b.get("status") ?? "").trim().split(/\s+/)[0] ?? "";
       return {
-        finalRecipient: stripTypePrefix(b.get("final-recipient"))?.toLowerCase() ?? null,
-        originalRecipient: stripTypePrefix(b.get("original-recipient"))?.toLowerCase() ?? null,
-        action: b.get("action")?.trim().toLowerCase() || null,
+        finalRecipient: clipOrNull(stripTypePrefix(b.get("final-recipient"))?.toLowerCase(), FIELD_BOUNDS.address),
+        originalRecipient: clipOrNull(stripTypePrefix(b.get("original-recipient"))?.toLowerCase(), FIELD_BOUNDS.address),
+        action: clipOrNull(b.get("action")?.trim().toLowerCase() || null, FIELD_BOUNDS.short),
         status: STATUS.test(statusRaw) ? statusRaw : null,
-        diagnosticCode: stripTypePrefix(b.get("diagnostic-code")),
-        remoteMta: stripTypePrefix(b.get("remote-mta")),
+        diagnosticCode: clipOrNull(stripTypePrefix(b.get("diagnostic-code")), FIELD_BOUNDS.reply),
+        remoteMta: clipOrNull(stripTypePrefix(b.get("remote-mta")), FIELD_BOUNDS.host),
       };
     });
   if (recipients.length === 0) return null;
-  return { reportingMta: stripTypePrefix(messageBlock.get("reporting-mta")), recipients };
+  return { reportingMta: clipOrNull(stripTypePrefix(messageBlock.get("reporting-mta")), FIELD_BOUNDS.host), recipients };
 }
 
 const DELIVERY_STATUS_TYPES = new Set(["message/delivery-status", "message/global-delivery-status"]);

@@ -10,6 +10,7 @@ import type { Repositories } from "../db/store.ts";
 import { changeRecipientStatus } from "../events/message-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { newId, sha256Hex } from "../ids.ts";
+import { clip, clipOrNull, FIELD_BOUNDS } from "../bounds.ts";
 import { findFeedbackReport, isComplaint, type FeedbackReport } from "../mail/arf.ts";
 import { detectAutoReply } from "../mail/auto-reply.ts";
 import { classifyDsnRecipient, classifyTextBounce, findDeliveryStatus, pickDsnRecipient, type BounceVerdict, type DeliveryStatusReport } from "../mail/dsn.ts";
@@ -45,17 +46,18 @@ export async function analyzeReport(raw: Buffer, envelopeFrom: string | null): P
   } catch {
     return { kind: "unrecognized", id: `sha256:${sha256Hex(raw)}`, from: null, subject: "" };
   }
+  // Bounded as an inbound message's fields are (src/bounds.ts): stored in the history and published.
   const meta: ReportMeta = {
-    id: parsed.messageId?.replace(/^<|>$/g, "") || `sha256:${sha256Hex(raw)}`,
-    from: parsed.from?.value[0]?.address?.toLowerCase() ?? null,
-    subject: parsed.subject ?? "",
+    id: clip(parsed.messageId?.replace(/^<|>$/g, "") || `sha256:${sha256Hex(raw)}`, FIELD_BOUNDS.messageId),
+    from: clipOrNull(parsed.from?.value[0]?.address?.toLowerCase(), FIELD_BOUNDS.address),
+    subject: clip(parsed.subject ?? "", FIELD_BOUNDS.subject),
   };
   const dsn = findDeliveryStatus(parsed);
   if (dsn) return { ...meta, kind: "dsn", report: dsn };
   const arf = findFeedbackReport(parsed);
   if (arf) return { ...meta, kind: "arf", report: arf };
   const auto = detectAutoReply(firstHeader(parsed), meta.subject);
-  if (auto) return { ...meta, kind: "auto_reply", reason: auto.reason, text: (parsed.text ?? "").trim().slice(0, 2000) };
+  if (auto) return { ...meta, kind: "auto_reply", reason: clip(auto.reason, FIELD_BOUNDS.short), text: clip((parsed.text ?? "").trim(), 2000) };
   const text = classifyTextBounce({ envelopeFrom: envelopeFrom || null, from: meta.from, subject: meta.subject, text: parsed.text ?? "" });
   if (text) return { ...meta, kind: "text_bounce", verdict: text };
   return { ...meta, kind: "unrecognized" };

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { FIELD_BOUNDS } from "../../src/bounds.ts";
 import { waitFor } from "../helpers.ts";
-import { eventBodies, RawSmtpClient, startInbound, type InboundHarness } from "./support.ts";
+import { eventBodies, insertDeliveredOutbound, RawSmtpClient, sendRaw, startInbound, type InboundHarness } from "./support.ts";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -101,5 +101,100 @@ describe("inbound header fields are bounded", () => {
     const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === id), 20_000);
     expect(ev.data.subject.length).toBeLessThanOrEqual(FIELD_BOUNDS.subject);
     expect(JSON.stringify(ev).length).toBeLessThan(200 * 1024);
+  }, 60_000);
+});
+
+describe("reports to VERP addresses are bounded", () => {
+  let h: InboundHarness;
+  beforeAll(async () => {
+    h = await startInbound();
+  });
+  afterAll(() => h.stop());
+  const team = () => ({ teamId: h.app.team.teamId, projectId: h.app.team.projectId });
+
+  test("a DSN with a 1 MB diagnostic, a 100 KB Reporting-MTA and 5,000 recipient blocks: the bounce is applied, its reply, history and event bounded", async () => {
+    const o = await insertDeliveredOutbound(h.deps, team());
+    const junkBlocks = Array.from({ length: 5000 }, (_, i) => `Final-Recipient: rfc822; other${i}@example.net\r\nAction: delivered\r\nStatus: 2.0.0\r\n`);
+    const report = [
+      "From: MAILER-DAEMON@mx.example.net",
+      `To: ${o.verp}`,
+      `Subject: Undelivered Mail ${"S".repeat(20_000)}`,
+      `Message-ID: <${"d".repeat(5000)}@mx.example.net>`,
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="B"',
+      "",
+      "--B",
+      "Content-Type: message/delivery-status",
+      "",
+      `Reporting-MTA: dns; ${"r".repeat(100_000)}.example.net`,
+      "",
+      `Final-Recipient: rfc822; ${o.email}`,
+      "Action: failed",
+      "Status: 5.1.1",
+      `Remote-MTA: dns; ${"m".repeat(10_000)}.example.net`,
+      `Diagnostic-Code: smtp; 550 5.1.1 ${"x".repeat(1000)}`,
+      ...Array.from({ length: 1000 }, () => `  ${"y".repeat(1000)}`),
+      "",
+      ...junkBlocks,
+      "--B--",
+      "",
+    ].join("\r\n");
+    const info = await sendRaw(h.port, { from: "", to: [o.verp] }, report);
+    expect(info.response).toStartWith("250 ");
+
+    const r = (await h.app.sql.get<{ status: string; last_response: string }>("SELECT status, last_response FROM recipients WHERE id = ?", [o.recipientId]))!;
+    expect(r.status).toBe("hard_bounced");
+    const reply = JSON.parse(r.last_response);
+    expect(reply.code).toBe(550);
+    // The Diagnostic-Code's value is cut at the bound, then its "smtp; " prefix taken off.
+    expect(reply.message.length).toBeLessThanOrEqual(FIELD_BOUNDS.reply);
+    expect(reply.message.length).toBeGreaterThan(FIELD_BOUNDS.reply - 10);
+    const events = await h.app.sql.all<{ body: string }>("SELECT body FROM events WHERE message_id = ?", [o.messageId]);
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) {
+      expect(e.body.length).toBeLessThan(16 * 1024);
+      const rep = JSON.parse(e.body).data.report;
+      expect(rep.reporting_mta.length).toBe(FIELD_BOUNDS.host);
+      expect(rep.remote_mta.length).toBe(FIELD_BOUNDS.host);
+      expect(rep.subject.length).toBe(FIELD_BOUNDS.subject);
+      expect(rep.id.length).toBe(FIELD_BOUNDS.messageId);
+    }
+    const history = await h.app.sql.all<{ data: string }>("SELECT data FROM message_events WHERE message_id = ?", [o.messageId]);
+    for (const row of history) expect(row.data.length).toBeLessThan(16 * 1024);
+  }, 60_000);
+
+  test("an ARF complaint with 50 KB fields: the complaint is applied, its fields bounded", async () => {
+    const o = await insertDeliveredOutbound(h.deps, team());
+    const report = [
+      "From: Feedback Loop <fbl@isp.example>",
+      `To: ${o.verp}`,
+      "Subject: Abuse report",
+      "Message-ID: <arf-long@isp.example>",
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/report; report-type=feedback-report; boundary="ARF"',
+      "",
+      "--ARF",
+      "Content-Type: message/feedback-report",
+      "",
+      "Feedback-Type: abuse",
+      `User-Agent: ${"U".repeat(50_000)}`,
+      "Version: 1",
+      `Original-Mail-From: <${"f".repeat(50_000)}@brand.test>`,
+      `Original-Rcpt-To: <${o.email}>`,
+      `Arrival-Date: ${"A".repeat(50_000)}`,
+      `Source-IP: ${"1".repeat(50_000)}`,
+      "",
+      "--ARF--",
+      "",
+    ].join("\r\n");
+    const info = await sendRaw(h.port, { from: "", to: [o.verp] }, report);
+    expect(info.response).toStartWith("250 ");
+    const r = (await h.app.sql.get<{ status: string }>("SELECT status FROM recipients WHERE id = ?", [o.recipientId]))!;
+    expect(r.status).toBe("spam_complaint");
+    const ev = (await eventBodies(h.deps, "message.spam_complaint")).find((e) => e.data.message_id === o.messageId)!;
+    expect(ev.data.report.user_agent.length).toBe(FIELD_BOUNDS.short);
+    expect(ev.data.report.arrival_date.length).toBe(FIELD_BOUNDS.short);
+    expect(ev.data.report.source_ip.length).toBe(FIELD_BOUNDS.short);
+    expect(JSON.stringify(ev).length).toBeLessThan(16 * 1024);
   }, 60_000);
 });
