@@ -17,6 +17,8 @@ export type OutboundMessageRow = MessageHeadingColumns & {
    * a job waiting its turn for delivery memory holds none of them.
    */
   raw_bytes: number | null;
+  /** The decoded size of its attachments, in bytes (what composing reads and encodes). */
+  attachment_bytes: number;
   /** Open and click tracking of this message (1/0), fixed at acceptance. */
   track_opens: number;
   track_clicks: number;
@@ -43,7 +45,10 @@ type MessagePart = MessageHeadingColumns & Pick<OutboundMessageRow, "id" | "mess
   route_id: string | null;
   domain_id: string | null;
 };
-type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "headers" | "raw_bytes" | "track_opens" | "track_clicks">;
+type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "headers" | "raw_bytes" | "attachment_bytes" | "track_opens" | "track_clicks">;
+
+/** The attachments' decoded size of the message_contents row `c`, as attachment_bytes: by the attachments_message index, 0 for none. */
+const ATTACHMENT_BYTES = (c: string) => `(SELECT coalesce(sum(a.size), 0) FROM attachments a WHERE a.message_id = ${c}.message_id) AS attachment_bytes`;
 type DomainPart = Pick<OutboundMessageRow, "domain" | "dkim_selector" | "dkim_private_key" | "dkim_ed25519_selector" | "dkim_ed25519_private_key" | "return_path_host">;
 
 /** An attachment as composing the message needs it. */
@@ -84,20 +89,20 @@ export class DeliveryRepository {
     if (this.db.dialect === "postgres") {
       const row = await this.db.get<OutboundMessageRow>(
         `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
-                c.html, c.text, c.headers, octet_length(c.raw) AS raw_bytes, c.track_opens, c.track_clicks, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
+                c.html, c.text, c.headers, octet_length(c.raw) AS raw_bytes, ${ATTACHMENT_BYTES("c")}, c.track_opens, c.track_clicks, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
          FROM messages m JOIN message_contents c ON c.message_id = m.id
          LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
          WHERE m.id = ?`,
         [messageId],
       );
-      return row ? { ...row, raw_bytes: row.raw_bytes === null ? null : Number(row.raw_bytes) } : null;
+      return row ? { ...row, raw_bytes: row.raw_bytes === null ? null : Number(row.raw_bytes), attachment_bytes: Number(row.attachment_bytes) } : null;
     }
     const m = await this.db.get<MessagePart>(
       `SELECT id, from_email, from_name, subject, "to", cc, reply_to, message_id_header, created_at, route_id, domain_id FROM messages WHERE id = ?`,
       [messageId],
     );
     if (!m) return null;
-    const c = await this.db.get<ContentsPart>("SELECT html, text, headers, length(raw) AS raw_bytes, track_opens, track_clicks FROM message_contents WHERE message_id = ?", [messageId]);
+    const c = await this.db.get<ContentsPart>(`SELECT html, text, headers, length(raw) AS raw_bytes, ${ATTACHMENT_BYTES("message_contents")}, track_opens, track_clicks FROM message_contents WHERE message_id = ?`, [messageId]);
     if (!c) return null;
     const route = m.route_id ? await this.db.get<{ route_type: string }>("SELECT route_type FROM routes WHERE id = ?", [m.route_id]) : null;
     const d = m.domain_id
@@ -115,12 +120,6 @@ export class DeliveryRepository {
       dkim_ed25519_private_key: d?.dkim_ed25519_private_key ?? null,
       return_path_host: d?.return_path_host ?? null,
     };
-  }
-
-  /** The decoded size of the message's attachments, in bytes: what composing will read and encode. */
-  async attachmentBytes(messageId: string): Promise<number> {
-    const row = await this.db.get<{ n: number | string | null }>("SELECT coalesce(sum(size), 0) AS n FROM attachments WHERE message_id = ?", [messageId]);
-    return Number(row?.n ?? 0);
   }
 
   /** The message's attachments with their content, in the order they were stored (ids are time-ordered). */

@@ -275,8 +275,8 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     // Delivery memory: the content while composing, the shared copy if there is one, and a copy
     // per transaction in flight, as much of it as the limit gives; the rest wait their turn.
     const composing = composed || perRecipient;
-    const contentBytes = composing ? (row.html?.length ?? 0) + (row.text?.length ?? 0) + (await store.read.deliveries.attachmentBytes(messageId)) : 0;
-    const copyBytes = composing ? estimateCopyBytes({ html: row.html, text: row.text, attachmentBytes: contentBytes - (row.html?.length ?? 0) - (row.text?.length ?? 0) }) : row.raw_bytes!;
+    const contentBytes = composing ? (row.html?.length ?? 0) + (row.text?.length ?? 0) + row.attachment_bytes : 0;
+    const copyBytes = composing ? estimateCopyBytes({ html: row.html, text: row.text, attachmentBytes: row.attachment_bytes }) : row.raw_bytes!;
     const fixed = contentBytes + (perRecipient ? 0 : copyBytes);
     const given = await memory.enter(fixed + copyBytes * due.length);
     try {

@@ -112,6 +112,7 @@ for (const [name, open, available] of engines) {
         text: "Hi",
         headers: "{}",
         raw_bytes: null,
+        attachment_bytes: 0,
         route_type: "broadcast",
         domain: "sender.test",
         dkim_selector: "ph1",
@@ -143,8 +144,7 @@ for (const [name, open, available] of engines) {
       const files = await deliveries.attachmentsToCompose(message);
       expect(files.map((f) => f.filename)).toEqual(["b.txt", "a.txt", "c.txt"]);
       expect(Buffer.from(files[0]!.content)).toEqual(Buffer.from("x"));
-      expect(await deliveries.attachmentBytes(message)).toBe(3);
-      expect(await deliveries.attachmentBytes(newId())).toBe(0);
+      expect((await deliveries.outboundMessage(message))!.attachment_bytes).toBe(3);
     });
 
     test("due recipients: those without a final status, in the order they were added", async () => {
