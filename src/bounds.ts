@@ -46,15 +46,21 @@ export const FIELD_BOUNDS = {
 } as const;
 
 /**
+ * Text from outside as a database keeps it: a NUL character (which PostgreSQL's text and jsonb
+ * refuse, failing the whole write) becomes U+FFFD, as a decoder does with a byte it cannot read.
+ */
+export const storable = (text: string): string => (text.includes("\u0000") ? text.replaceAll("\u0000", "\uFFFD") : text);
+
+/**
  * `text` cut to at most `max` UTF-16 code units, never between the two halves of a surrogate
- * pair (an emoji is kept whole or dropped, never left as a lone surrogate no database takes).
+ * pair (an emoji is kept whole or dropped, never left as a lone surrogate), and storable.
  */
 export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
+  if (text.length <= max) return storable(text);
   let end = max;
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
-  return text.slice(0, end);
+  return storable(text.slice(0, end));
 }
 
 /** clip for a value that may be null or undefined (kept as null). */

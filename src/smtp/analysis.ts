@@ -7,7 +7,7 @@ import type { AddressObject, ParsedMail, SimpleParserOptions } from "mailparser"
 import { loadMailparser } from "../mail/libraries.ts";
 import type { AuthResolver } from "./auth-resolver.ts";
 import { authSymbols, contentSymbols, type SpamSymbol } from "./spam.ts";
-import { clip, clipOrNull, FIELD_BOUNDS, firstAndLast } from "../bounds.ts";
+import { clip, clipOrNull, FIELD_BOUNDS, firstAndLast, storable } from "../bounds.ts";
 
 export type Address = { email: string; name: string };
 
@@ -211,7 +211,7 @@ export function unparsedAnalysis(rawBytes: Uint8Array, symbols: SpamSymbol[]): I
     messageIdHeader: null,
     inReplyTo: null,
     references: [],
-    text: bodyStart < raw.length ? raw.subarray(bodyStart).toString("utf8").trim() : "",
+    text: bodyStart < raw.length ? storable(raw.subarray(bodyStart).toString("utf8").trim()) : "",
     html: null,
     headers,
     attachments: [],
@@ -254,8 +254,8 @@ export async function analyzeInbound(rawBytes: Uint8Array, input: AnalysisInput,
     references: firstAndLast(Array.isArray(refs) ? refs : refs ? [refs] : [], FIELD_BOUNDS.references)
       .map((r) => unbracket(r))
       .filter((r): r is string => r !== null),
-    text: parsed.text ?? null,
-    html: typeof parsed.html === "string" ? parsed.html : null,
+    text: parsed.text === undefined ? null : storable(parsed.text),
+    html: typeof parsed.html === "string" ? storable(parsed.html) : null,
     headers: headerList(parsed.headerLines),
     // Each a row and an entry of the payload; past the bound they are in the source only.
     attachments: parsed.attachments.slice(0, FIELD_BOUNDS.attachments).map((a, i) => ({

@@ -137,7 +137,7 @@ export async function applyReport(tx: Repositories, recipientId: string, a: Repo
       return bounce(verdict, report);
     }
     case "text_bounce":
-      return bounce(a.verdict, { ...base, type: "text_bounce", status: a.verdict.enhancedCode, diagnostic_code: a.verdict.message });
+      return bounce(a.verdict, { ...base, type: "text_bounce", status: a.verdict.enhancedCode, diagnostic_code: clip(a.verdict.message, FIELD_BOUNDS.reply) });
     case "arf": {
       const report = {
         ...base,

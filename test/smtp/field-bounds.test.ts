@@ -94,6 +94,24 @@ describe("inbound header fields are bounded", () => {
     expect(source.text).toContain("X-Junk-1999: ");
   }, 60_000);
 
+  test("NUL characters in the header and the body (which PostgreSQL's text refuses) become U+FFFD: the message is processed, the source keeps the bytes", async () => {
+    const raw = "From: A\u0000B <a@sender.test>\r\nSubject: x\u0000y\r\nX-Nul: a\u0000b\r\nContent-Type: text/plain\r\n\r\nbody\u0000here\r\n";
+    const { client } = await RawSmtpClient.connect(h.port);
+    const { final } = await client.transaction("a@sender.test", [h.inboundAddress], Buffer.from(raw, "latin1"));
+    await client.send("QUIT").catch(() => undefined);
+    expect(final?.code).toBe(250);
+    const id = /Queued as (\S+)/.exec(final!.text)![1]!;
+    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.inbound")).find((e) => e.data.message_id === id), 10_000);
+    expect(ev.data.subject).toBe("x\uFFFDy");
+    expect(ev.data.from.name).not.toContain("\u0000");
+    expect(ev.data.body.text).toContain("body\uFFFDhere");
+    expect(ev.data.headers.find((x: { name: string }) => x.name === "X-Nul").value).toBe("a\uFFFDb");
+    const row = await h.app.sql.get<{ status: string }>("SELECT status FROM messages WHERE id = ?", [id]);
+    expect(row!.status).toBe("processed");
+    const source = await h.app.request("GET", `/v1/messages/${id}/source`);
+    expect(source.text).toContain("Subject: x\u0000y");
+  }, 30_000);
+
   test("a message without a blank line after a 2 MB header block is published unparsed, within the same bounds", async () => {
     // No From, no structure: a single 2 MB header line and nothing else.
     const raw = `Subject: ${"u".repeat(2 * 1024 * 1024)}\r\nX-Other: ${"o".repeat(20_000)}`;
@@ -162,6 +180,36 @@ describe("reports to VERP addresses are bounded", () => {
     const history = await h.app.sql.all<{ data: string }>("SELECT data FROM message_events WHERE message_id = ?", [o.messageId]);
     for (const row of history) expect(row.data.length).toBeLessThan(16 * 1024);
   }, 60_000);
+
+  test("a DSN with a NUL in its diagnostic is applied, the NUL kept as U+FFFD as in inbound mail", async () => {
+    const o = await insertDeliveredOutbound(h.deps, team());
+    const report = [
+      "From: MAILER-DAEMON@mx.example.net",
+      `To: ${o.verp}`,
+      "Subject: Undelivered Mail",
+      "Message-ID: <dsn-nul@mx.example.net>",
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="B"',
+      "",
+      "--B",
+      "Content-Type: message/delivery-status",
+      "",
+      "Reporting-MTA: dns; mx.example.net",
+      "",
+      `Final-Recipient: rfc822; ${o.email}`,
+      "Action: failed",
+      "Status: 5.1.1",
+      "Diagnostic-Code: smtp; 550 5.1.1 no\u0000such user",
+      "",
+      "--B--",
+      "",
+    ].join("\r\n");
+    const info = await sendRaw(h.port, { from: "", to: [o.verp] }, report);
+    expect(info.response).toStartWith("250 ");
+    const r = (await h.app.sql.get<{ status: string; last_response: string }>("SELECT status, last_response FROM recipients WHERE id = ?", [o.recipientId]))!;
+    expect(r.status).toBe("hard_bounced");
+    expect(JSON.parse(r.last_response).message).toBe("550 5.1.1 no\uFFFDsuch user");
+  }, 30_000);
 
   test("an ARF complaint with 50 KB fields: the complaint is applied, its fields bounded", async () => {
     const o = await insertDeliveredOutbound(h.deps, team());
