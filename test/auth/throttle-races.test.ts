@@ -42,6 +42,20 @@ describe("API tokens: a burst of guesses from one IP", () => {
   }, 30_000);
 });
 
+describe("API tokens: a client's own burst", () => {
+  test("64 requests at once with the right token, its row not yet remembered (each looks it up): all are served", async () => {
+    const t = createTestApp({ env: { POSTHORN_AUTH_FAILURE_LIMIT: "" } });
+    const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const url = `http://127.0.0.1:${server.server!.port}/v1/team`;
+      const statuses = await Promise.all(Array.from({ length: 64 }, () => fetch(url, { headers: { authorization: `Bearer ${t.team.teamToken}` } }).then((res) => res.status)));
+      expect(tally(statuses)).toEqual({ 200: 64 });
+    } finally {
+      await server.stop();
+    }
+  }, 30_000);
+});
+
 /** An SMTP connection that answers each command with its reply's last line (null once closed). */
 async function smtpSession(port: number) {
   const socket = connect({ host: "127.0.0.1", port });
