@@ -12,6 +12,7 @@ import { queueController } from "./queue/index.ts";
 import { suppressionsController } from "./suppressions/index.ts";
 import { webhooksController } from "./webhooks/index.ts";
 import { attachmentsController } from "./attachments/index.ts";
+import { blockedFileTypesController } from "./blocked-file-types/index.ts";
 import { authController } from "./auth/index.ts";
 import { trackingController } from "./tracking/index.ts";
 
@@ -30,6 +31,7 @@ export const controllers = (deps: Deps) => [
   suppressionsController(deps),
   webhooksController(deps),
   attachmentsController(deps),
+  blockedFileTypesController(deps),
   trackingController(deps),
   acmeChallengeController(deps),
   authController(deps),

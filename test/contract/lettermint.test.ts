@@ -408,6 +408,32 @@ describe("the SDKs' headers and error bodies, over real sockets", () => {
     }
   });
 
+  test("attachments of the blocked types are refused on send with a 422 naming the attachment; others go", async () => {
+    const types = await api.blockedFileTypes();
+    expect(types.extensions).toContain("exe");
+    expect(types.mime_types).toContain("application/x-msdownload");
+    const content = Buffer.from("MZ not really").toString("base64");
+    const refused = async (filename: string, contentType?: string) => {
+      const err = await email().from("a@contract.example").to("b@example.net").subject("Files").text("Hello").attach(filename, content, undefined, contentType).send().catch((e) => e);
+      return err instanceof HttpRequestError ? { status: err.statusCode, errors: Object.keys((err.responseBody as { errors: object }).errors) } : { status: 202, errors: [] };
+    };
+    expect(await refused("setup.EXE")).toEqual({ status: 422, errors: ["attachments.0.filename"] });
+    expect(await refused("invoice.pdf.exe")).toEqual({ status: 422, errors: ["attachments.0.filename"] });
+    expect(await refused("run.bat. ")).toEqual({ status: 422, errors: ["attachments.0.filename"] });
+    expect(await refused("report.bin", "application/x-msdownload; name=x")).toEqual({ status: 422, errors: ["attachments.0.content_type"] });
+    expect(await refused("report.pdf", "application/pdf")).toEqual({ status: 202, errors: [] });
+    expect(await refused("notes.exe.txt")).toEqual({ status: 202, errors: [] });
+    // In a batch, keyed by the item; nothing of the batch is sent.
+    const batch = await email()
+      .sendBatch([
+        { from: "a@contract.example", to: ["b@example.net"], subject: "ok", text: "Hello" },
+        { from: "a@contract.example", to: ["b@example.net"], subject: "bad", text: "Hello", attachments: [{ filename: "a.txt", content }, { filename: "x.scr", content }] },
+      ])
+      .catch((e) => e);
+    expect(batch.statusCode).toBe(422);
+    expect(Object.keys(batch.responseBody.errors)).toEqual(["1.attachments.1.filename"]);
+  });
+
   test("a 422 reads as the SDK's ValidationError with a stable error string, not 'Validation error: ValidationError'", async () => {
     const err = await email().from("a@contract.example").to("b@example.net").subject("").send().catch((e) => e);
     expect(err.statusCode).toBe(422);

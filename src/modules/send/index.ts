@@ -6,6 +6,22 @@ import { IdempotencyKeyParameter, SendBatch, SendEmail, SendResult } from "./mod
 import { acceptMessages } from "../../sending/acceptance.ts";
 import { confirmationPage, donePage, PAGE_HEADERS, unsubscribe, unsubscribeTarget } from "./unsubscribe.ts";
 import { ErrorBody, ValidationErrorBody } from "../../http/schemas.ts";
+import { fieldErrors, ValidationError } from "../../errors.ts";
+import { blockedAttachment } from "../../sending/blocked-file-types.ts";
+
+type Attachments = { attachments?: { filename?: unknown; content_type?: unknown }[] | null };
+
+/** 422 when an email carries an attachment of a blocked type (src/sending/blocked-file-types.ts); in a batch keyed by the item's index. */
+function refuseBlockedAttachments(emails: readonly Attachments[], batch: boolean): void {
+  const errors = fieldErrors();
+  emails.forEach((e, n) => {
+    (e.attachments ?? []).forEach((a, i) => {
+      const blocked = blockedAttachment(a.filename, a.content_type);
+      if (blocked) errors[`${batch ? `${n}.` : ""}attachments.${i}.${blocked.field}`] = [blocked.message];
+    });
+  });
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+}
 
 const security = [{ projectToken: [] }];
 const errors = { 401: ErrorBody, 409: ErrorBody, 413: ErrorBody, 422: ValidationErrorBody };
@@ -17,6 +33,7 @@ export const sendController = (deps: Deps) =>
     .post(
       "/v1/send",
       async ({ project, body, request, set }) => {
+        refuseBlockedAttachments([body], false);
         const key = request.headers.get("idempotency-key") ?? undefined;
         const [accepted] = await acceptMessages(deps, project, [body], {
           idempotencyKey: key,
@@ -41,6 +58,7 @@ export const sendController = (deps: Deps) =>
     .post(
       "/v1/send/batch",
       async ({ project, body, request, set }) => {
+        refuseBlockedAttachments(body, true);
         const key = request.headers.get("idempotency-key") ?? undefined;
         const accepted = await acceptMessages(deps, project, body, {
           batch: true,
