@@ -434,6 +434,25 @@ describe("the SDKs' headers and error bodies, over real sockets", () => {
     expect(Object.keys(batch.responseBody.errors)).toEqual(["1.attachments.1.filename"]);
   });
 
+  test("the statuses the service declares: 201 on creates, 202 on sends, 200 elsewhere", async () => {
+    const team = { authorization: `Bearer ${tokens.team_token}`, "content-type": "application/json" };
+    const post = (path: string, body: unknown, headers: Record<string, string> = team) => fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+    const project = await post("/projects", { name: "Statuses" });
+    expect(project.status).toBe(201);
+    const projectId = ((await project.json()) as { data: { id: string } }).data.id;
+    const route = await post(`/projects/${projectId}/routes`, { name: "Statuses", route_type: "transactional" });
+    expect(route.status).toBe(201);
+    const routeId = ((await route.json()) as { data: { id: string } }).data.id;
+    expect((await post("/webhooks", { route_id: routeId, name: "Statuses", url: receiver.url(), events: ["message.delivered"] })).status).toBe(201);
+    expect((await post("/suppressions", { reason: "manual", scope: "team", email: "statuses@example.net" })).status).toBe(201);
+    expect((await post("/domains", { domain: "statuses.example" })).status).toBe(201);
+    const sending = { "x-lettermint-token": tokens.project_token, "content-type": "application/json" };
+    const mail = { from: "a@contract.example", to: ["b@example.net"], subject: "Statuses", text: "Hello" };
+    expect((await post("/send", mail, sending)).status).toBe(202);
+    expect((await post("/send/batch", [mail], sending)).status).toBe(202);
+    expect((await fetch(`${base}/projects/${projectId}`, { method: "DELETE", headers: team })).status).toBe(200);
+  });
+
   test("a 422 reads as the SDK's ValidationError with a stable error string, not 'Validation error: ValidationError'", async () => {
     const err = await email().from("a@contract.example").to("b@example.net").subject("").send().catch((e) => e);
     expect(err.statusCode).toBe(422);
