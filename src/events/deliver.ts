@@ -1,6 +1,7 @@
 import type { Deps } from "../context.ts";
 import { DnsError, type DnsResolver } from "../dns/resolver.ts";
 import { readUpTo } from "../streams.ts";
+import { storable } from "../bounds.ts";
 import { signatureHeader } from "./signature.ts";
 import { assertAllowedAddress, parseCidr, parseIp, TargetRefusedError, type Cidr } from "./ssrf.ts";
 
@@ -192,7 +193,8 @@ export class WebhookSender {
     if (read.byteLength === 0) return null;
     const bytes = read.subarray(0, this.responseLimit);
     // A cut may split a UTF-8 sequence; the decoder replaces the fragment instead of throwing.
-    return new TextDecoder().decode(bytes);
+    // A NUL, which PostgreSQL's text refuses (failing the attempt's record), becomes U+FFFD too.
+    return storable(new TextDecoder().decode(bytes));
   }
 
   private tlsFor(host: string): Record<string, unknown> {

@@ -319,6 +319,13 @@ describe("retries", () => {
     expect(excerpt.length).toBeGreaterThan(1000);
     expect(excerpt.startsWith("éé")).toBe(true);
   });
+
+  test("a response with NUL bytes (which PostgreSQL's text refuses) is kept with U+FFFD in their place, and the attempt recorded", async () => {
+    const s = await setup({ respond: () => new Response("bad\u0000answer", { status: 500 }) });
+    const eventId = await s.publish("message.sent");
+    await waitFor(() => s.deliveries(eventId).length >= 1);
+    expect(s.deliveries(eventId)[0]).toMatchObject({ outcome: "failed", status_code: 500, response_excerpt: "bad\uFFFDanswer" });
+  });
 });
 
 describe("SSRF protection", () => {
