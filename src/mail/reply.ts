@@ -1,4 +1,5 @@
 import type { RemoteReply } from "../events/message-status.ts";
+import { clip, FIELD_BOUNDS } from "../bounds.ts";
 
 /** What one delivery attempt to one recipient came to. */
 export type Verdict = "delivered" | "soft" | "hard";
@@ -27,7 +28,9 @@ export function parseReply(reply: string): RemoteReply {
     })
     .filter(Boolean)
     .join(" ");
-  return { code, enhanced_code: enhanced, message: text.slice(0, 2000) };
+  // Bounded and storable (src/bounds.ts): a remote's words go to the recipient, the history, the
+  // events and the destination's last_reply; a NUL would fail their write on PostgreSQL.
+  return { code, enhanced_code: enhanced, message: clip(text, FIELD_BOUNDS.reply) };
 }
 
 /** 2xx delivered, 4xx retry, 5xx give up; no code (a local or network failure) retries. */

@@ -13,6 +13,10 @@ test("SMTP replies: code, enhanced code and text, multi-line", () => {
     message: "The email account that you tried to reach does not exist. Please try double-checking.",
   });
   expect(parseReply("421 Service not available")).toEqual({ code: 421, enhanced_code: null, message: "Service not available" });
+  // A remote's reply is kept bounded, and storable: a NUL (PostgreSQL's text refuses it) becomes U+FFFD, an emoji is not split.
+  expect(parseReply("550 5.1.1 no\u0000such user").message).toBe("no\uFFFDsuch user");
+  const long = parseReply(`550 ${"x".repeat(1999)}😀${"y".repeat(5000)}`).message;
+  expect(long).toBe("x".repeat(1999));
   expect(verdictOf({ code: 250, enhanced_code: null, message: "" })).toBe("delivered");
   expect(verdictOf({ code: 452, enhanced_code: null, message: "" })).toBe("soft");
   expect(verdictOf({ code: 554, enhanced_code: null, message: "" })).toBe("hard");
