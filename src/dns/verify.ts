@@ -1,4 +1,5 @@
 import type { DnsLookup } from "./bounded.ts";
+import { clip, storable } from "../bounds.ts";
 import { canonicalName, type RecordPurpose, type RecordType } from "./records.ts";
 import { DNS_FAILURE_TEXT, DnsError } from "./resolver.ts";
 import { evaluateSpf, spfRecordsOf } from "./spf.ts";
@@ -69,8 +70,14 @@ export function dnsErrorCheck(err: unknown): RecordCheck {
   return { outcome: "dns_error", reason: `The check could not run: ${err instanceof Error ? err.message : String(err)}.`, found: null };
 }
 
-const shorten = (s: string, max = 120) => (s.length > max ? `${s.slice(0, max)}…` : s);
-const quoteList = (values: string[]) => values.map((v) => `"${shorten(v)}"`).join(", ");
+// What a reason quotes of the DNS (anyone's records) is stored and shown: bounded and storable.
+const shorten = (s: string, max = 120) => (s.length > max ? `${clip(s, max)}…` : storable(s));
+const QUOTED_VALUES = 10;
+const quoteList = (values: string[]) =>
+  values
+    .slice(0, QUOTED_VALUES)
+    .map((v) => `"${shorten(v)}"`)
+    .join(", ") + (values.length > QUOTED_VALUES ? ` and ${values.length - QUOTED_VALUES} more` : "");
 
 /** Checks one record against DNS. Never throws: every failure becomes an outcome with a reason. */
 export async function checkRecord(ctx: VerifyContext, record: RecordToCheck): Promise<RecordCheck> {

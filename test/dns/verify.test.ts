@@ -159,6 +159,15 @@ describe("SPF inside a longer policy", () => {
     expect(await check(d.spf)).toMatchObject({ outcome: "mismatch", found: ["hello=world"] });
   });
 
+  test("what the reason quotes of a name's TXT record is bounded and storable: 120 characters, NUL as U+FFFD", async () => {
+    const d = fresh();
+    dns.set(d.spf.fqdn, "TXT", [`bad\u0000value${"y".repeat(300)}`]);
+    const r = await check(d.spf);
+    expect(r.outcome).toBe("mismatch");
+    // The reason is stored (dns_records.status_reason) and shown: PostgreSQL's text refuses NUL.
+    expect(r.reason).toContain(`"bad\uFFFDvalue${"y".repeat(120 - 9)}…"`);
+  });
+
   test("an included name whose server fails → dns_error, not a verdict", async () => {
     const d = fresh();
     dns.set("flaky.test", "TXT", ["v=spf1 -all"]);
