@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
 import { openDeps } from "../../src/runtime.ts";
 import { createTestApp, tempDir, testConfig } from "../helpers.ts";
-import { postgresAvailable, testPostgres } from "../support/postgres.ts";
+import { testPostgres } from "../support/postgres.ts";
+import { requireTool } from "../support/tools.ts";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 
@@ -17,7 +18,7 @@ async function copyDb(dataDir: string, url: string) {
   return { out, err, code };
 }
 
-describe.skipIf(!postgresAvailable())("posthorn copy-db --to postgres://…", () => {
+describe.skipIf(!requireTool("postgresql"))("posthorn copy-db --to postgres://…", () => {
   test("data made on SQLite is served by a PostgreSQL node with the same tokens; a second copy into it is refused", async () => {
     // On SQLite: a project, a domain, a webhook, a suppression, and a message with its queued job.
     const dir = tempDir();

@@ -16,8 +16,9 @@ import { openReceiptWriter, type DatabaseLocation } from "../../src/db/receipt-w
 import { RecipientRepository } from "../../src/db/recipients.ts";
 import { SqliteExecutor, type SqlExecutor } from "../../src/db/sql.ts";
 import { newId } from "../../src/ids.ts";
-import { postgresAvailable, testPostgres } from "../support/postgres.ts";
+import { testPostgres } from "../support/postgres.ts";
 import { tempDir } from "../helpers.ts";
+import { requireTool } from "../support/tools.ts";
 
 const dir = tempDir("posthorn-deliveries-");
 const closers: (() => Promise<void> | void)[] = [];
@@ -96,7 +97,7 @@ const receipt = (recipientId: string, at = 1_000) => ({ recipient_id: recipientI
 const open_ = (name: string) => engines.find(([n]) => n === name)![1]();
 const engines: [string, () => Promise<Engine>, boolean][] = [
   ["SQLite", sqliteEngine, true],
-  ["PostgreSQL", postgresEngine, postgresAvailable()],
+  ["PostgreSQL", postgresEngine, requireTool("postgresql")],
 ];
 
 for (const [name, open, available] of engines) {
@@ -184,7 +185,7 @@ for (const [name, open, available] of engines) {
   });
 }
 
-describe.skipIf(!postgresAvailable())("PostgreSQL, a receipt beside the job's outcome (concurrent transactions)", () => {
+describe.skipIf(!requireTool("postgresql"))("PostgreSQL, a receipt beside the job's outcome (concurrent transactions)", () => {
   /** The outcome's transaction: the recipient delivered and its receipt removed, committed `holdMs` later. */
   const outcome = (client: ReturnType<typeof postgresClient>, recipientId: string, holdMs: number, written: () => void = () => {}) =>
     client.begin(async (tx) => {

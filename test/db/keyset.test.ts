@@ -4,7 +4,8 @@ import { decodeCursor, keysetPage, keysetPageOf, type SortKey } from "../../src/
 import { migratePostgres } from "../../src/db/migrate-pg.ts";
 import { PostgresExecutor, postgresClient } from "../../src/db/postgres.ts";
 import { ValidationError } from "../../src/errors.ts";
-import { postgresAvailable, testPostgres } from "../support/postgres.ts";
+import { testPostgres } from "../support/postgres.ts";
+import { requireTool } from "../support/tools.ts";
 
 type Row = { id: string; status: string; n: number };
 
@@ -60,7 +61,7 @@ test("a malformed cursor is a 422 on page[cursor]", () => {
   }
 });
 
-test.skipIf(!postgresAvailable())("PostgreSQL: a cursor value of the wrong type for its column is a 422 on page[cursor] (SQLite compares across types)", async () => {
+test.skipIf(!requireTool("postgresql"))("PostgreSQL: a cursor value of the wrong type for its column is a 422 on page[cursor] (SQLite compares across types)", async () => {
   const client = postgresClient(await (await testPostgres()).createDatabase(), { max: 1 });
   try {
     await migratePostgres(client);

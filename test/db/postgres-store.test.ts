@@ -7,12 +7,13 @@ import { ConflictError, DatabaseUnavailableError } from "../../src/errors.ts";
 import { newId } from "../../src/ids.ts";
 import { openDeps } from "../../src/runtime.ts";
 import { testConfig } from "../helpers.ts";
-import { postgresAvailable, testPostgres } from "../support/postgres.ts";
+import { testPostgres } from "../support/postgres.ts";
+import { requireTool } from "../support/tools.ts";
 
 const unreachable = (detail: string) => new ConfigError("POSTHORN_DATABASE_URL", detail);
 const open = async (url: string, pool = 4, waitMs = 2000) => openPostgresStore(url, { poolSize: pool, poolWaitMs: waitMs }, unreachable);
 
-describe.skipIf(!postgresAvailable())("PostgreSQL store", () => {
+describe.skipIf(!requireTool("postgresql"))("PostgreSQL store", () => {
   const stores: PostgresStore[] = [];
   afterAll(async () => {
     for (const s of stores) await s.close().catch(() => {});

@@ -17,7 +17,8 @@ import { PostgresExecutor, postgresClient } from "../../src/db/postgres.ts";
 import * as schemaPg from "../../src/db/schema-pg.ts";
 import * as schemaSqlite from "../../src/db/schema.ts";
 import { SqliteExecutor, type SqlExecutor } from "../../src/db/sql.ts";
-import { postgresAvailable, testPostgres } from "../support/postgres.ts";
+import { testPostgres } from "../support/postgres.ts";
+import { requireTool } from "../support/tools.ts";
 
 const DB_DIR = join(import.meta.dir, "..", "..", "src", "db");
 
@@ -274,7 +275,7 @@ test("SQLite side: cascades, defaults, text order and job ids as expected", asyn
   expect(await jobIds(db)).toEqual({ a: 1, b: 2, c: 3, runAt: N });
 });
 
-describe.skipIf(!postgresAvailable())("PostgreSQL", () => {
+describe.skipIf(!requireTool("postgresql"))("PostgreSQL", () => {
   let url: string;
   let client: ReturnType<typeof postgresClient>;
   let db: PostgresExecutor;

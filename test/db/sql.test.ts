@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { PostgresExecutor, postgresClient, toPostgresPlaceholders } from "../../src/db/postgres.ts";
 import { SqliteExecutor, type SqlExecutor } from "../../src/db/sql.ts";
-import { postgresAvailable, testPostgres } from "../support/postgres.ts";
+import { testPostgres } from "../support/postgres.ts";
+import { requireTool } from "../support/tools.ts";
 
 test("? placeholders become $n, except inside quotes and comments", () => {
   expect(toPostgresPlaceholders("SELECT * FROM t WHERE a = ? AND b IN (?, ?)")).toBe("SELECT * FROM t WHERE a = $1 AND b IN ($2, $3)");
@@ -61,5 +62,5 @@ contract(
     const client = postgresClient(url, { max: 2 });
     return { db: new PostgresExecutor(client), exec: async (s) => void (await client.unsafe(s)), close: () => client.close() };
   },
-  !postgresAvailable(),
+  !requireTool("postgresql"),
 );

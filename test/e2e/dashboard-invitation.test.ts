@@ -7,9 +7,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { createTestApp, tempDir } from "../helpers.ts";
-import { chromiumPath, keepScreenshots, launchChromium, shoot } from "../support/chromium.ts";
+import { keepScreenshots, launchChromium, shoot } from "../support/chromium.ts";
+import { requireTool } from "../support/tools.ts";
 
-describe.skipIf(!chromiumPath)("invitations in the dashboard, in Chromium", () => {
+describe.skipIf(!requireTool("chromium"))("invitations in the dashboard, in Chromium", () => {
   const t = createTestApp();
   let listener: ReturnType<typeof Bun.serve>;
   let base: string;

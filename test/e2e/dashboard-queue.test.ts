@@ -9,12 +9,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { tempDir, waitFor } from "../helpers.ts";
 import { startOutbound, startSink, type OutboundHarness, type Sink } from "../send/harness.ts";
-import { chromiumPath, keepScreenshots, launchChromium, shoot } from "../support/chromium.ts";
+import { keepScreenshots, launchChromium, shoot } from "../support/chromium.ts";
+import { requireTool } from "../support/tools.ts";
 
 const DEFER = { code: 451, message: "4.3.0 Mailbox temporarily unavailable" };
 const RATE = { code: 421, message: "4.7.28 Too many messages, slow down" };
 
-describe.skipIf(!chromiumPath)("the Queue view in Chromium", () => {
+describe.skipIf(!requireTool("chromium"))("the Queue view in Chromium", () => {
   let sink: Sink;
   let h: OutboundHarness;
   let listener: ReturnType<typeof Bun.serve>;

@@ -14,9 +14,10 @@ import { WebhookSender, useWebhookSender } from "../../src/events/deliver.ts";
 import { serverSecretOf } from "../../src/secrets.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { databaseEnv, sqlOf, tempDir, testConfig, waitFor } from "../helpers.ts";
-import { chromiumPath, keepScreenshots, launchChromium, shoot as shootPage } from "../support/chromium.ts";
+import { keepScreenshots, launchChromium, shoot as shootPage } from "../support/chromium.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
 import { makeTestCert, startReceiver, type TestReceiver } from "../webhooks/support.ts";
+import { requireTool } from "../support/tools.ts";
 
 const CHROME_UA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 const GOOGLE_PROXY_UA = "Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)";
@@ -25,7 +26,7 @@ const GOOGLE_PROXY_UA = "Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.
 type PageElement = { outerHTML: string; tagName: string; textContent: string | null; labels?: { length: number }; getAttribute(name: string): string | null; blur(): void };
 declare const document: { activeElement: PageElement | null; querySelectorAll(selector: string): Iterable<PageElement> };
 
-describe.skipIf(!chromiumPath)("the dashboard in Chromium", () => {
+describe.skipIf(!requireTool("chromium"))("the dashboard in Chromium", () => {
   let server: RunningServer;
   let boot: BootstrapResult;
   let base: string;

@@ -4,10 +4,11 @@
 import { expect, test } from "bun:test";
 import { startServer } from "../../src/server.ts";
 import { testConfig, waitFor } from "../helpers.ts";
-import { postgresAvailable, testPostgres } from "../support/postgres.ts";
+import { testPostgres } from "../support/postgres.ts";
 import { preparePostgresDatabase } from "./fixtures/outbound-server.ts";
+import { requireTool } from "../support/tools.ts";
 
-test.skipIf(!postgresAvailable())(
+test.skipIf(!requireTool("postgresql"))(
   "PostgreSQL restarted under send load: 503 during the outage, recovery by itself, nothing that got a 202 lost",
   async () => {
     const pg = await testPostgres();

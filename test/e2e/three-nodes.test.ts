@@ -10,9 +10,10 @@ import { tempDir, waitFor } from "../helpers.ts";
 import { startSink } from "../send/harness.ts";
 import { sendRaw } from "../smtp/support.ts";
 import { startDnsServer } from "../support/dns-server.ts";
-import { postgresAvailable, testPostgres } from "../support/postgres.ts";
+import { testPostgres } from "../support/postgres.ts";
 import { makeTestCert, startReceiver } from "../webhooks/support.ts";
 import { freePort, preparePostgresDatabase, smtpAgentsOf, spawnServer, type ServerProcess } from "./fixtures/outbound-server.ts";
+import { requireTool } from "../support/tools.ts";
 
 const TOTAL = 3000;
 const nodes: ServerProcess[] = [];
@@ -22,7 +23,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-test.skipIf(!postgresAvailable())(
+test.skipIf(!requireTool("postgresql"))(
   "three nodes on one PostgreSQL: a SIGKILLed node loses nothing and delivers nothing twice; inbound reaches its webhook once; idempotency holds across nodes",
   async () => {
     const url = await (await testPostgres()).createDatabase();

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createTestApp, tempDir } from "../helpers.ts";
+import { requireTool } from "../support/tools.ts";
 
 // GET /openapi is Swagger UI from the pinned swagger-ui-dist, every file of it served by Posthorn
 // itself (embedded in the binary: scripts/smoke.ts checks that), so the page works offline.
@@ -65,14 +66,13 @@ test("another version's or an unknown asset is 404; the page and its assets are 
 });
 
 // A real browser, offline but for this server: Swagger UI renders the operations.
-const chromium = Bun.which("chromium");
-describe.skipIf(!chromium)("in Chromium", () => {
+describe.skipIf(!requireTool("chromium"))("in Chromium", () => {
   test("the page renders every operation from the embedded assets alone", async () => {
     const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
     try {
       const url = `http://127.0.0.1:${server.server!.port}/openapi`;
       const browser = Bun.spawn(
-        [chromium!, "--headless=new", "--no-sandbox", "--disable-gpu", `--user-data-dir=${tempDir("chromium-")}`, "--virtual-time-budget=5000", "--dump-dom", url],
+        [Bun.which("chromium")!, "--headless=new", "--no-sandbox", "--disable-gpu", `--user-data-dir=${tempDir("chromium-")}`, "--virtual-time-budget=5000", "--dump-dom", url],
         { stdout: "pipe", stderr: "ignore", timeout: 50_000 },
       );
       const dom = await new Response(browser.stdout).text();

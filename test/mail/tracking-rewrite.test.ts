@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { decodeAttributeValue, originalUrl, pixelHtml, rewriteHtml, type RewriteOptions } from "../../src/mail/tracking-rewrite.ts";
+import { requireTool } from "../support/tools.ts";
 
 const CLICK = "https://t.posthorn.test/t/c/";
 const OPEN = "https://t.posthorn.test/t/o/OPENTOKEN";
@@ -208,12 +209,7 @@ describe("character references in href (checked against Chromium 156's getAttrib
 
   // `he` (a dependency of mailparser) implements the WHATWG attribute-value decoding with the
   // full table: every value we decode must decode the same way there.
-  let he: { decode(s: string, o: { isAttributeValue: boolean }): string } | null = null;
-  try {
-    he = require("he");
-  } catch {
-    // not installed: the cases above still hold
-  }
+  const he: { decode(s: string, o: { isAttributeValue: boolean }): string } | null = requireTool("he") ? require("he") : null;
   test.skipIf(!he)("random mixtures of references decode as the full WHATWG table would", () => {
     const pieces = ["&amp;", "&amp", "&AMP", "&copy", "&copy;", "&not", "&notin;", "&nbsp;", "&euro;", "&frac12", "&sup1", "&#38;", "&#x2F;", "&#128;", "&#", "&", "=", ";", "a", "Z", "9", "/", "?", "#", "ä", " ", "&lt", "&Tab;", "&hellip;", "&zwnj;", "&AElig", "&yuml;"];
     let decoded = 0;

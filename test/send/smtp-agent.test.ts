@@ -13,8 +13,9 @@ import type { SendOutcome } from "../../src/mail/smtp-pool.ts";
 import { smtpAgentsOf } from "../e2e/fixtures/outbound-server.ts";
 import { createTestApp, sqliteOf, tempDir, waitFor } from "../helpers.ts";
 import { insertMessage, insertRecipient } from "../modules/messages/fixtures.ts";
-import { postgresAvailable, testPostgres } from "../support/postgres.ts";
+import { testPostgres } from "../support/postgres.ts";
 import { startSink, type Sink } from "./harness.ts";
+import { requireTool } from "../support/tools.ts";
 
 const silent = createLogger("silent");
 const raw = Buffer.from("From: a@sender.test\r\nTo: r@dest.test\r\nSubject: agent\r\n\r\nHello.\r\n");
@@ -104,7 +105,7 @@ test("when its server dies mid-transaction, the agent reads the 250 and writes t
   sqliteOf(t.deps).close();
 });
 
-test.skipIf(!postgresAvailable())("on PostgreSQL, the orphaned agent writes the receipt to the shared database", async () => {
+test.skipIf(!requireTool("postgresql"))("on PostgreSQL, the orphaned agent writes the receipt to the shared database", async () => {
   const url = await (await testPostgres()).createDatabase();
   const client = postgresClient(url, { max: 1 });
   try {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import nodemailer from "nodemailer";
 import { newRoute } from "../../src/modules/projects/service.ts";
@@ -8,6 +8,7 @@ import { serverSecretOf } from "../../src/secrets.ts";
 import { waitFor } from "../helpers.ts";
 import { makeTestCert } from "../webhooks/support.ts";
 import { compose, dkimSigned, eventBodies, RawSmtpClient, sendRaw, startInbound, type InboundHarness } from "./support.ts";
+import { requireTool, SPAMASSASSIN_SAMPLES } from "../support/tools.ts";
 
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489", "hex");
 
@@ -217,8 +218,8 @@ describe("MX listener: mail for inbound routes", () => {
 
   // Debian's spamassassin package ships these two (.ci/run installs it): its GTUBE sample and a real
   // newsletter from 2001, sent here as received, with their own headers and 20-year-old Received chain.
-  const samples = "/usr/share/doc/spamassassin/examples";
-  test.skipIf(!existsSync(join(samples, "sample-spam.txt")))("SpamAssassin's sample spam is policy_rejected and its sample ham is delivered as message.inbound", async () => {
+  const samples = SPAMASSASSIN_SAMPLES;
+  test.skipIf(!requireTool("spamassassin"))("SpamAssassin's sample spam is policy_rejected and its sample ham is delivered as message.inbound", async () => {
     const verdicts: Record<string, { id: string; status: string; score: number; symbols: string[] }> = {};
     for (const [name, from] of [
       ["sample-spam.txt", "sender@example.net"],

@@ -10,7 +10,8 @@ import { startInboundListener } from "../../src/smtp/inbound.ts";
 import type { RunningListener } from "../../src/smtp/listener.ts";
 import { waitFor } from "../helpers.ts";
 import { SENDER_DOMAIN, startOutbound, startSink, type OutboundHarness, type Sink } from "../send/harness.ts";
-import { postfixAvailable, startPostfix, type TestPostfix } from "../support/postfix.ts";
+import { startPostfix, type TestPostfix } from "../support/postfix.ts";
+import { requireTool } from "../support/tools.ts";
 
 const DEST = "dest.test";
 const FULL = `full@${DEST}`;
@@ -49,7 +50,7 @@ async function startTap(): Promise<{ port: number; target: number; messages(): s
   return tap;
 }
 
-describe.skipIf(!postfixAvailable())("DSNs from a real Postfix", () => {
+describe.skipIf(!requireTool("postfix"))("DSNs from a real Postfix", () => {
   let mailbox: Sink;
   let tap: Awaited<ReturnType<typeof startTap>>;
   let postfix: TestPostfix;

@@ -2,9 +2,10 @@
 import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { hasTool } from "./tools.ts";
 
-/** The browser's path, or null where it is not installed (the tests skip; `.ci/run` installs it). */
-export const chromiumPath = Bun.which("chromium");
+/** The browser's path, or null where it is not installed (tests ask through `requireTool("chromium")`; `.ci/run` installs it). */
+export const chromiumPath = hasTool("chromium") ? Bun.which("chromium") : null;
 
 /** Chromium's own chatter off, and no name resolved by it: every page in the tests is on an IP literal. */
 export const CHROMIUM_ARGS = [

@@ -9,19 +9,18 @@
  * The master runs in the foreground under this process, and is killed with its daemons when
  * this process dies first, or at the end of the run (test/support/scratch.ts). The system's own
  * Postfix (/etc/postfix) is neither used nor started. `.ci/run` installs the `postfix` package;
- * without it, or without root, these tests are skipped (`postfixAvailable()`).
+ * without it, or without root, these tests are skipped (`requireTool("postfix")`),
+ * and fail under CI=true.
  */
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { freePort } from "./ports.ts";
 import { atRunEnd, scratchDir } from "./scratch.ts";
+import { hasTool, POSTFIX, POSTFIX_MASTER as MASTER } from "./tools.ts";
 
-const POSTFIX = "/usr/sbin/postfix";
-const MASTER = "/usr/lib/postfix/sbin/master";
-
-/** Debian's package is installed, and this process is root, as the master must be. */
-export const postfixAvailable = (): boolean => existsSync(POSTFIX) && existsSync(MASTER) && process.getuid?.() === 0;
+/** Debian's package is installed, and this process is root, as the master must be (test/support/tools.ts). */
+export const postfixAvailable = (): boolean => hasTool("postfix");
 
 export interface TestPostfix {
   /** Its SMTP server: 127.0.0.1:port. */

@@ -3,24 +3,22 @@
  * listening on a free loopback port only, as the unprivileged `postgres` user when the tests run
  * as root (initdb refuses root). One cluster per test process, started on first use and removed
  * when the run ends (test/support/scratch.ts). `.ci/run` installs the `postgresql` package; without it these tests are skipped
- * (`postgresAvailable()`), so `npm test` still passes on a laptop with no PostgreSQL.
+ * (`requireTool("postgresql")`, test/support/tools.ts), so `npm test` still passes on a laptop with no PostgreSQL;
+ * under CI=true a missing PostgreSQL is a failure.
  *
  * Starting is synchronous (`testPostgresNow()`) so that `createTestApp()`, which tests call where
  * nothing can be awaited, can build its database on it (test/support/pg-bridge.ts).
  */
-import { chmodSync, chownSync, existsSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "./ports.ts";
 import { atRunEnd, scratchDir } from "./scratch.ts";
+import { hasTool, postgresBinDir } from "./tools.ts";
 
-function binDir(): string | null {
-  const root = "/usr/lib/postgresql";
-  if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
-  return versions.length ? join(root, versions[0]!, "bin") : null;
-}
+const binDir = (): string | null => (hasTool("postgresql") ? postgresBinDir() : null);
 
-export const postgresAvailable = (): boolean => binDir() !== null;
+/** The server binaries are here (test/support/tools.ts; tests ask through `requireTool("postgresql")`). */
+export const postgresAvailable = (): boolean => hasTool("postgresql");
 
 
 export interface TestPostgres {

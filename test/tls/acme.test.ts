@@ -10,7 +10,8 @@ import { readFileSync } from "node:fs";
 import { databaseEnv, engine, tempDir, waitFor } from "../helpers.ts";
 import { freePort } from "../e2e/fixtures/outbound-server.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
-import { httpsCertificate, openHttps, openStartTls, pebbleAvailable, startPebble, type Pebble } from "./support.ts";
+import { httpsCertificate, openHttps, openStartTls, startPebble, type Pebble } from "./support.ts";
+import { requireTool } from "../support/tools.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const HOST = "mx.posthorn.test";
@@ -75,7 +76,7 @@ function nodeEnv(opts: { dir: string; httpPort: number; httpsPort: number; dns: 
   } as Record<string, string>;
 }
 
-test.skipIf(!pebbleAvailable())(
+test.skipIf(!requireTool("pebble"))(
   "pebble issues the certificate: HTTPS and both SMTP listeners present it within a minute; a forced renewal swaps it while open connections keep working",
   async () => {
     const [httpPort, httpsPort, smtpPort, submissionPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
@@ -175,7 +176,7 @@ test.skipIf(!pebbleAvailable())(
   180_000,
 );
 
-test.skipIf(!pebbleAvailable())(
+test.skipIf(!requireTool("pebble"))(
   "a failed validation backs off and is shown by posthorn tls status; once DNS is fixed, posthorn tls renew orders at once",
   async () => {
     const [httpPort, httpsPort] = [await freePort(), await freePort()];
@@ -216,7 +217,7 @@ test.skipIf(!pebbleAvailable())(
   120_000,
 );
 
-test.skipIf(!pebbleAvailable() || engine !== "postgres")(
+test.skipIf(engine !== "postgres" || !requireTool("pebble"))(
   "two nodes on one PostgreSQL database: one order per certificate, and both serve it without a restart",
   async () => {
     const [httpA, httpsA, httpB, httpsB] = [await freePort(), await freePort(), await freePort(), await freePort()];

@@ -11,8 +11,9 @@ import type { Subprocess } from "bun";
 import { tempDir, waitFor } from "../helpers.ts";
 import { freePort } from "../e2e/fixtures/outbound-server.ts";
 import { makeTestCert } from "../webhooks/support.ts";
+import { hasTool } from "../support/tools.ts";
 
-export const pebbleAvailable = (): boolean => Bun.which("pebble") !== null;
+export const pebbleAvailable = (): boolean => hasTool("pebble");
 
 export interface Pebble {
   directoryUrl: string;
