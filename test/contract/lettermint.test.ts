@@ -434,6 +434,21 @@ describe("the SDKs' headers and error bodies, over real sockets", () => {
     expect(Object.keys(batch.responseBody.errors)).toEqual(["1.attachments.1.filename"]);
   });
 
+  test("the SDK's send fields: settings.track_* taken; scheduled_at, tags and enforced TLS refused (422), never sent now, untagged or in the clear", async () => {
+    const base = () => email().from("a@contract.example").to("b@example.net").subject("Fields").html("<p>Hello <a href='https://example.com/x'>x</a></p>");
+    const sent = await base().settings({ track_opens: true, track_clicks: false, tls: "opportunistic" }).send();
+    expect(sent.status).toBe("pending");
+    const refused = async (e: EmailEndpoint) => {
+      const err = await e.send().catch((x) => x);
+      return err instanceof HttpRequestError ? { status: err.statusCode, errors: Object.keys((err.responseBody as { errors: object }).errors) } : { status: 202, errors: [] };
+    };
+    expect(await refused(base().scheduledAt(new Date(Date.now() + 3_600_000).toISOString()))).toEqual({ status: 422, errors: ["scheduled_at"] });
+    expect(await refused(base().tags([{ name: "campaign", value: "spring" }]))).toEqual({ status: 422, errors: ["tags"] });
+    expect(await refused(base().settings({ tls: "enforced" }))).toEqual({ status: 422, errors: ["settings.tls"] });
+    const before = ((await api.messages.list({ "filter[subject]": "Fields" })) as { data: unknown[] }).data.length;
+    expect(before).toBe(1);
+  });
+
   test("the statuses the service declares: 201 on creates, 202 on sends, 200 elsewhere", async () => {
     const team = { authorization: `Bearer ${tokens.team_token}`, "content-type": "application/json" };
     const post = (path: string, body: unknown, headers: Record<string, string> = team) => fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body) });

@@ -3,22 +3,35 @@ import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { sha256Hex } from "../../ids.ts";
 import { IdempotencyKeyParameter, SendBatch, SendEmail, SendResult } from "./model.ts";
+import type { SendEmail as SendEmailBody } from "./model.ts";
 import { acceptMessages } from "../../sending/acceptance.ts";
 import { confirmationPage, donePage, PAGE_HEADERS, unsubscribe, unsubscribeTarget } from "./unsubscribe.ts";
 import { ErrorBody, ValidationErrorBody } from "../../http/schemas.ts";
 import { fieldErrors, ValidationError } from "../../errors.ts";
 import { blockedAttachment } from "../../sending/blocked-file-types.ts";
 
-type Attachments = { attachments?: { filename?: unknown; content_type?: unknown }[] | null };
-
-/** 422 when an email carries an attachment of a blocked type (src/sending/blocked-file-types.ts); in a batch keyed by the item's index. */
-function refuseBlockedAttachments(emails: readonly Attachments[], batch: boolean): void {
+/**
+ * What Posthorn checks of a send beyond the spec's fields, in a batch keyed by the item's index:
+ * attachments of a blocked type (src/sending/blocked-file-types.ts), and Lettermint's fields.
+ * settings.track_opens/track_clicks stand for track_opens/track_clicks (which win when both are
+ * given); scheduled_at, tags and settings.tls "enforced" ask for what Posthorn cannot do yet, and
+ * are a 422 rather than an email sent now, untagged or over plain text.
+ */
+function checkSends(emails: SendEmailBody[], batch: boolean): void {
   const errors = fieldErrors();
   emails.forEach((e, n) => {
+    const at = (field: string) => `${batch ? `${n}.` : ""}${field}`;
     (e.attachments ?? []).forEach((a, i) => {
       const blocked = blockedAttachment(a.filename, a.content_type);
-      if (blocked) errors[`${batch ? `${n}.` : ""}attachments.${i}.${blocked.field}`] = [blocked.message];
+      if (blocked) errors[at(`attachments.${i}.${blocked.field}`)] = [blocked.message];
     });
+    if (e.scheduled_at != null) errors[at("scheduled_at")] = ["Scheduled sending is not available yet: send the email when it should go out."];
+    if (e.tags != null && e.tags.length > 0) errors[at("tags")] = ["Name-value tags are not available yet: use tag."];
+    if (e.settings?.tls === "enforced") errors[at("settings.tls")] = ["Enforced TLS per email is not available: delivery uses STARTTLS when offered, and MTA-STS or DANE where the domain publishes them."];
+    if (e.settings) {
+      e.track_opens ??= e.settings.track_opens;
+      e.track_clicks ??= e.settings.track_clicks;
+    }
   });
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }
@@ -33,7 +46,7 @@ export const sendController = (deps: Deps) =>
     .post(
       "/v1/send",
       async ({ project, body, request, set }) => {
-        refuseBlockedAttachments([body], false);
+        checkSends([body], false);
         const key = request.headers.get("idempotency-key") ?? undefined;
         const [accepted] = await acceptMessages(deps, project, [body], {
           idempotencyKey: key,
@@ -58,7 +71,7 @@ export const sendController = (deps: Deps) =>
     .post(
       "/v1/send/batch",
       async ({ project, body, request, set }) => {
-        refuseBlockedAttachments(body, true);
+        checkSends(body, true);
         const key = request.headers.get("idempotency-key") ?? undefined;
         const accepted = await acceptMessages(deps, project, body, {
           batch: true,

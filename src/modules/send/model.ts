@@ -55,6 +55,23 @@ export const SendEmail = t.Object(
     ),
     track_opens: nullable(t.Boolean(), "The track_opens field must be true, false or null.", "Track opens of this email (a pixel in the HTML part); default: the route's track_opens"),
     track_clicks: nullable(t.Boolean(), "The track_clicks field must be true, false or null.", "Track clicks of this email's http(s) links in the HTML part; default: the route's track_clicks"),
+    // Lettermint's fields (its SDKs send them): settings.track_opens/track_clicks stand for the two
+    // above; what Posthorn cannot do yet is refused rather than ignored (src/modules/send/index.ts).
+    settings: nullable(
+      t.Object({
+        track_opens: t.Optional(t.Boolean()),
+        track_clicks: t.Optional(t.Boolean()),
+        tls: t.Optional(t.Union([t.Literal("opportunistic"), t.Literal("enforced")])),
+      }),
+      "The settings field must be null or an object {track_opens?, track_clicks?, tls?: opportunistic}.",
+      "Lettermint's per-email settings: track_opens and track_clicks as the fields of those names; tls opportunistic only (enforced is a 422)",
+    ),
+    scheduled_at: nullable(t.String({ maxLength: 64 }), "The scheduled_at field must be a date-time string or null.", "Not available yet: a value is a 422, so that the email is never sent early"),
+    tags: nullable(
+      t.Array(t.Object({ name: t.String({ maxLength: 64 }), value: t.String({ maxLength: 64 }) }), { maxItems: 20 }),
+      "The tags field must be null or an array of at most 20 {name, value} objects.",
+      "Not available yet: a non-empty list is a 422 (use tag)",
+    ),
     attachments: nullable(t.Array(SendAttachment, { maxItems: LIMITS.attachments }), `The attachments field must be null or an array of at most ${LIMITS.attachments} objects {filename (1-255 characters), content (base64), content_id?, content_type?}.`),
   },
   { description: "One email" },
