@@ -39,6 +39,8 @@ export const FIELD_BOUNDS = {
   reply: 2000,
   /** Short report fields: action, feedback type, dates, IPs, user agents. */
   short: 256,
+  /** A tracking hit's User-Agent as stored and published (real ones stay under ~400; the rules read it whole). */
+  userAgent: 512,
   /** A spam symbol: its options (each, and how many) and description. */
   symbolOption: 256,
   symbolOptions: 20,

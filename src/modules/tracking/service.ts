@@ -14,6 +14,7 @@
  * Exempt from the bound, though they take from it: the hit that moves the status (a person's
  * first open or click) and each kind's first hit of people and of machines (`first: true`).
  */
+import { clip, FIELD_BOUNDS } from "../../bounds.ts";
 import { readTrackingToken } from "../../auth/tracking-tokens.ts";
 import type { Deps } from "../../context.ts";
 import type { Repositories } from "../../db/store.ts";
@@ -88,6 +89,8 @@ async function observe(tx: Repositories, target: HitTarget, req: TrackingRequest
   // machine's. Their records (and so the statistics) are corrected; a status they moved stays.
   if (verdict.reason === "link_burst") await tx.tracking.reclassifyClicks(target.id, now - BURST_WINDOW_MS, verdict.reason);
   const first = !(await tx.tracking.seen(target.id, req.kind, verdict.machine));
+  // Stored and published bounded (the request's own header limit is ~16 KB); the rules read it whole.
+  const userAgent = req.userAgent === null ? null : clip(req.userAgent, FIELD_BOUNDS.userAgent);
   await tx.tracking.recordHit({
     id: newId(),
     message_id: target.message_id,
@@ -95,7 +98,7 @@ async function observe(tx: Repositories, target: HitTarget, req: TrackingRequest
     kind: req.kind,
     link_index: link,
     ip: req.ip,
-    user_agent: req.userAgent,
+    user_agent: userAgent,
     machine: verdict.machine,
     machine_reason: verdict.reason,
     created_at: now,
@@ -103,7 +106,7 @@ async function observe(tx: Repositories, target: HitTarget, req: TrackingRequest
   const details = {
     ...(req.kind === "click" ? { url } : {}),
     ip: req.ip,
-    user_agent: req.userAgent,
+    user_agent: userAgent,
     first,
     machine: verdict.machine,
     machine_reason: verdict.reason,

@@ -132,6 +132,17 @@ describe("tracking URLs: every hit observed, only people move the status", () =>
     expect((await events("message.clicked")).filter((e) => e.recipient === "dee@dest.test").map((e) => e.machine)).toEqual([false, false, true]);
   });
 
+  test("a 12 KB User-Agent is stored and published cut to 512 characters; the rules still read it whole", async () => {
+    // Chrome's own string padded to 12 KB: a person (not a machine) by the rules, which read all of it.
+    const long = `${CHROME} ${"x".repeat(12_000)}`;
+    const res = await hit(`/t/o/${token("open", "cy@dest.test")}`, { ua: long });
+    expect(res.status).toBe(200);
+    const rows = await h.sql.all<{ user_agent: string }>("SELECT user_agent FROM tracking_hits WHERE recipient_id = ? AND kind = 'open'", [rcpt["cy@dest.test"]!]);
+    expect(rows.map((r) => r.user_agent)).toEqual([long.slice(0, 512)]);
+    const published = (await events("message.opened")).filter((e) => e.recipient === "cy@dest.test");
+    expect(published.map((e) => [e.user_agent, e.machine])).toEqual([[long.slice(0, 512), false]]);
+  });
+
   test("a route's opens and clicks come from its hits; deleting the route keeps them, counted under no route", async () => {
     // A message on a route of its own, opened by a person.
     const route = await h.request("POST", `/v1/projects/${h.team.projectId}/routes`, { body: { name: "Receipts", route_type: "transactional" } });
