@@ -103,7 +103,7 @@ export async function verifyDomain(api: ApiClient, name: string, opts: { json: b
   for (const r of answer.data.dns_records) {
     const mark = r.status === "active" ? "ok  " : r.status === "failed" ? "FAIL" : "wait";
     const key = r.key_state === "next" || r.key_state === "retiring" ? ` [${r.key_state} key${r.keep_until ? ` until ${r.keep_until}` : ""}]` : "";
-    out(`${mark}  ${r.purpose.padEnd(11)} ${r.type.padEnd(3)} ${r.fqdn}${key}${r.status_reason ? `: ${r.status_reason}` : ""}`);
+    out(`${mark}  ${r.kind.padEnd(11)} ${r.type.padEnd(3)} ${r.fqdn}${key}${r.status_reason ? `: ${r.status_reason}` : ""}`);
   }
   out(`\n${answer.message}`);
   return answer.verified;

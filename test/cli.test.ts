@@ -198,7 +198,7 @@ describe("posthorn CLI", () => {
       const verified = await cli(["verify", "shop.example"]);
       expect(verified.code).toBe(0);
       expect(verified.stdout).toMatch(/^ok    dkim +TXT ph\w+\._domainkey\.shop\.example$/m);
-      expect(JSON.parse((await cli(["verify", "shop.example", "--json"])).stdout)).toMatchObject({ verified: true, data: { domain: "shop.example", status: "active" } });
+      expect(JSON.parse((await cli(["verify", "shop.example", "--json"])).stdout)).toMatchObject({ verified: true, data: { domain: "shop.example", status: "verified", sending_status: "active" } });
 
       // rotate-dkim prints the two new records to publish; verify marks them as the next keys.
       const rotated = await cli(["rotate-dkim", "shop.example"]);

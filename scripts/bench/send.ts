@@ -106,14 +106,14 @@ const LINKS = Array.from({ length: 20 }, (_, k) => `<p><a href="https://shop.exa
 const DKIM = process.env.POSTHORN_BENCH_DKIM ?? null;
 if (DKIM !== null && DKIM !== "rsa" && DKIM !== "dual") throw new Error("POSTHORN_BENCH_DKIM is rsa or dual");
 
-type BenchRecord = { purpose: string; key_state: string | null; fqdn: string; content: string; status: string };
+type BenchRecord = { kind: string; key_state: string | null; fqdn: string; content: string; status: string };
 
 /** Publishes and verifies the Ed25519 record for "dual"; for "rsa" checks it is still pending. */
 async function applyDkimArm(url: string, teamToken: string, domain: string): Promise<void> {
   const auth = { authorization: `Bearer ${teamToken}` };
   const list = (await (await fetch(`${url}/v1/domains?page[size]=100`, { headers: auth })).json()) as { data: { id: string; domain: string; dns_records: BenchRecord[] }[] };
   const d = list.data.find((x) => x.domain === domain)!;
-  const ed = d.dns_records.find((r) => r.purpose === "dkim_ed25519" && r.key_state === "current");
+  const ed = d.dns_records.find((r) => r.kind === "dkim_ed25519" && r.key_state === "current");
   if (!ed) throw new Error("the bench domain has no Ed25519 record: the server did not give it a key");
   if (DKIM !== "dual") {
     if (ed.status === "active") throw new Error("the Ed25519 record is active: RSA would not sign alone");

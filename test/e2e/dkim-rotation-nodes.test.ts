@@ -12,7 +12,7 @@ import { startDnsServer } from "../support/dns-server.ts";
 import { testPostgres } from "../support/postgres.ts";
 import { freePort, preparePostgresDatabase, spawnServer, type ServerProcess } from "./fixtures/outbound-server.ts";
 
-type Rec = { purpose: string; type: string; hostname: string; fqdn: string; content: string; status: string; key_state: string | null };
+type Rec = { kind: string; type: string; hostname: string; fqdn: string; content: string; status: string; key_state: string | null };
 
 const nodes: ServerProcess[] = [];
 const dirs: string[] = [];
@@ -56,7 +56,7 @@ test.skipIf(engine !== "postgres")(
       const verifyPath = `/v1/domains/${domain.id}/dns-records/verify`;
       const selectors = (records: Rec[], state: string) => records.filter((r) => r.key_state === state).map((r) => r.hostname.split(".")[0]!);
       const before = (await api("POST", verifyPath)).data.dns_records as Rec[];
-      expect(before.find((r) => r.purpose === "dkim_ed25519")!.status).toBe("active");
+      expect(before.find((r) => r.kind === "dkim_ed25519")!.status).toBe("active");
       const old = ["ph1", ...selectors(before, "current")];
 
       const sendOne = async (subject: string) => {

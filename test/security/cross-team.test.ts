@@ -116,6 +116,8 @@ function pathIds(team: TeamWorld, op: Op, name: string): string[] {
   switch (name) {
     case "domainId":
       return [team.domainId, team.pendingDomainId];
+    case "recordId":
+      return team.dnsRecordIds;
     case "routeId":
       return Object.values(team.routes);
     case "memberId":

@@ -14,9 +14,9 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-type Rec = { purpose: string; fqdn: string; content: string; status: string };
+type Rec = { kind: string; fqdn: string; content: string; status: string };
 const domainRecords = async (): Promise<Rec[]> => (await h.request("GET", `/v1/domains/${h.domain.domainId}`)).json.dns_records;
-const edRecord = async () => (await domainRecords()).find((r) => r.purpose === "dkim_ed25519");
+const edRecord = async () => (await domainRecords()).find((r) => r.kind === "dkim_ed25519");
 
 const mailauthVerdicts = (raw: Buffer) => mailauthOf(raw, h.dns.server);
 
@@ -34,11 +34,11 @@ test("an existing domain gets its Ed25519 key on upgrade: a pending record that 
   const given = await Promise.all([giveDomainsEd25519Keys(h.deps.store), giveDomainsEd25519Keys(h.deps.store)]);
   expect(given[0]! + given[1]!).toBeGreaterThanOrEqual(1);
   expect(await giveDomainsEd25519Keys(h.deps.store)).toBe(0);
-  const records = (await domainRecords()).filter((r) => r.purpose === "dkim_ed25519");
+  const records = (await domainRecords()).filter((r) => r.kind === "dkim_ed25519");
   expect(records).toHaveLength(1);
   expect(records[0]!).toMatchObject({ status: "pending", content: expect.stringMatching(/^v=DKIM1; k=ed25519; p=[A-Za-z0-9+/]{43}=$/) });
   expect(records[0]!.fqdn).toMatch(new RegExp(`^phe\\d{8}[0-9a-f]{3}\\._domainkey\\.${SENDER_DOMAIN.replace(".", "\\.")}$`));
-  expect((await h.request("GET", `/v1/domains/${h.domain.domainId}`)).json.status).toBe("active");
+  expect((await h.request("GET", `/v1/domains/${h.domain.domainId}`)).json.sending_status).toBe("active");
 
   const raw = await sendOne("Before the Ed25519 record verified");
   expect(raw.toString("latin1").match(/^DKIM-Signature:/gim)).toHaveLength(1);
@@ -50,7 +50,7 @@ test("once its record verifies, a sent message carries ed25519-sha256 and rsa-sh
   h.dns.set(ed.fqdn, "TXT", [ed.content]);
   const verify = await h.request("POST", `/v1/domains/${h.domain.domainId}/dns-records/verify`);
   expect(verify.status).toBe(200);
-  expect(verify.json.data.dns_records.find((r: Rec) => r.purpose === "dkim_ed25519").status).toBe("active");
+  expect(verify.json.data.dns_records.find((r: Rec) => r.kind === "dkim_ed25519").status).toBe("active");
   const edSelector = ed.fqdn.split(".")[0]!;
 
   const raw = await sendOne("Signed twice");

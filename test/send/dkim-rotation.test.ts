@@ -7,7 +7,7 @@ import { startOutbound, type OutboundHarness } from "./harness.ts";
 // A domain registered through the API, its records published in the loopback DNS, verified and
 // attached to the harness's project; then its DKIM keys are rotated.
 const DOMAIN = "rotating.test";
-type Rec = { id: string; purpose: string; type: string; hostname: string; fqdn: string; content: string; status: string; key_state: string | null; keep_until: string | null };
+type Rec = { id: string; kind: string; type: string; hostname: string; fqdn: string; content: string; status: string; key_state: string | null; keep_until: string | null };
 
 let h: OutboundHarness;
 let domainId: string;
@@ -31,15 +31,15 @@ function publish(records: Rec[]) {
   for (const r of records) {
     if (r.type === "MX") h.dns.set(r.fqdn, "MX", [{ exchange: r.content, priority: 10 }]);
     else h.dns.set(r.fqdn, "TXT", [r.content]);
-    if (r.purpose.startsWith("dkim")) published[r.fqdn] = r.content;
+    if (r.kind.startsWith("dkim")) published[r.fqdn] = r.content;
   }
 }
 
 const records = async (): Promise<Rec[]> => (await h.request("GET", `/v1/domains/${domainId}`)).json.dns_records;
-const dkimRecords = async () => (await records()).filter((r) => r.purpose.startsWith("dkim"));
+const dkimRecords = async () => (await records()).filter((r) => r.kind.startsWith("dkim"));
 const selectorOf = (r: Rec) => r.hostname.split(".")[0]!;
 /** [purpose, key_state, status] of the DKIM records, in the order the API lists them. */
-const dkimShape = async () => (await dkimRecords()).map((r) => [r.purpose, r.key_state, r.status]);
+const dkimShape = async () => (await dkimRecords()).map((r) => [r.kind, r.key_state, r.status]);
 
 async function verify() {
   const res = await h.request("POST", `/v1/domains/${domainId}/dns-records/verify`);
@@ -87,8 +87,8 @@ test("rotate → two next records pending beside the signing ones; mail is still
 
   const rotated = await rotate();
   expect(rotated.message).toContain("signing switches to them once both verify");
-  const dkim = rotated.data.dns_records.filter((r) => r.purpose.startsWith("dkim"));
-  expect(dkim.map((r) => [r.purpose, r.key_state, r.status, r.keep_until])).toEqual([
+  const dkim = rotated.data.dns_records.filter((r) => r.kind.startsWith("dkim"));
+  expect(dkim.map((r) => [r.kind, r.key_state, r.status, r.keep_until])).toEqual([
     ["dkim", "current", "active", null],
     ["dkim_ed25519", "current", "active", null],
     ["dkim", "next", "pending", null],
@@ -102,13 +102,13 @@ test("rotate → two next records pending beside the signing ones; mail is still
   expect(dkim[2]!.content).toMatch(/^v=DKIM1; k=rsa; p=/);
   expect(dkim[3]!.content).toMatch(/^v=DKIM1; k=ed25519; p=/);
   // The records still to publish keep the domain sending.
-  expect((await h.request("GET", `/v1/domains/${domainId}`)).json.status).toBe("active");
+  expect((await h.request("GET", `/v1/domains/${domainId}`)).json.sending_status).toBe("active");
 
   await expectSignedBy(await sendOne("During the rotation"), old.rsa, old.ed25519);
 });
 
 test("only the new RSA record published: no switch, the old keys keep signing", async () => {
-  const rsa = (await dkimRecords()).find((r) => r.key_state === "next" && r.purpose === "dkim")!;
+  const rsa = (await dkimRecords()).find((r) => r.key_state === "next" && r.kind === "dkim")!;
   publish([rsa]);
   const v = await verify();
   expect(v.verified).toBe(true);
@@ -123,15 +123,15 @@ test("only the new RSA record published: no switch, the old keys keep signing", 
 });
 
 test("both new records verify → the new keys sign (mailauth and dkimpy pass both); the old records are kept for 7 days", async () => {
-  const ed = (await dkimRecords()).find((r) => r.key_state === "next" && r.purpose === "dkim_ed25519")!;
+  const ed = (await dkimRecords()).find((r) => r.key_state === "next" && r.kind === "dkim_ed25519")!;
   publish([ed]);
   const before = Date.now();
   const v = await verify();
   expect(v.verified).toBe(true);
   expect(v.message).toContain("The new DKIM keys sign from now on");
-  expect(v.data.status).toBe("active");
-  const dkim = v.data.dns_records.filter((r) => r.purpose.startsWith("dkim"));
-  expect(dkim.map((r) => [r.purpose, selectorOf(r), r.key_state, r.status])).toEqual([
+  expect(v.data.sending_status).toBe("active");
+  const dkim = v.data.dns_records.filter((r) => r.kind.startsWith("dkim"));
+  expect(dkim.map((r) => [r.kind, selectorOf(r), r.key_state, r.status])).toEqual([
     ["dkim", next.rsa, "current", "active"],
     ["dkim_ed25519", next.ed25519, "current", "active"],
     ["dkim", old.rsa, "retiring", "active"],
@@ -161,7 +161,7 @@ test("the background sweep keeps the old records until their 7 days are over, th
   expect((await dkimRecords()).map(selectorOf)).toEqual([next.rsa, next.ed25519]);
   expect(await h.deps.store.read.domains.dkimKeys(domainId, "retiring")).toEqual([]);
   // The rest of the domain is as it was.
-  expect((await records()).map((r) => r.purpose)).toEqual(["dkim", "dkim_ed25519", "spf", "return_path", "dmarc"]);
+  expect((await records()).map((r) => r.kind)).toEqual(["dkim", "dkim_ed25519", "spf", "return_path", "dmarc"]);
   await expectSignedBy(await sendOne("Old keys gone"), next.rsa, next.ed25519);
 });
 
@@ -169,7 +169,7 @@ test("rotate twice → the second pair replaces the pending first: two next reco
   const first = (await rotate()).data.dns_records.filter((r) => r.key_state === "next");
   const second = (await rotate()).data.dns_records.filter((r) => r.key_state === "next");
   expect(first).toHaveLength(2);
-  expect(second.map((r) => r.purpose)).toEqual(["dkim", "dkim_ed25519"]);
+  expect(second.map((r) => r.kind)).toEqual(["dkim", "dkim_ed25519"]);
   for (const r of second) {
     expect(first.map((f) => f.fqdn)).not.toContain(r.fqdn);
     expect(first.map((f) => f.content)).not.toContain(r.content);
@@ -191,13 +191,13 @@ test("rotate twice → the second pair replaces the pending first: two next reco
 test("a domain whose records were never published: once the rotated keys verify, the old ones go at once, nothing is kept for 7 days", async () => {
   const created = await h.request("POST", "/v1/domains", { body: { domain: "never.rotating.test" } });
   const id = created.json.id as string;
-  const first = (created.json.dns_records as Rec[]).filter((r) => r.purpose.startsWith("dkim"));
+  const first = (created.json.dns_records as Rec[]).filter((r) => r.kind.startsWith("dkim"));
   const rotated = (await h.request("POST", `/v1/domains/${id}/dkim/rotate`)).json.data.dns_records as Rec[];
   const fresh = rotated.filter((r) => r.key_state === "next");
   publish(fresh);
   const v = (await h.request("POST", `/v1/domains/${id}/dns-records/verify`)).json;
   expect(v.verified).toBe(true);
-  expect(v.data.dns_records.filter((r: Rec) => r.purpose.startsWith("dkim")).map((r: Rec) => [r.fqdn, r.key_state, r.status])).toEqual(
+  expect(v.data.dns_records.filter((r: Rec) => r.kind.startsWith("dkim")).map((r: Rec) => [r.fqdn, r.key_state, r.status])).toEqual(
     fresh.map((r) => [r.fqdn, "current", "active"]),
   );
   expect(v.data.dns_records.map((r: Rec) => r.fqdn)).not.toContain(first[0]!.fqdn);

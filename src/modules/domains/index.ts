@@ -11,10 +11,12 @@ import {
   DomainParams,
   InboundVerifyResponse,
   MessageOnly,
+  RecordParams,
+  RecordVerifyResponse,
   RouteParams,
   VerifyResponse,
 } from "./model.ts";
-import { createDomain, deleteDomain, getDomain, listDomains, rotateDkim, setDomainProjects, verifyDomain, verifyInboundDomain } from "./service.ts";
+import { createDomain, deleteDomain, getDomain, listDomains, rotateDkim, setDomainProjects, verifyDnsRecord, verifyDomain, verifyInboundDomain } from "./service.ts";
 
 const security = [{ teamToken: [] }];
 
@@ -76,6 +78,19 @@ export const domainsController = (deps: Deps) =>
       response: { 200: VerifyResponse, ...errorResponses(401, 404, 409) },
       detail: { summary: "Check every DNS record now; answers which failed and why", security },
     })
+    .post(
+      "/v1/domains/:domainId/dns-records/:recordId/verify",
+      async ({ team, params }) => ({
+        message: "DNS record verified successfully.",
+        data: await verifyDnsRecord(deps, team.teamId, params.domainId, params.recordId),
+      }),
+      {
+        team: true,
+        params: RecordParams,
+        response: { 200: RecordVerifyResponse, ...errorResponses(401, 404, 422) },
+        detail: { summary: "Check one DNS record of the domain now; 422 with why when it does not pass (its new status is recorded)", security },
+      },
+    )
     .post(
       "/v1/domains/:domainId/dkim/rotate",
       async ({ team, params }) => ({

@@ -6,7 +6,16 @@ const Nullable = <T extends import("@sinclair/typebox").TSchema>(s: T) => t.Unio
 
 export const DnsRecordSchema = t.Object({
   id: t.String(),
-  purpose: t.String({ description: "dkim (RSA) | dkim_ed25519 | spf | return_path | dmarc" }),
+  purpose: t.String({
+    description:
+      "Lettermint's purpose: dkim_legacy (a DKIM key published as TXT: RSA or Ed25519) | return_path (the bounce name's SPF and MX) | dmarc; dkim_primary and dkim_secondary (managed CNAMEs) never occur",
+  }),
+  kind: t.String({ description: "Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc" }),
+  verification_scope: t.String({
+    description:
+      "required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key)",
+  }),
+  required_for_verification: t.Boolean({ description: "verification_scope is required" }),
   type: t.String({ description: "TXT or MX" }),
   hostname: t.String({ description: "Name relative to the domain, as typed in a DNS panel" }),
   fqdn: t.String(),
@@ -27,7 +36,13 @@ export const DnsRecordSchema = t.Object({
 export const DomainSchema = t.Object({
   id: t.String(),
   domain: t.String(),
-  status: t.String({ description: "pending | active | failed; active when the RSA DKIM record is verified (the Ed25519 one does not gate sending)" }),
+  status: t.String({
+    description:
+      "Lettermint's domain status: verified (the record required for verification, the signing RSA DKIM record, is active: the domain can send) | pending_verification | failed_verification; partially_verified never occurs (one record is required)",
+  }),
+  sending_status: t.String({ description: "Posthorn's status: pending | active | failed; active when the RSA DKIM record is verified (the Ed25519 one does not gate sending)" }),
+  dkim_mode: t.String({ description: "Always legacy_txt: the DKIM keys are published as TXT records (Lettermint's managed_cname mode is not offered)" }),
+  rotation_ready: t.Boolean({ description: "Always false: a DKIM key rotation needs new records published (POST /v1/domains/{id}/dkim/rotate)" }),
   status_changed_at: Nullable(t.String({ format: "date-time" })),
   last_checked_at: Nullable(t.String({ format: "date-time" })),
   dkim_selector: t.String(),
@@ -56,7 +71,8 @@ export const RouteParams = t.Object({ routeId: t.String({ maxLength: 100 }) });
 
 export const FailedRecordSchema = t.Object({
   id: t.String(),
-  purpose: t.String(),
+  purpose: t.String({ description: "As a record's purpose (Lettermint's)" }),
+  kind: t.String({ description: "As a record's kind (Posthorn's purpose)" }),
   type: t.String(),
   fqdn: t.String(),
   status: t.String(),
@@ -69,6 +85,16 @@ export const VerifyResponse = t.Object({
   verified: t.Boolean({ description: "The domain can send: its DKIM record is verified" }),
   message: t.String(),
   failed: t.Array(FailedRecordSchema),
+  recommended_failed_records: t.Array(t.Object({ id: t.String(), type: t.String(), name: t.String({ description: "The record's fqdn" }) }), {
+    description: "The records of verification_scope recommended that did not pass (Lettermint's field; failed lists every record that did not pass, with why)",
+  }),
+});
+
+export const RecordParams = t.Object({ domainId: t.String({ maxLength: 100 }), recordId: t.String({ maxLength: 100 }) });
+
+export const RecordVerifyResponse = t.Object({
+  message: t.String({ description: "DNS record verified successfully." }),
+  data: DnsRecordSchema,
 });
 
 export const InboundVerifyResponse = t.Object({
@@ -78,9 +104,53 @@ export const InboundVerifyResponse = t.Object({
 export const Envelope = <T extends import("@sinclair/typebox").TSchema>(s: T) => t.Object({ data: s, message: t.String() });
 export const MessageOnly = t.Object({ message: t.String() });
 
+/** Lettermint's DnsRecordPurpose of a record of Posthorn's purpose (`kind` in the API). */
+export function lettermintPurpose(kind: string): string {
+  switch (kind) {
+    case "dkim":
+    case "dkim_ed25519":
+      return "dkim_legacy";
+    case "spf":
+    case "return_path":
+      return "return_path";
+    default:
+      return kind;
+  }
+}
+
+/**
+ * Lettermint's DnsVerificationScope: the signing RSA DKIM record is the one the domain's status
+ * (and sending) depends on; a rotation's next keys are a migration, retiring keys deprecated.
+ */
+export function verificationScope(r: { purpose: string; key_state: string | null }): string {
+  if (r.key_state === "next") return "migration";
+  if (r.key_state === "retiring") return "deprecated";
+  return r.purpose === "dkim" ? "required" : "recommended";
+}
+
+/** Lettermint's DomainStatus of Posthorn's domain status. */
+export function lettermintDomainStatus(status: string): string {
+  return status === "active" ? "verified" : status === "failed" ? "failed_verification" : "pending_verification";
+}
+
+/** Posthorn's domain status a filter[status] value stands for (both vocabularies are taken). */
+export const STATUS_FILTER: Record<string, string> = {
+  pending: "pending",
+  active: "active",
+  failed: "failed",
+  verified: "active",
+  pending_verification: "pending",
+  failed_verification: "failed",
+  // No domain is partially verified (one record is required): a value no row holds.
+  partially_verified: "partially_verified",
+};
+
 export const serializeRecord = (r: DnsRecordRow): DnsRecordData => ({
   id: r.id,
-  purpose: r.purpose,
+  purpose: lettermintPurpose(r.purpose),
+  kind: r.purpose,
+  verification_scope: verificationScope(r),
+  required_for_verification: verificationScope(r) === "required",
   type: r.type,
   hostname: r.hostname,
   fqdn: r.fqdn,
@@ -96,7 +166,10 @@ export const serializeRecord = (r: DnsRecordRow): DnsRecordData => ({
 export const serializeDomain = (d: DomainRow, records: DnsRecordRow[], projects: { id: string; name: string }[]): DomainData => ({
   id: d.id,
   domain: d.domain,
-  status: d.status,
+  status: lettermintDomainStatus(d.status),
+  sending_status: d.status,
+  dkim_mode: "legacy_txt",
+  rotation_ready: false,
   status_changed_at: iso(d.status_changed_at),
   last_checked_at: iso(d.last_checked_at),
   dkim_selector: d.dkim_selector,

@@ -13,16 +13,14 @@ import {
   normalizeDomainName,
   RETURN_PATH_HOST,
 } from "../../dns/records.ts";
-import { checkMailTarget, checkTxtValue, dnsErrorCheck, verifyContext, type RecordCheck } from "../../dns/verify.ts";
+import { checkMailTarget, checkRecord, checkTxtValue, dnsErrorCheck, verifyContext, type RecordCheck } from "../../dns/verify.ts";
 import { ConflictError, NotFoundError, ValidationError, fieldErrors } from "../../errors.ts";
 import { isUuid, newId } from "../../ids.ts";
 import { pageBody, parsePage, parseSort } from "../../http/pagination.ts";
 import { serverSecretOf } from "../../secrets.ts";
-import { checkDomain } from "./check.ts";
-import { serializeDomain, type DomainData } from "./model.ts";
+import { applyDomainCheck, checkDomain } from "./check.ts";
+import { lettermintPurpose, serializeDomain, serializeRecord, STATUS_FILTER, verificationScope, type DnsRecordData, type DomainData } from "./model.ts";
 import { startDkimRotation } from "./rotation.ts";
-
-const STATUSES = ["pending", "active", "failed"];
 
 async function findDomain(deps: Pick<Deps, "store">, teamId: string, id: string): Promise<DomainRow> {
   const row = isUuid(id) ? await deps.store.read.domains.findOfTeam(id, teamId) : null;
@@ -92,9 +90,10 @@ export async function createDomain(deps: Pick<Deps, "store" | "config">, teamId:
 export async function listDomains(deps: Pick<Deps, "store" | "config">, teamId: string, query: Record<string, unknown>) {
   const sort = parseSort(query.sort as string | undefined, DOMAIN_SORT, "-created_at");
   const page = parsePage(query, sort.length);
-  const status = query["filter[status]"] as string | undefined;
-  if (status !== undefined && !STATUSES.includes(status)) {
-    throw ValidationError.field("filter[status]", `The filter[status] field must be one of ${STATUSES.join(", ")}.`);
+  const wanted = query["filter[status]"] as string | undefined;
+  const status = wanted === undefined ? undefined : STATUS_FILTER[wanted];
+  if (wanted !== undefined && (status === undefined || !Object.hasOwn(STATUS_FILTER, wanted))) {
+    throw ValidationError.field("filter[status]", `The filter[status] field must be one of ${Object.keys(STATUS_FILTER).join(", ")}.`);
   }
   const result = await deps.store.read.domains.list(teamId, { status }, { sort, size: page.size, cursor: page.cursor });
   const data = await Promise.all(result.rows.map((r) => domainData(deps, r)));
@@ -140,7 +139,8 @@ export interface VerifyResult {
   data: DomainData;
   verified: boolean;
   message: string;
-  failed: { id: string; purpose: string; type: string; fqdn: string; status: string; reason: string; found: string[] | null }[];
+  failed: { id: string; purpose: string; kind: string; type: string; fqdn: string; status: string; reason: string; found: string[] | null }[];
+  recommended_failed_records: { id: string; type: string; name: string }[];
 }
 
 /** Checks every record now and says which did not pass and why. */
@@ -148,9 +148,9 @@ export async function verifyDomain(deps: Deps, teamId: string, id: string): Prom
   const row = await findDomain(deps, teamId, id);
   const summary = await checkDomain(deps, verifyContext(deps.dns.fresh(), deps.config.hostname), row.id);
   if (!summary) throw new NotFoundError("Domain");
-  const failed = summary.records
-    .filter((r) => r.check.outcome !== "pass")
-    .map((r) => ({ id: r.id, purpose: r.purpose, type: r.type, fqdn: r.fqdn, status: r.status, reason: r.check.reason ?? "", found: r.check.found }));
+  const notPassed = summary.records.filter((r) => r.check.outcome !== "pass");
+  const failed = notPassed.map((r) => ({ id: r.id, purpose: lettermintPurpose(r.purpose), kind: r.purpose, type: r.type, fqdn: r.fqdn, status: r.status, reason: r.check.reason ?? "", found: r.check.found }));
+  const recommended_failed_records = notPassed.filter((r) => verificationScope(r) === "recommended").map((r) => ({ id: r.id, type: r.type, name: r.fqdn }));
   const verified = summary.status === "active";
   const total = summary.records.length;
   const label = (r: { purpose: string; key_state: string | null }) => (r.key_state ? `${r.purpose} (${r.key_state} key)` : r.purpose);
@@ -160,7 +160,33 @@ export async function verifyDomain(deps: Deps, teamId: string, id: string): Prom
     (failed.length === 0
       ? "All DNS records are verified."
       : `${total - failed.length} of ${total} DNS records verified; ${notYet.join(", ")} not yet.${verified ? " The domain can send (its DKIM record is verified)." : ""}`) + switched;
-  return { data: await getDomain(deps, teamId, id), verified, message, failed };
+  return { data: await getDomain(deps, teamId, id), verified, message, failed, recommended_failed_records };
+}
+
+/**
+ * Checks one record of the domain now (Lettermint's per-record verify) and records the result as
+ * a check of the whole domain would: the record's status, and the domain's when it is the
+ * signing DKIM record (a rotation's next keys switch once both are active). A record that does
+ * not pass is a 422 saying why (Lettermint's answer declares success only), its new status
+ * recorded all the same.
+ */
+export async function verifyDnsRecord(deps: Deps, teamId: string, domainId: string, recordId: string): Promise<DnsRecordData> {
+  const row = await findDomain(deps, teamId, domainId);
+  const records = await deps.store.read.domains.records(row.id);
+  const record = isUuid(recordId) ? records.find((r) => r.id === recordId.toLowerCase()) : undefined;
+  if (!record) throw new NotFoundError("DNS record");
+  const check = await checkRecord(verifyContext(deps.dns.fresh(), deps.config.hostname), record);
+  // Recorded outside the request's unit of work: a record that does not pass is answered with a
+  // 422, which would roll the unit back, and its new status is a fact all the same.
+  const summary = await deps.store.detached(() => deps.store.write((tx) => applyDomainCheck(tx, row.id, new Map([[record.id, check]]), Date.now())));
+  if (!summary) throw new NotFoundError("Domain");
+  // Read again: the check may have switched a rotation's keys, which changes key_state.
+  const after = (await deps.store.read.domains.records(row.id)).find((r) => r.id === record.id);
+  if (!after) throw new NotFoundError("DNS record");
+  if (check.outcome !== "pass") {
+    throw ValidationError.field("dns_record", `The DNS record ${record.fqdn} (${record.type}) is not verified: ${check.reason ?? "it does not match."}`);
+  }
+  return serializeRecord(after);
 }
 
 /** Why a name cannot be a route's inbound domain: a sending domain claims it. */

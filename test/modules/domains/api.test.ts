@@ -17,8 +17,9 @@ beforeAll(async () => {
 });
 afterAll(() => dns.close());
 
-type Rec = { id: string; purpose: string; type: string; hostname: string; fqdn: string; content: string; status: string; status_reason: string | null; verified_at: string | null };
-const recordOf = (domain: { dns_records: Rec[] }, purpose: string) => domain.dns_records.find((r) => r.purpose === purpose)!;
+type Rec = { id: string; purpose: string; kind: string; type: string; hostname: string; fqdn: string; content: string; status: string; status_reason: string | null; verified_at: string | null; last_checked_at: string | null };
+/** The record of Posthorn's purpose (`kind`: dkim, dkim_ed25519, spf, return_path, dmarc). */
+const recordOf = (domain: { dns_records: Rec[] }, kind: string) => domain.dns_records.find((r) => r.kind === kind)!;
 
 /** Publishes every record exactly as Posthorn asked. */
 function publish(domain: { dns_records: Rec[] }) {
@@ -40,22 +41,49 @@ describe("POST /v1/domains", () => {
     expect(res.status).toBe(201);
     const d = res.json;
     expect(d.data).toBeUndefined();
-    expect(d).toMatchObject({ domain: "mail.example-shop.test", status: "pending", status_changed_at: null, last_checked_at: null, projects: [] });
+    expect(d).toMatchObject({
+      domain: "mail.example-shop.test",
+      status: "pending_verification",
+      sending_status: "pending",
+      dkim_mode: "legacy_txt",
+      rotation_ready: false,
+      status_changed_at: null,
+      last_checked_at: null,
+      projects: [],
+    });
     expect(d.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(d.return_path_domain).toBe("ph-bounces.mail.example-shop.test");
     expect(d.dkim_selector).toMatch(/^ph\d{8}[0-9a-f]{4}$/);
-    expect(d.dns_records.map((r: Rec) => [r.purpose, r.type, r.fqdn])).toEqual([
-      ["dkim", "TXT", `${d.dkim_selector}._domainkey.mail.example-shop.test`],
-      ["dkim_ed25519", "TXT", expect.stringMatching(/^phe\d{8}[0-9a-f]{3}\._domainkey\.mail\.example-shop\.test$/)],
-      ["spf", "TXT", "ph-bounces.mail.example-shop.test"],
-      ["return_path", "MX", "ph-bounces.mail.example-shop.test"],
-      ["dmarc", "TXT", "_dmarc.mail.example-shop.test"],
+    // kind is Posthorn's purpose; purpose, verification_scope and required_for_verification are
+    // Lettermint's: only the signing RSA DKIM record is required (it decides status and sending).
+    expect(d.dns_records.map((r: Rec & { verification_scope: string; required_for_verification: boolean }) => [r.kind, r.purpose, r.verification_scope, r.required_for_verification, r.type, r.fqdn])).toEqual([
+      ["dkim", "dkim_legacy", "required", true, "TXT", `${d.dkim_selector}._domainkey.mail.example-shop.test`],
+      ["dkim_ed25519", "dkim_legacy", "recommended", false, "TXT", expect.stringMatching(/^phe\d{8}[0-9a-f]{3}\._domainkey\.mail\.example-shop\.test$/)],
+      ["spf", "return_path", "recommended", false, "TXT", "ph-bounces.mail.example-shop.test"],
+      ["return_path", "return_path", "recommended", false, "MX", "ph-bounces.mail.example-shop.test"],
+      ["dmarc", "dmarc", "recommended", false, "TXT", "_dmarc.mail.example-shop.test"],
     ]);
     for (const r of d.dns_records) {
-      expect(Object.keys(r).sort()).toEqual(["content", "fqdn", "hostname", "id", "keep_until", "key_state", "last_checked_at", "purpose", "status", "status_reason", "type", "verified_at"]);
+      expect(Object.keys(r).sort()).toEqual([
+        "content",
+        "fqdn",
+        "hostname",
+        "id",
+        "keep_until",
+        "key_state",
+        "kind",
+        "last_checked_at",
+        "purpose",
+        "required_for_verification",
+        "status",
+        "status_reason",
+        "type",
+        "verification_scope",
+        "verified_at",
+      ]);
       expect(r.status).toBe("pending");
       // Both DKIM keys sign (once verified); other records have no key.
-      expect([r.purpose, r.key_state, r.keep_until]).toEqual([r.purpose, r.purpose.startsWith("dkim") ? "current" : null, null]);
+      expect([r.kind, r.key_state, r.keep_until]).toEqual([r.kind, r.kind.startsWith("dkim") ? "current" : null, null]);
     }
     expect(recordOf(d, "dkim").hostname).toBe(`${d.dkim_selector}._domainkey`);
     expect(recordOf(d, "spf").content).toBe("v=spf1 a:mx.posthorn.test ~all");
@@ -147,7 +175,11 @@ describe("GET /v1/domains", () => {
     const sorted = await app.request("GET", "/v1/domains?sort=domain");
     expect(sorted.json.data.map((d: { domain: string }) => d.domain)).toEqual(["one.example.test", "three.example.test", "two.example.test"]);
     expect((await app.request("GET", "/v1/domains?filter[status]=active")).json.data).toEqual([]);
-    expect((await app.request("GET", "/v1/domains?filter[status]=bogus")).status).toBe(422);
+    expect((await app.request("GET", "/v1/domains?filter[status]=verified")).json.data).toEqual([]);
+    expect((await app.request("GET", "/v1/domains?filter[status]=pending_verification")).json.data).toHaveLength(3);
+    const bogus = await app.request("GET", "/v1/domains?filter[status]=bogus");
+    expect(bogus.status).toBe(422);
+    expect(bogus.json.errors["filter[status]"][0]).toContain("verified, pending_verification, failed_verification, partially_verified");
     expect((await app.request("GET", "/v1/domains?sort=secret")).status).toBe(422);
     expect((await app.request("GET", "/v1/domains?page[size]=1000")).status).toBe(422);
     expect((await app.request("GET", "/v1/domains?page[cursor]=garbage")).status).toBe(422);
@@ -209,13 +241,17 @@ describe("POST /v1/domains/{id}/dns-records/verify", () => {
     const res = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
     expect(res.status).toBe(200);
     expect(res.json.verified).toBe(false);
-    expect(res.json.data.status).toBe("pending");
+    expect(res.json.data).toMatchObject({ status: "pending_verification", sending_status: "pending" });
     expect(res.json.data.status_changed_at).toBeNull();
     expect(res.json.data.last_checked_at).not.toBeNull();
-    expect(res.json.failed.map((f: { purpose: string }) => f.purpose)).toEqual(["dkim", "dkim_ed25519", "spf", "return_path", "dmarc"]);
+    expect(res.json.failed.map((f: { kind: string }) => f.kind)).toEqual(["dkim", "dkim_ed25519", "spf", "return_path", "dmarc"]);
     const dkim = recordOf(d, "dkim");
-    expect(res.json.failed[0]).toEqual({ id: dkim.id, purpose: "dkim", type: "TXT", fqdn: dkim.fqdn, status: "pending", reason: `No TXT record found at ${dkim.fqdn}.`, found: null });
+    expect(res.json.failed[0]).toEqual({ id: dkim.id, purpose: "dkim_legacy", kind: "dkim", type: "TXT", fqdn: dkim.fqdn, status: "pending", reason: `No TXT record found at ${dkim.fqdn}.`, found: null });
     expect(res.json.failed[3].reason).toBe(`No MX record found at ${d.return_path_domain}.`);
+    // Lettermint's list: the recommended records that did not pass (the required DKIM one is not).
+    expect(res.json.recommended_failed_records).toEqual(
+      ["dkim_ed25519", "spf", "return_path", "dmarc"].map((kind) => ({ id: recordOf(d, kind).id, type: recordOf(d, kind).type, name: recordOf(d, kind).fqdn })),
+    );
     for (const r of res.json.data.dns_records) {
       expect(r.status).toBe("pending");
       expect(r.status_reason).toMatch(/^No (TXT|MX) record found at /);
@@ -228,8 +264,8 @@ describe("POST /v1/domains/{id}/dns-records/verify", () => {
     const d = await create();
     publish(d);
     const res = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
-    expect(res.json).toMatchObject({ verified: true, failed: [], message: "All DNS records are verified." });
-    expect(res.json.data.status).toBe("active");
+    expect(res.json).toMatchObject({ verified: true, failed: [], recommended_failed_records: [], message: "All DNS records are verified." });
+    expect(res.json.data.status).toBe("verified");
     for (const r of res.json.data.dns_records) expect(r).toMatchObject({ status: "active", status_reason: null });
     const changedAt = res.json.data.status_changed_at;
     expect(changedAt).not.toBeNull();
@@ -249,10 +285,10 @@ describe("POST /v1/domains/{id}/dns-records/verify", () => {
     dns.set(recordOf(d, "dkim").fqdn, "TXT", [other]);
     const res = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
     expect(res.json.verified).toBe(false);
-    expect(res.json.data.status).toBe("failed");
+    expect(res.json.data).toMatchObject({ status: "failed_verification", sending_status: "failed" });
     expect(res.json.data.status_changed_at).not.toBeNull();
     expect(res.json.failed).toHaveLength(1);
-    expect(res.json.failed[0]).toMatchObject({ purpose: "dkim", status: "failed", found: [other] });
+    expect(res.json.failed[0]).toMatchObject({ kind: "dkim", status: "failed", found: [other] });
     expect(res.json.failed[0].reason).toContain("not the key Posthorn generated");
     expect((await t.sql.get<{ status: string }>("SELECT status FROM domains WHERE id = ?", [d.id]))!.status).toBe("failed");
   });
@@ -264,16 +300,16 @@ describe("POST /v1/domains/{id}/dns-records/verify", () => {
     dns.set(ed.fqdn, "TXT", []);
     const pending = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
     expect(pending.json.verified).toBe(true);
-    expect(pending.json.data.status).toBe("active");
-    expect(pending.json.failed).toEqual([expect.objectContaining({ purpose: "dkim_ed25519", status: "pending", reason: `No TXT record found at ${ed.fqdn}.` })]);
+    expect(pending.json.data.status).toBe("verified");
+    expect(pending.json.failed).toEqual([expect.objectContaining({ kind: "dkim_ed25519", status: "pending", reason: `No TXT record found at ${ed.fqdn}.` })]);
     expect(pending.json.message).toContain("The domain can send");
 
     // The right key without k=ed25519: receivers would read it as an RSA key, so it fails, saying why.
     const withoutK = ed.content.replace("k=ed25519; ", "");
     dns.set(ed.fqdn, "TXT", [withoutK]);
     const wrong = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
-    expect(wrong.json.data.status).toBe("active");
-    expect(wrong.json.failed).toEqual([expect.objectContaining({ purpose: "dkim_ed25519", status: "failed", found: [withoutK] })]);
+    expect(wrong.json.data.status).toBe("verified");
+    expect(wrong.json.failed).toEqual([expect.objectContaining({ kind: "dkim_ed25519", status: "failed", found: [withoutK] })]);
     expect(wrong.json.failed[0].reason).toContain("not k=ed25519");
 
     dns.set(ed.fqdn, "TXT", [ed.content]);
@@ -285,13 +321,13 @@ describe("POST /v1/domains/{id}/dns-records/verify", () => {
   test("DNS server failures: 200 with the reason, statuses kept, no crash", async () => {
     const d = await create();
     publish(d);
-    expect((await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`)).json.data.status).toBe("active");
+    expect((await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`)).json.data.status).toBe("verified");
     dns.fail(recordOf(d, "dkim").fqdn, "SERVFAIL");
     dns.fail(d.return_path_domain, "TIMEOUT");
     const res = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
     expect(res.status).toBe(200);
-    expect(res.json.data.status).toBe("active");
-    const byPurpose = Object.fromEntries(res.json.failed.map((f: { purpose: string; reason: string; status: string }) => [f.purpose, f]));
+    expect(res.json.data.status).toBe("verified");
+    const byPurpose = Object.fromEntries(res.json.failed.map((f: { kind: string; reason: string; status: string }) => [f.kind, f]));
     expect(byPurpose.dkim.reason).toContain("SERVFAIL");
     expect(byPurpose.dkim.status).toBe("active");
     expect(byPurpose.spf.reason).toContain("did not answer in time");
@@ -307,10 +343,99 @@ describe("POST /v1/domains/{id}/dns-records/verify", () => {
     await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
     dns.remove(recordOf(d, "dmarc").fqdn);
     const res = await t.request("POST", `/v1/domains/${d.id}/dns-records/verify`);
-    expect(res.json.failed).toEqual([expect.objectContaining({ purpose: "dmarc", status: "failed", reason: `No TXT record found at _dmarc.${d.domain}.` })]);
+    expect(res.json.failed).toEqual([expect.objectContaining({ kind: "dmarc", purpose: "dmarc", status: "failed", reason: `No TXT record found at _dmarc.${d.domain}.` })]);
+    expect(res.json.recommended_failed_records).toEqual([{ id: recordOf(d, "dmarc").id, type: "TXT", name: `_dmarc.${d.domain}` }]);
     // DMARC is a recommendation: the domain stays active.
-    expect(res.json.data.status).toBe("active");
+    expect(res.json.data.status).toBe("verified");
     expect(res.json.verified).toBe(true);
+  });
+});
+
+describe("POST /v1/domains/{id}/dns-records/{recordId}/verify", () => {
+  const verifyOne = (domainId: string, recordId: string, token?: string) => t.request("POST", `/v1/domains/${domainId}/dns-records/${recordId}/verify`, { token });
+  const fetchDomain = async (id: string) => (await t.request("GET", `/v1/domains/${id}`)).json;
+
+  test("the DKIM record alone, published: 200 with Lettermint's message and the record; the domain is verified; no other record was checked", async () => {
+    const d = await create();
+    const dkim = recordOf(d, "dkim");
+    const missing = await verifyOne(d.id, dkim.id);
+    expect(missing.status).toBe(422);
+    const why = `No TXT record found at ${dkim.fqdn}.`;
+    expect(missing.json).toMatchObject({ message: `The DNS record ${dkim.fqdn} (TXT) is not verified: ${why}`, errors: { dns_record: [`The DNS record ${dkim.fqdn} (TXT) is not verified: ${why}`] } });
+    expect(typeof missing.json.error).toBe("string");
+    // The result is recorded like a full check's: still pending, with its reason and check time.
+    const afterMissing = await fetchDomain(d.id);
+    expect(recordOf(afterMissing, "dkim")).toMatchObject({ status: "pending", status_reason: why, verified_at: null });
+    expect(recordOf(afterMissing, "dkim").last_checked_at).not.toBeNull();
+    expect(afterMissing).toMatchObject({ status: "pending_verification", sending_status: "pending", status_changed_at: null });
+
+    dns.set(dkim.fqdn, "TXT", [dkim.content]);
+    const ok = await verifyOne(d.id, dkim.id.toUpperCase());
+    expect(ok.status).toBe(200);
+    expect(ok.json.message).toBe("DNS record verified successfully.");
+    expect(ok.json.data).toMatchObject({ id: dkim.id, kind: "dkim", purpose: "dkim_legacy", verification_scope: "required", required_for_verification: true, status: "active", status_reason: null });
+    expect(ok.json.data.verified_at).not.toBeNull();
+    const after = await fetchDomain(d.id);
+    expect(after).toMatchObject({ status: "verified", sending_status: "active" });
+    expect(after.status_changed_at).not.toBeNull();
+    // The list says verified too, and the SDK's filter value finds it.
+    const listed = (await t.request("GET", "/v1/domains?filter[status]=verified&page[size]=100")).json.data.map((x: { id: string }) => x.id);
+    expect(listed).toContain(d.id);
+    for (const kind of ["dkim_ed25519", "spf", "return_path", "dmarc"]) expect([kind, recordOf(after, kind).last_checked_at]).toEqual([kind, null]);
+  });
+
+  test("a wrong value: 422 with the value seen; the record fails, and the domain with it when it is the DKIM record", async () => {
+    const d = await create();
+    publish(d);
+    const spf = recordOf(d, "spf");
+    dns.set(spf.fqdn, "TXT", ["v=spf1 -all"]);
+    const res = await verifyOne(d.id, spf.id);
+    expect(res.status).toBe(422);
+    expect(res.json.message).toStartWith(`The DNS record ${spf.fqdn} (TXT) is not verified: `);
+    expect(res.json.errors.dns_record).toHaveLength(1);
+    expect(recordOf(await fetchDomain(d.id), "spf").status).toBe("failed");
+
+    const dkim = recordOf(d, "dkim");
+    expect((await verifyOne(d.id, dkim.id)).status).toBe(200);
+    dns.set(dkim.fqdn, "TXT", [`v=DKIM1; k=rsa; p=${generateDkimKeyPair().publicKeyBase64}`]);
+    const broken = await verifyOne(d.id, dkim.id);
+    expect(broken.status).toBe(422);
+    expect(broken.json.message).toContain("not the key Posthorn generated");
+    expect(await fetchDomain(d.id)).toMatchObject({ status: "failed_verification", sending_status: "failed" });
+  });
+
+  test("a DNS server failure: 422 saying so; the record keeps its status", async () => {
+    const d = await create();
+    const dkim = recordOf(d, "dkim");
+    dns.set(dkim.fqdn, "TXT", [dkim.content]);
+    expect((await verifyOne(d.id, dkim.id)).status).toBe(200);
+    dns.fail(dkim.fqdn, "SERVFAIL");
+    const res = await verifyOne(d.id, dkim.id);
+    dns.fail(dkim.fqdn, null);
+    expect(res.status).toBe(422);
+    expect(res.json.message).toContain("SERVFAIL");
+    expect(await fetchDomain(d.id)).toMatchObject({ status: "verified", sending_status: "active" });
+    expect(recordOf(await fetchDomain(d.id), "dkim").status).toBe("active");
+  });
+
+  test("a record id that is not one of the domain's: 404 (unknown, another domain's, malformed); an over-long one 422", async () => {
+    const d = await create();
+    const sibling = await create();
+    for (const recordId of ["0190a0b0-0000-7000-8000-000000000000", recordOf(sibling, "dkim").id, "not-a-uuid", encodeURIComponent("'; DROP TABLE dns_records; --")]) {
+      const res = await verifyOne(d.id, recordId);
+      expect([recordId, res.status]).toEqual([recordId, 404]);
+      expect(res.json).toEqual({ message: "DNS record not found.", error: "not_found" });
+    }
+    // "..": the path no longer names the operation; a 404 with the error body all the same.
+    const dots = await verifyOne(d.id, "%2e%2e");
+    expect(dots.status).toBe(404);
+    expect(dots.json).toEqual({ message: expect.any(String), error: "not_found" });
+    const long = await verifyOne(d.id, "a".repeat(101));
+    expect(long.status).toBe(422);
+    expect(long.json.message).toEqual(expect.any(String));
+    expect(Object.keys(long.json.errors)).toEqual(["recordId"]);
+    // The sibling's record was not checked through d.
+    expect(recordOf(await fetchDomain(sibling.id), "dkim").last_checked_at).toBeNull();
   });
 });
 
@@ -324,6 +449,7 @@ describe("auth and cross-team isolation", () => {
       ["DELETE", `/v1/domains/${d.id}`],
       ["PUT", `/v1/domains/${d.id}/projects`, { project_ids: [] }],
       ["POST", `/v1/domains/${d.id}/dns-records/verify`],
+      ["POST", `/v1/domains/${d.id}/dns-records/${recordOf(d, "dkim").id}/verify`],
       ["POST", `/v1/domains/${d.id}/dkim/rotate`],
       ["POST", `/v1/routes/${d.id}/verify-inbound-domain`],
     ];
@@ -346,6 +472,7 @@ describe("auth and cross-team isolation", () => {
         ["DELETE", `/v1/domains/${id}`],
         ["PUT", `/v1/domains/${id}/projects`, { project_ids: [b.projectId] }],
         ["POST", `/v1/domains/${id}/dns-records/verify`],
+        ["POST", `/v1/domains/${id}/dns-records/${recordOf(d, "dkim").id}/verify`],
         ["POST", `/v1/domains/${id}/dkim/rotate`],
       ];
       for (const [method, path, body] of calls) {
@@ -358,6 +485,8 @@ describe("auth and cross-team isolation", () => {
     expect(list.json.data.map((x: { id: string }) => x.id)).not.toContain(d.id);
     const still = await t.request("GET", `/v1/domains/${d.id}`);
     expect(still.json).toMatchObject({ id: d.id, projects: [], last_checked_at: null });
+    // No record was checked by the other team's per-record verify either.
+    for (const r of still.json.dns_records) expect(r.last_checked_at).toBeNull();
     // No rotation was started by the other team's calls.
     expect(still.json.dns_records.filter((r: { key_state: string | null }) => r.key_state === "next")).toEqual([]);
   });
@@ -381,7 +510,7 @@ describe("cross-team: inbound domains under another team's verified sending doma
     const d = created.domain as string;
     // Team A proves the name with its DKIM record: only a verified domain claims names.
     publish(created);
-    expect((await t.request("POST", `/v1/domains/${created.id}/dns-records/verify`)).json.data.status).toBe("active");
+    expect((await t.request("POST", `/v1/domains/${created.id}/dns-records/verify`)).json.data.status).toBe("verified");
     const b = t.addTeam();
     const mine = await inboundOf(t.team.projectId);
     const theirs = await inboundOf(b.projectId);
@@ -407,7 +536,7 @@ describe("cross-team: inbound domains under another team's verified sending doma
     expect((await verifyRoute(theirs, b.teamToken)).verified).toBe(false);
     // Once B proves it too (its own DKIM record published beside A's), B may receive under it.
     publish(bDomain);
-    expect((await t.request("POST", `/v1/domains/${bDomain.id}/dns-records/verify`, { token: b.teamToken })).json.data.status).toBe("active");
+    expect((await t.request("POST", `/v1/domains/${bDomain.id}/dns-records/verify`, { token: b.teamToken })).json.data.status).toBe("verified");
     await setAndPublish(theirs, `links2.${d}`, b.teamToken);
     expect(await verifyRoute(theirs, b.teamToken)).toEqual({ verified: true, message: "Inbound domain verified successfully." });
   });
@@ -426,7 +555,7 @@ describe("cross-team: inbound domains under another team's verified sending doma
 test("the endpoints are documented in /openapi/json", async () => {
   const res = await t.request("GET", "/openapi/json", { token: null });
   const paths = Object.keys(res.json.paths);
-  for (const p of ["/v1/domains", "/v1/domains/{domainId}", "/v1/domains/{domainId}/projects", "/v1/domains/{domainId}/dns-records/verify", "/v1/routes/{routeId}/verify-inbound-domain"]) {
+  for (const p of ["/v1/domains", "/v1/domains/{domainId}", "/v1/domains/{domainId}/projects", "/v1/domains/{domainId}/dns-records/verify", "/v1/domains/{domainId}/dns-records/{recordId}/verify", "/v1/routes/{routeId}/verify-inbound-domain"]) {
     expect(paths).toContain(p);
   }
 });

@@ -64,7 +64,7 @@ const registerDomain = async (team: Team, name: string) => {
   return res.json as { id: string; status: string; dns_records: Rec[] };
 };
 const verifyDomain = async (team: Team, id: string) => (await app.request("POST", `/v1/domains/${id}/dns-records/verify`, { token: as(team) })).json;
-const domainStatus = async (team: Team, id: string) => (await app.request("GET", `/v1/domains/${id}`, { token: as(team) })).json.status as string;
+const domainStatus = async (team: Team, id: string) => (await app.request("GET", `/v1/domains/${id}`, { token: as(team) })).json.sending_status as string;
 
 describe("an unverified claim blocks nobody", () => {
   test("the attack: A receives at in.claim1.test; B registers claim1.test (and in.claim1.test) → A's RCPT is still 250, its verification kept and redone", async () => {
@@ -126,7 +126,7 @@ describe("a verified claim counts, and is not undone by another team", () => {
     const b = app.addTeam("Team B4");
     const aDomain = await registerDomain(a, "claim4.test");
     publish(aDomain.dns_records);
-    expect((await verifyDomain(a, aDomain.id)).data.status).toBe("active");
+    expect((await verifyDomain(a, aDomain.id)).data.sending_status).toBe("active");
     await app.request("PUT", `/v1/domains/${aDomain.id}/projects`, { token: as(a), body: { project_ids: [a.projectId] } });
     const send = () =>
       app.request("POST", "/v1/send", { projectToken: a.projectToken, body: { from: "hello@claim4.test", to: ["someone@dest.test"], subject: "Hi", text: "Hello" } });
@@ -136,7 +136,7 @@ describe("a verified claim counts, and is not undone by another team", () => {
     // A's records are all published; B's own DKIM key is not among them: no proof, no status.
     const bCheck = await verifyDomain(b, bDomain.id);
     expect(bCheck.verified).toBe(false);
-    expect(bCheck.data.status).not.toBe("active");
+    expect(bCheck.data.sending_status).not.toBe("active");
     expect(await domainStatus(a, aDomain.id)).toBe("active");
     expect((await send()).status).toBe(202);
 
@@ -162,7 +162,7 @@ describe("a verified claim counts, and is not undone by another team", () => {
     await receiveAt(a, aRoute, "in.claim5.test");
     const bDomain = await registerDomain(b, "claim5.test");
     publish(bDomain.dns_records);
-    expect((await verifyDomain(b, bDomain.id)).data.status).toBe("active");
+    expect((await verifyDomain(b, bDomain.id)).data.sending_status).toBe("active");
 
     expect(await rcpt("x@in.claim5.test")).toStartWith("250 ");
     expect(await verifyInbound(a, aRoute)).toEqual({ verified: true, message: "Inbound domain verified successfully." });

@@ -4,7 +4,8 @@ import { CopyButton, ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageO
 
 interface DnsRecord {
   id: string;
-  purpose: string;
+  /** Posthorn's purpose (dkim, dkim_ed25519, spf, return_path, dmarc); `purpose` is Lettermint's coarser one. */
+  kind: string;
   type: string;
   hostname: string;
   fqdn: string;
@@ -17,7 +18,8 @@ interface DnsRecord {
 interface Domain {
   id: string;
   domain: string;
-  status: string;
+  /** pending | active | failed (`status` is Lettermint's vocabulary). */
+  sending_status: string;
   created_at: string;
   dns_records: DnsRecord[];
   projects: { id: string; name: string }[];
@@ -25,7 +27,7 @@ interface Domain {
 interface VerifyResult {
   verified: boolean;
   message: string;
-  failed: { id: string; purpose: string; fqdn: string; status: string; reason: string; found?: string[] | string | null }[];
+  failed: { id: string; kind: string; fqdn: string; status: string; reason: string; found?: string[] | string | null }[];
 }
 
 export function Domains() {
@@ -67,7 +69,7 @@ export function Domains() {
                 <a href={`#/domains/${d.id}`}>{d.domain}</a>
               </td>
               <td>
-                <Status status={d.status} />
+                <Status status={d.sending_status} />
               </td>
               <td>{d.projects.map((p) => p.name).join(", ") || "—"}</td>
               <td>{fmtDate(d.created_at)}</td>
@@ -108,7 +110,7 @@ export function DomainDetail({ id }: { id: string }) {
       }
     >
       <p>
-        <Status status={d.status} /> {result ? <span role="status">{result.message}</span> : null}
+        <Status status={d.sending_status} /> {result ? <span role="status">{result.message}</span> : null}
       </p>
       <ErrorBox error={error} />
       <table class="records">
@@ -126,9 +128,9 @@ export function DomainDetail({ id }: { id: string }) {
           {d.dns_records.map((r) => {
             const f = failed.get(r.id);
             return (
-              <tr key={r.id} data-record={r.purpose} data-key-state={r.key_state ?? undefined}>
+              <tr key={r.id} data-record={r.kind} data-key-state={r.key_state ?? undefined}>
                 <td>
-                  {r.purpose}
+                  {r.kind}
                   {r.key_state === "next" ? <div class="muted">next key: publish it; it signs once both new records verify</div> : null}
                   {r.key_state === "retiring" ? <div class="muted">retiring: keep it published until {fmtDate(r.keep_until)}</div> : null}
                 </td>
