@@ -35,8 +35,8 @@ test("a team sees a shared destination's pause, but not the reply another team's
   h.routeToSink("a-only.test");
   const a = await h.send({ from: "app@sender.test", to: [SECRET_RECIPIENT, "carol@a-only.test"], subject: "Team A's mail", text: "Hello" });
   expect(a.status).toBe(202);
-  const aView = await waitFor(async () => (await destinations(h.team.teamToken)).find((d) => d.name === "mx.sink.test" && d.paused) ?? null, 10_000);
-  // Team A sees the reply its own mail got.
+  // Team A sees the pause and, once the attempt's outcome is on record, the reply its own mail got.
+  const aView = await waitFor(async () => (await destinations(h.team.teamToken)).find((d) => d.name === "mx.sink.test" && d.paused && d.last_reply) ?? null, 10_000);
   expect(aView.last_reply).toMatchObject({ code: 421, message: expect.stringContaining(SECRET_RECIPIENT) });
 
   // Team B has mail waiting for the same destination: held by the pause (not attempted).
