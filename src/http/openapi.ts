@@ -38,7 +38,12 @@ export function openapiDocument(app: AnyElysia, opts: OpenApiOptions): Record<st
     components: {
       securitySchemes: {
         teamToken: { type: "http", scheme: "bearer", description: "Team API token (ph_team_…)" },
-        projectToken: { type: "apiKey", in: "header", name: "x-service-token", description: "Project sending token (ph_…)" },
+        projectToken: {
+          type: "apiKey",
+          in: "header",
+          name: "x-service-token",
+          description: "Project sending token (ph_…). Also accepted in x-lettermint-token, the header Lettermint's SDKs send; both with different values is a 401",
+        },
         sessionCookie: { type: "apiKey", in: "cookie", name: "posthorn_session", description: "Dashboard session (POST /v1/auth/sign-in); also accepted wherever the team token is, with X-CSRF-Token on requests that change something" },
       },
       schemas: components.schemas ?? {},
