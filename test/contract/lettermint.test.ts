@@ -323,6 +323,12 @@ describe(`Lettermint's Node SDK against posthorn serve (${engine})`, () => {
     const payload = new Webhook(receiver.secret).verifyHeaders(delivery.headers, Buffer.from(delivery.rawBody)) as { event: string };
     expect(payload.event).toBe("webhook.test");
     for (const h of ["signature", "event", "delivery", "attempt"]) expect(delivery.headers[`x-lettermint-${h}`]).toBe(delivery.headers[`x-service-${h}`]!);
+    // A real event, sent by the delivery job rather than by hand: verified both ways too.
+    await email().from("sender@contract.example").to("hooked@example.net").subject("Hooked").text("Hello hook").send();
+    const real = await waitFor(() => receiver.deliveries.find((d) => d.headers["x-service-event"] === "message.delivered"), 15_000);
+    expect(real.verified).toBe(true);
+    expect((new Webhook(receiver.secret).verifyHeaders(real.headers, Buffer.from(real.rawBody)) as { event: string }).event).toBe("message.delivered");
+    expect(real.headers["x-lettermint-attempt"]).toBe(real.headers["x-service-attempt"]!);
     const deliveries = await call("webhooks.deliveries", () => api.webhooks.deliveries(ctx.webhookId));
     const deliveryId = (tested as any)?.delivery_id ?? (deliveries as any)?.data?.[0]?.id;
     await call("webhooks.delivery", () => api.webhooks.delivery(ctx.webhookId, deliveryId));
