@@ -367,7 +367,7 @@ describe("MX listener: names claimed by a sending domain another team verified n
     const d = await h.app.request("POST", "/v1/domains", { body: { domain: name } });
     expect(d.status).toBe(201);
     publish(d.json.dns_records);
-    expect((await h.app.request("POST", `/v1/domains/${d.json.id}/dns-records/verify`)).json.data.status).toBe("active");
+    expect((await h.app.request("POST", `/v1/domains/${d.json.id}/dns-records/verify`)).json.data.sending_status).toBe("active");
   };
 
   test("the attack: team B's route on ph-bounces.<team A's domain> gets neither postmaster@, abuse@ nor forged VERP mail", async () => {

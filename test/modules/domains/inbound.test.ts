@@ -192,7 +192,7 @@ describe("POST /v1/routes/{id}/verify-inbound-domain", () => {
         if (r.type === "MX") dns.set(r.fqdn, "MX", [{ exchange: r.content, priority: 10 }]);
         else dns.set(r.fqdn, "TXT", [r.content]);
       }
-      expect((await app.request("POST", `/v1/domains/${d.id}/dns-records/verify`, { token })).json.data.status).toBe("active");
+      expect((await app.request("POST", `/v1/domains/${d.id}/dns-records/verify`, { token })).json.data.sending_status).toBe("active");
     };
     const at = (app: TestApp, routeId: string) =>
       app.sqlNow.get<{ v: number | null }>("SELECT inbound_domain_verified_at AS v FROM routes WHERE id = ?", [routeId])!.v;
