@@ -107,6 +107,18 @@ export class TeamRepository {
     });
   }
 
+  /**
+   * One member of the team (active or pending) with their user, by the member's id or by their
+   * user's id (Lettermint's SDK names the argument userId); null when it is no member of this team.
+   */
+  member(teamId: string, id: string): Promise<MemberRow | null> {
+    return this.db.get<MemberRow>(
+      `SELECT ${MEMBER_COLUMNS} FROM team_members tm JOIN users u ON u.id = tm.user_id LEFT JOIN team_invitations i ON i.member_id = tm.id
+       WHERE tm.team_id = ? AND (tm.id = ? OR tm.user_id = ?)`,
+      [teamId, id, id],
+    );
+  }
+
   /** The member's role when `memberId` (lower case) is an active member of the team (not one still invited), else null. */
   async roleOfMember(memberId: string, teamId: string): Promise<string | null> {
     return (await this.db.get<{ role: string }>("SELECT role FROM team_members WHERE id = ? AND team_id = ? AND status = 'active'", [memberId, teamId]))?.role ?? null;

@@ -2,7 +2,7 @@ import { t, type Static } from "elysia";
 import { EngagementFields, RouteFields } from "../routes/base.ts";
 import { UUID_PATTERN } from "../../ids.ts";
 import { Nullable, nullableString } from "../../http/schemas.ts";
-import { TeamMemberData } from "../team/model.ts";
+import { ProjectTeamMember } from "../team/model.ts";
 
 export const PROJECT_NAME_MAX = 255;
 /** Bound on one PUT …/members call. */
@@ -38,7 +38,7 @@ export const ProjectData = t.Object({
   routes_count: t.Integer(),
   domains: t.Array(ProjectDomain),
   domains_count: t.Integer(),
-  team_members: t.Array(TeamMemberData),
+  team_members: t.Array(ProjectTeamMember),
   team_members_count: t.Integer(),
   last_28_days: Last28Days,
 });

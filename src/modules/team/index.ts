@@ -4,11 +4,11 @@ import { authPlugin } from "../../http/auth.ts";
 import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
 import { Envelope, errorResponses, IdParams, MessageBody } from "../../http/schemas.ts";
 import { InvitedMember, InviteMemberBody, TeamData, TeamMemberData, UpdateTeamBody } from "./model.ts";
-import { getTeamData, inviteMember, listTeamMembers, removeMember, updateTeam } from "./service.ts";
+import { getTeamData, getTeamMember, inviteMember, listTeamMembers, removeMember, updateTeam } from "./service.ts";
 
 const security = [{ teamToken: [] }];
 
-/** The caller's team: read, rename, list members. */
+/** The caller's team: read, rename, list members, read one, invite and remove. */
 export const teamController = (deps: Deps) =>
   new Elysia({ tags: ["Team"] })
     .use(authPlugin(deps))
@@ -40,6 +40,17 @@ export const teamController = (deps: Deps) =>
         response: { 200: Paginated(TeamMemberData), ...errorResponses(401, 422) },
       },
     )
+    .get("/v1/team/members/:memberId", ({ team, params }) => getTeamMember(deps, team.teamId, params.memberId), {
+      team: true,
+      params: IdParams("memberId", "Team member (or their user's)"),
+      detail: {
+        summary: "Get a team member",
+        description:
+          "TeamMemberData directly (as Lettermint's team.member reads it), active or pending. The path takes the member's id (the list's id) or their user's id (user.id); a member of another team is a 404 like an unknown id.",
+        security,
+      },
+      response: { 200: TeamMemberData, ...errorResponses(401, 404, 422) },
+    })
     .post(
       "/v1/team/members",
       async ({ team, body, set }) => {

@@ -15,12 +15,21 @@ export const TeamData = t.Object({
   domains_count: t.Integer(),
   projects_count: t.Integer(),
   members_count: t.Integer(),
+  // Lettermint's TeamData beside the spec's fields.
+  type: t.Literal("business", {
+    description: "Lettermint's team type (personal or business): a Posthorn team is always business, a team of members an operator set up",
+  }),
+  included_volume: t.Integer({
+    minimum: 0,
+    description: "Lettermint's monthly volume included in the plan: Posthorn has no plans that include or cap a volume, always 0",
+  }),
 });
 export type TeamData = Static<typeof TeamData>;
 
 export const TeamUser = t.Object({ id: t.String(), name: t.String(), email: t.String(), avatar: Nullable(t.String()) });
 
-export const TeamMemberData = t.Object({
+/** A member as the spec shows it (ProjectTeamMember, TeamMemberData), and its status. */
+export const ProjectTeamMember = t.Object({
   id: t.String({ description: "Team member ID (used in PUT /v1/projects/{projectId}/members)" }),
   role: t.String(),
   joined_at: Nullable(t.String({ format: "date-time", description: "When the member accepted the invitation; null while it is pending" })),
@@ -29,6 +38,30 @@ export const TeamMemberData = t.Object({
   status: t.Union([t.Literal("active"), t.Literal("pending")], {
     description: "pending: invited, not yet accepted (no access to the team, not counted in members_count); active: a member",
   }),
+});
+export type ProjectTeamMember = Static<typeof ProjectTeamMember>;
+
+/** Which projects a member may work on (Lettermint's TeamMemberProjectAccessData). */
+export const ProjectAccess = t.Object(
+  {
+    scope: t.Union([t.Literal("all"), t.Literal("selected")]),
+    projects: t.Array(t.Object({ id: t.String(), name: t.String() }), { description: "The projects of a selected scope; empty for all" }),
+  },
+  { description: "Every member works on every project of the team (project member lists grant nothing narrower): scope all" },
+);
+
+/** Every member may work on every project of the team. */
+export const allProjects = () => ({ scope: "all" as const, projects: [] as { id: string; name: string }[] });
+
+/**
+ * A team member: the spec's TeamMemberData, and beside it Lettermint's name, email and
+ * project_access. role stays the spec's string (the SDK declares an object {id, name}: the spec wins).
+ */
+export const TeamMemberData = t.Object({
+  ...ProjectTeamMember.properties,
+  name: t.String({ description: "= user.name" }),
+  email: t.String({ description: "= user.email" }),
+  project_access: ProjectAccess,
 });
 export type TeamMemberData = Static<typeof TeamMemberData>;
 
@@ -51,7 +84,8 @@ export const memberUser = (r: { status: MemberRow["status"]; invitation_kind?: M
     ? { id: r.user_id, name: r.user_name, email: r.user_email, avatar: r.user_avatar }
     : { id: r.user_id, name: r.user_email.split("@")[0]!, email: r.user_email, avatar: null };
 
-export const serializeMember = (r: MemberRow): TeamMemberData => ({
+/** A member as a project lists it (the spec's ProjectTeamMember). */
+export const serializeMember = (r: MemberRow): ProjectTeamMember => ({
   id: r.id,
   role: r.role,
   joined_at: r.status === "pending" ? null : iso(r.joined_at)!,
@@ -59,6 +93,12 @@ export const serializeMember = (r: MemberRow): TeamMemberData => ({
   user: memberUser(r),
   status: r.status,
 });
+
+/** A member as the team lists it: the spec's fields, and Lettermint's beside them. */
+export const serializeTeamMember = (r: MemberRow): TeamMemberData => {
+  const m = serializeMember(r);
+  return { ...m, name: m.user.name, email: m.user.email, project_access: allProjects() };
+};
 
 export const MEMBER_ROLES = ["owner", "member"] as const;
 

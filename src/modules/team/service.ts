@@ -5,7 +5,7 @@ import { MEMBER_SORT, MEMBER_SORT_ID, type NewTeam } from "../../db/teams.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../errors.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso, newId, newToken, sha256Hex, TOKEN_PREFIX } from "../../ids.ts";
-import { memberUser, serializeMember, type TeamData, type TeamMemberData } from "./model.ts";
+import { serializeTeamMember, type TeamData, type TeamMemberData } from "./model.ts";
 
 export interface CreatedTeam {
   teamId: string;
@@ -47,6 +47,8 @@ export async function getTeamData(deps: Pick<Deps, "store">, teamId: string): Pr
     domains_count: r.domains_count,
     projects_count: r.projects_count,
     members_count: r.members_count,
+    type: "business",
+    included_volume: 0,
   };
 }
 
@@ -65,7 +67,17 @@ export async function listTeamMembers(deps: Pick<Deps, "store">, teamId: string,
   const sort = parseSort(q.sort, MEMBER_SORT, "-created_at", MEMBER_SORT_ID);
   const page = parsePage(q.query, sort.length);
   const result = await deps.store.read.teams.members(teamId, { sort, size: page.size, cursor: page.cursor });
-  return { page: result, data: result.rows.map(serializeMember), size: page.size };
+  return { page: result, data: result.rows.map(serializeTeamMember), size: page.size };
+}
+
+/**
+ * One member of the team, active or pending, by the member's id or their user's id. Another
+ * team's member is a 404 like an unknown or malformed id.
+ */
+export async function getTeamMember(deps: Pick<Deps, "store">, teamId: string, id: string): Promise<TeamMemberData> {
+  const row = await deps.store.read.teams.member(teamId, id.toLowerCase());
+  if (!row) throw new NotFoundError("Team member");
+  return serializeTeamMember(row);
 }
 
 /** How long an invitation's link (either kind) works. */
@@ -131,14 +143,18 @@ export async function inviteMember(
       created_at: now,
       expires_at: now + INVITATION_LINK_MS,
     });
-    const data: TeamMemberData = {
+    const data = serializeTeamMember({
       id: member.id,
       role: member.role,
-      joined_at: null,
-      created_at: iso(now)!,
-      user: memberUser({ status: "pending", invitation_kind: kind, user_id: user.id, user_name: user.name, user_email: user.email, user_avatar: null }),
       status: "pending",
-    };
+      invitation_kind: kind,
+      joined_at: now,
+      created_at: now,
+      user_id: user.id,
+      user_name: user.name,
+      user_email: user.email,
+      user_avatar: null,
+    });
     return kind === "password"
       ? { data, passwordUrl: `${base}/#/set-password/${token}`, invitationUrl: null }
       : { data, passwordUrl: null, invitationUrl: `${base}/#/accept-invitation/${token}` };

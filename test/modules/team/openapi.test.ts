@@ -6,6 +6,7 @@ const ENDPOINTS: { method: string; path: string; success: string; body?: true; q
   { method: "get", path: "/v1/team", success: "200" },
   { method: "put", path: "/v1/team", success: "200", body: true },
   { method: "get", path: "/v1/team/members", success: "200", query: ["page[size]", "page[cursor]"] },
+  { method: "get", path: "/v1/team/members/{memberId}", success: "200" },
   { method: "get", path: "/v1/projects", success: "200", query: ["page[size]", "page[cursor]", "sort"] },
   { method: "post", path: "/v1/projects", success: "201", body: true },
   { method: "get", path: "/v1/projects/{projectId}", success: "200" },

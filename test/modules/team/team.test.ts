@@ -30,10 +30,11 @@ describe("GET /v1/team", () => {
     addMember(t, t.team.teamId, "Second Member", Date.now());
     const res = await t.request("GET", "/v1/team");
     expect(res.status).toBe(200);
+    // The spec's TeamData, and Lettermint's type and included_volume beside it.
     expect(Object.keys(res.json).sort()).toEqual(
-      ["id", "name", "plan", "tier", "verified_at", "created_at", "features", "addons", "domains_count", "projects_count", "members_count"].sort(),
+      ["id", "name", "plan", "tier", "verified_at", "created_at", "features", "addons", "domains_count", "projects_count", "members_count", "type", "included_volume"].sort(),
     );
-    expect(res.json).toMatchObject({ id: t.team.teamId, name: "Team A", plan: "free", tier: 0, features: [], addons: [] });
+    expect(res.json).toMatchObject({ id: t.team.teamId, name: "Team A", plan: "free", tier: 0, features: [], addons: [], type: "business", included_volume: 0 });
     expect(res.json.domains_count).toBe(1);
     expect(res.json.projects_count).toBe(2);
     expect(res.json.members_count).toBe(2);
@@ -62,7 +63,7 @@ describe("PUT /v1/team", () => {
     const res = await t.request("PUT", "/v1/team", { body: { name: "  Renamed team  " } });
     expect(res.status).toBe(200);
     expect(res.json.message).toBe("Team settings updated successfully.");
-    expect(res.json.data).toMatchObject({ id: t.team.teamId, name: "Renamed team", projects_count: 1 });
+    expect(res.json.data).toMatchObject({ id: t.team.teamId, name: "Renamed team", projects_count: 1, type: "business", included_volume: 0 });
     expect((await t.request("GET", "/v1/team")).json.name).toBe("Renamed team");
   });
 
@@ -116,10 +117,18 @@ describe("GET /v1/team/members", () => {
     expect(res.json.next_cursor).toBeString();
     expect(res.json.next_page_url).toStartWith("http://localhost:8080/v1/team/members?");
     const first = res.json.data[0];
-    // The spec's TeamMemberData, plus status (pending: invited, not yet accepted).
-    expect(Object.keys(first).sort()).toEqual(["created_at", "id", "joined_at", "role", "status", "user"]);
+    // The spec's TeamMemberData, plus status (pending: invited, not yet accepted), and Lettermint's
+    // name, email and project_access beside them; role stays the spec's string.
+    expect(Object.keys(first).sort()).toEqual(["created_at", "email", "id", "joined_at", "name", "project_access", "role", "status", "user"]);
     expect(first.status).toBe("active");
     expect(Object.keys(first.user).sort()).toEqual(["avatar", "email", "id", "name"]);
+    for (const m of res.json.data) {
+      expect(m.name).toBe(m.user.name);
+      expect(m.email).toBe(m.user.email);
+      expect(m.project_access).toEqual({ scope: "all", projects: [] });
+      expect(m.role).toBeString();
+    }
+    expect(res.json.data[1].name).toBe("Member 33");
     // The owner joined at bootstrap (now), after the fixtures' back-dated members: newest first.
     expect(first.role).toBe("owner");
     expect(res.json.data[1].id).toBe(ids[33]);
@@ -161,5 +170,108 @@ describe("GET /v1/team/members", () => {
     expect(res.json.data).toHaveLength(1);
     expect(ids).not.toContain(res.json.data[0].id);
     expect((await t.request("GET", "/v1/team/members", { token: null })).status).toBe(401);
+  });
+});
+
+describe("GET /v1/team/members/{id}", () => {
+  const t = createTestApp();
+  const b = t.addTeam();
+  const activeId = addMember(t, t.team.teamId, "Ann Active", Date.now() - 5_000);
+  const invite = (token: string, body: Record<string, string>) => t.request("POST", "/v1/team/members", { token, body });
+
+  test("a member by the list's id: TeamMemberData directly, the same as its list item", async () => {
+    const list = (await t.request("GET", "/v1/team/members")).json.data as any[];
+    for (const item of list) {
+      const res = await t.request("GET", `/v1/team/members/${item.id}`);
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual(item);
+    }
+    const ann = (await t.request("GET", `/v1/team/members/${activeId}`)).json;
+    expect(ann).toMatchObject({ id: activeId, role: "member", status: "active", name: "Ann Active", project_access: { scope: "all", projects: [] } });
+    expect(ann.email).toStartWith("annactive-");
+    expect(ann.email).toBe(ann.user.email);
+    expect(new Date(ann.joined_at).toISOString()).toBe(ann.joined_at);
+    // The id as Lettermint's SDK names it (userId), and in upper case: the same member.
+    expect((await t.request("GET", `/v1/team/members/${ann.user.id}`)).json).toEqual(ann);
+    expect((await t.request("GET", `/v1/team/members/${activeId.toUpperCase()}`)).json).toEqual(ann);
+  });
+
+  test("a pending member is shown to its own team, with the profile the invitation allows; to no other team", async () => {
+    // B invites an address first (it exists through B's password link, with the name B gave), then A.
+    const email = `bea-${newId().slice(-8)}@example.org`;
+    const fromB = await invite(b.teamToken, { email, name: "Bea Secret" });
+    expect(fromB.status).toBe(201);
+    const fromA = await invite(t.team.teamToken, { email });
+    expect(fromA.status).toBe(201);
+    // The invitation's answer carries the same fields as the list and the single member.
+    expect(fromA.json.data.project_access).toEqual({ scope: "all", projects: [] });
+    const inA = await t.request("GET", `/v1/team/members/${fromA.json.data.id}`);
+    expect(inA.status).toBe(200);
+    expect(inA.json).toEqual(fromA.json.data);
+    expect(inA.json).toMatchObject({ status: "pending", joined_at: null, email, name: email.split("@")[0], user: { name: email.split("@")[0], avatar: null } });
+    expect(inA.text).not.toContain("Bea Secret");
+    // By user id A reaches its own membership of that user, never B's.
+    expect((await t.request("GET", `/v1/team/members/${inA.json.user.id}`)).json.id).toBe(fromA.json.data.id);
+    const inB = await t.request("GET", `/v1/team/members/${fromB.json.data.id}`, { token: b.teamToken });
+    expect(inB.json).toMatchObject({ status: "pending", name: "Bea Secret", user: { name: "Bea Secret" } });
+    // Each team's member id is a 404 to the other, as an unknown id is.
+    expect((await t.request("GET", `/v1/team/members/${fromB.json.data.id}`)).status).toBe(404);
+    expect((await t.request("GET", `/v1/team/members/${fromA.json.data.id}`, { token: b.teamToken })).status).toBe(404);
+  });
+
+  test("another team's member (active, pending, owner; by member or user id) is a 404 identical to an unknown id's", async () => {
+    const unknown = await t.request("GET", `/v1/team/members/${newId()}`, { token: b.teamToken });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toEqual({ message: "Team member not found.", error: "not_found" });
+    const pending = (await invite(t.team.teamToken, { email: `pen-${newId().slice(-8)}@example.org` })).json.data;
+    const aMembers = (await t.request("GET", "/v1/team/members")).json.data as any[];
+    // A user of both teams (the address both invited) is by user id B's own member to B: left out.
+    const bUsers = new Set(((await t.request("GET", "/v1/team/members", { token: b.teamToken })).json.data as any[]).map((m) => m.user.id));
+    const ids = [activeId, pending.id, ...aMembers.flatMap((m) => [m.id, ...(bUsers.has(m.user.id) ? [] : [m.user.id])])];
+    expect(ids.length).toBeGreaterThan(6);
+    expect(aMembers.some((m) => m.role === "owner")).toBe(true);
+    for (const id of ids) {
+      const res = await t.request("GET", `/v1/team/members/${id}`, { token: b.teamToken });
+      expect(`${id}: ${res.status} ${res.text}`).toBe(`${id}: ${unknown.status} ${unknown.text}`);
+    }
+    // And A reads each of them.
+    for (const id of ids) expect((await t.request("GET", `/v1/team/members/${id}`)).status).toBe(200);
+  });
+
+  test("a removed member or revoked invitation is a 404 afterwards", async () => {
+    const gone = addMember(t, t.team.teamId, "Gone Soon", Date.now());
+    const pending = (await invite(t.team.teamToken, { email: `rev-${newId().slice(-8)}@example.org` })).json.data;
+    for (const id of [gone, pending.id]) {
+      expect((await t.request("GET", `/v1/team/members/${id}`)).status).toBe(200);
+      expect((await t.request("DELETE", `/v1/team/members/${id}`)).status).toBe(200);
+      const res = await t.request("GET", `/v1/team/members/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.json.message).toBe("Team member not found.");
+    }
+  });
+
+  test("a malformed id is a 404 with the error body; one over 100 characters a 422 naming the field; never a 5xx", async () => {
+    for (const id of ["not-a-uuid", "1", "' OR '1'='1", "..%2F..%2Fteam", "%F0%9F%93%AE", `${activeId}x`, ` ${activeId}`]) {
+      const res = await t.request("GET", `/v1/team/members/${id}`);
+      expect(`${id} ${res.status}`).toBe(`${id} 404`);
+      expect(res.json).toEqual({ message: "Team member not found.", error: "not_found" });
+    }
+    for (const id of ["a".repeat(101), "%ZZ"]) {
+      const res = await t.request("GET", `/v1/team/members/${id}`);
+      expect(`${id} ${res.status}`).toBe(`${id} 422`);
+      expect(Object.keys(res.json.errors)).toEqual(["memberId"]);
+      expect(res.json.message).toBeString();
+    }
+    // A NUL anywhere in a URL is refused before routing (400, for every path).
+    const nul = await t.request("GET", "/v1/team/members/%00");
+    expect(nul.status).toBe(400);
+    expect(nul.json.message).toContain("NUL");
+  });
+
+  test("401 without the team token, and with a project token", async () => {
+    expect((await t.request("GET", `/v1/team/members/${activeId}`, { token: null })).status).toBe(401);
+    const res = await t.request("GET", `/v1/team/members/${activeId}`, { projectToken: t.team.projectToken });
+    expect(res.status).toBe(401);
+    expect(res.text).not.toContain("Ann Active");
   });
 });
