@@ -418,6 +418,31 @@ describe("POST /v1/domains/{id}/dns-records/{recordId}/verify", () => {
     expect(recordOf(await fetchDomain(d.id), "dkim").status).toBe("active");
   });
 
+  test("a DKIM rotation checked record by record: next keys are a migration; the second one verified switches signing, the old keys deprecated", async () => {
+    const d = await create();
+    const dkim = recordOf(d, "dkim");
+    dns.set(dkim.fqdn, "TXT", [dkim.content]);
+    expect((await verifyOne(d.id, dkim.id)).status).toBe(200);
+    const rotated = (await t.request("POST", `/v1/domains/${d.id}/dkim/rotate`)).json.data;
+    type Dkim = Rec & { key_state: string | null; verification_scope: string; required_for_verification: boolean };
+    const next = (rotated.dns_records as Dkim[]).filter((r) => r.key_state === "next");
+    expect(next.map((r) => [r.kind, r.purpose, r.verification_scope, r.required_for_verification])).toEqual([
+      ["dkim", "dkim_legacy", "migration", false],
+      ["dkim_ed25519", "dkim_legacy", "migration", false],
+    ]);
+    for (const r of next) dns.set(r.fqdn, "TXT", [r.content]);
+    // One of the two alone switches nothing.
+    expect((await verifyOne(d.id, next[0]!.id)).json.data).toMatchObject({ status: "active", key_state: "next", verification_scope: "migration" });
+    const second = await verifyOne(d.id, next[1]!.id);
+    expect(second.status).toBe(200);
+    expect(second.json.data).toMatchObject({ id: next[1]!.id, key_state: "current", verification_scope: "recommended" });
+    const after = (await fetchDomain(d.id)).dns_records as Dkim[];
+    expect(after.find((r) => r.id === next[0]!.id)).toMatchObject({ key_state: "current", verification_scope: "required", required_for_verification: true });
+    expect(after.find((r) => r.id === dkim.id)).toMatchObject({ key_state: "retiring", verification_scope: "deprecated", required_for_verification: false });
+    expect(after.filter((r) => r.required_for_verification).map((r) => r.id)).toEqual([next[0]!.id]);
+    expect(await fetchDomain(d.id)).toMatchObject({ status: "verified", sending_status: "active" });
+  });
+
   test("a record id that is not one of the domain's: 404 (unknown, another domain's, malformed); an over-long one 422", async () => {
     const d = await create();
     const sibling = await create();
