@@ -9,7 +9,7 @@ import { CommandFailed } from "./cli-domains.ts";
 import type { Config } from "./config.ts";
 import { openDeps } from "./runtime.ts";
 import { parseCertificate, renewalTime } from "./tls/certificate.ts";
-import { ACME_CERTIFICATE, certificateMode, DEFAULT_CERTIFICATE_OPTIONS } from "./tls/manager.ts";
+import { ACME_CERTIFICATE, certificateMode } from "./tls/manager.ts";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -59,5 +59,5 @@ export async function tlsRenew(config: Config): Promise<void> {
   } finally {
     await deps.store.close();
   }
-  console.log(`Renewal requested: a running node orders a new certificate within ${DEFAULT_CERTIFICATE_OPTIONS.checkIntervalMs / 1000} s and every node serves it once issued (posthorn tls status shows it).`);
+  console.log(`Renewal requested: a running node orders a new certificate within ${config.tlsCheckIntervalMs / 1000} s and every node serves it once issued (posthorn tls status shows it).`);
 }

@@ -50,6 +50,11 @@ export const ConfigSchema = Type.Object({
   /** Set: certificates for hostname (and the tracking host) come from acmeDirectory by HTTP-01. */
   acmeEmail: Type.Union([Type.String({ pattern: "^[^\\s@]+@[^\\s@]+$" }), Type.Null()]),
   acmeDirectory: Type.String({ pattern: "^https://[^\\s]+$" }),
+  /**
+   * How often each node checks its certificate (default 10,000 ms): re-reads POSTHORN_TLS_CERT/KEY,
+   * loads one another node stored, and orders when one is due or `posthorn tls renew` asked for one.
+   */
+  tlsCheckIntervalMs: Type.Integer({ minimum: 100, maximum: 3_600_000 }),
   delivery: Type.Union([Type.Literal("direct"), Type.Literal("relay"), Type.Literal("sink")]),
   relayUrl: Type.Union([Type.String({ pattern: "^smtps?://[^\\s]+$" }), Type.Null()]),
   mxPort: Port,
@@ -200,6 +205,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   httpsPort: "POSTHORN_HTTPS_PORT",
   acmeEmail: "POSTHORN_ACME_EMAIL",
   acmeDirectory: "POSTHORN_ACME_DIRECTORY",
+  tlsCheckIntervalMs: "POSTHORN_TLS_CHECK_INTERVAL_MS",
   delivery: "POSTHORN_DELIVERY",
   relayUrl: "POSTHORN_RELAY_URL",
   mxPort: "POSTHORN_MX_PORT",
@@ -252,6 +258,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpsPort: int(env, "POSTHORN_HTTPS_PORT", 0),
     acmeEmail: optional(env, "POSTHORN_ACME_EMAIL"),
     acmeDirectory: str(env, "POSTHORN_ACME_DIRECTORY", LETS_ENCRYPT_DIRECTORY),
+    tlsCheckIntervalMs: int(env, "POSTHORN_TLS_CHECK_INTERVAL_MS", 10_000),
     delivery: str(env, "POSTHORN_DELIVERY", "direct") as Config["delivery"],
     relayUrl: optional(env, "POSTHORN_RELAY_URL"),
     mxPort: int(env, "POSTHORN_MX_PORT", 25),

@@ -33,7 +33,7 @@ const H = 60 * M;
 export const ACME_RETRY_SCHEDULE_MS = [5 * M, 15 * M, 1 * H, 3 * H, 12 * H] as const;
 
 export interface CertificateManagerOptions {
-  /** How often each node checks for a new certificate (files, or one another node stored) and for a due order. */
+  /** How often each node checks for a new certificate (files, or one another node stored) and for a due order (POSTHORN_TLS_CHECK_INTERVAL_MS). */
   checkIntervalMs: number;
   /** How long a node may hold an order before another may take over. */
   leaseMs: number;
@@ -43,8 +43,7 @@ export interface CertificateManagerOptions {
   namesTtlMs: number;
 }
 
-export const DEFAULT_CERTIFICATE_OPTIONS: CertificateManagerOptions = {
-  checkIntervalMs: 10_000,
+export const DEFAULT_CERTIFICATE_OPTIONS: Omit<CertificateManagerOptions, "checkIntervalMs"> = {
   leaseMs: 10 * M,
   orderTimeoutMs: 5 * M,
   namesTtlMs: 15 * M,
@@ -94,7 +93,7 @@ export class CertificateManager {
 
   constructor(
     private readonly deps: Deps,
-    private readonly opts: CertificateManagerOptions = DEFAULT_CERTIFICATE_OPTIONS,
+    private readonly opts: CertificateManagerOptions = { ...DEFAULT_CERTIFICATE_OPTIONS, checkIntervalMs: deps.config.tlsCheckIntervalMs },
   ) {
     this.mode = certificateMode(deps.config);
     this.owner = `${deps.config.nodeName}:${randomUUID()}`;

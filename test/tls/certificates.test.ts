@@ -193,6 +193,8 @@ describe("certificate files", () => {
         POSTHORN_SMTP_PORT: String(smtpPort),
         POSTHORN_TLS_CERT: certFile,
         POSTHORN_TLS_KEY: keyFile,
+        // Changed files are served within a check (10 s by default).
+        POSTHORN_TLS_CHECK_INTERVAL_MS: "200",
         // Set too, and never used: the files win.
         POSTHORN_ACME_EMAIL: "ops@posthorn.test",
         POSTHORN_ACME_DIRECTORY: "https://127.0.0.1:1/directory",
