@@ -8,8 +8,16 @@ export type OutboundMessageRow = MessageHeadingColumns & {
   id: string;
   message_id_header: string | null;
   created_at: number;
+  /**
+   * The HTML and text parts, when at most INLINE_PART_BYTES; a larger one is null here (its size in
+   * html_bytes / text_bytes says it exists) and read by partsToCompose once the attempt has its
+   * turn for delivery memory, so that jobs waiting for it hold none of it.
+   */
   html: string | null;
   text: string | null;
+  /** The parts' sizes (SQLite: in characters), null for a part the message does not have. */
+  html_bytes: number | null;
+  text_bytes: number | null;
   headers: string;
   /**
    * The size in bytes of the composed, signed message (with tracking: the first recipient's copy);
@@ -45,7 +53,21 @@ type MessagePart = MessageHeadingColumns & Pick<OutboundMessageRow, "id" | "mess
   route_id: string | null;
   domain_id: string | null;
 };
-type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "headers" | "raw_bytes" | "attachment_bytes" | "track_opens" | "track_clicks">;
+type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "html_bytes" | "text_bytes" | "headers" | "raw_bytes" | "attachment_bytes" | "track_opens" | "track_clicks">;
+
+/** Parts up to this size come with the outbound row; larger ones are read when composing (partsToCompose). */
+export const INLINE_PART_BYTES = 256 * 1024;
+/** html, text, html_bytes and text_bytes of message_contents (`prefix` its alias and a dot, or ""), by the engine's length function. */
+const INLINE_PARTS = (length: string, prefix: string) =>
+  ["html", "text"].map((p) => `CASE WHEN ${length}(${prefix}${p}) <= ${INLINE_PART_BYTES} THEN ${prefix}${p} END AS ${p}, ${length}(${prefix}${p}) AS ${p}_bytes`).join(", ");
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+/** PostgreSQL's bigint and int come back as strings or numbers: numbers here. */
+const numbers = (r: Pick<OutboundMessageRow, "html_bytes" | "text_bytes" | "raw_bytes" | "attachment_bytes">) => ({
+  html_bytes: num(r.html_bytes),
+  text_bytes: num(r.text_bytes),
+  raw_bytes: num(r.raw_bytes),
+  attachment_bytes: Number(r.attachment_bytes),
+});
 
 /** The attachments' decoded size of the message_contents row `c`, as attachment_bytes: by the attachments_message index, 0 for none. */
 const ATTACHMENT_BYTES = (c: string) => `(SELECT coalesce(sum(a.size), 0) FROM attachments a WHERE a.message_id = ${c}.message_id) AS attachment_bytes`;
@@ -89,20 +111,20 @@ export class DeliveryRepository {
     if (this.db.dialect === "postgres") {
       const row = await this.db.get<OutboundMessageRow>(
         `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
-                c.html, c.text, c.headers, octet_length(c.raw) AS raw_bytes, ${ATTACHMENT_BYTES("c")}, c.track_opens, c.track_clicks, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
+                ${INLINE_PARTS("octet_length", "c.")}, c.headers, octet_length(c.raw) AS raw_bytes, ${ATTACHMENT_BYTES("c")}, c.track_opens, c.track_clicks, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
          FROM messages m JOIN message_contents c ON c.message_id = m.id
          LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
          WHERE m.id = ?`,
         [messageId],
       );
-      return row ? { ...row, raw_bytes: row.raw_bytes === null ? null : Number(row.raw_bytes), attachment_bytes: Number(row.attachment_bytes) } : null;
+      return row ? { ...row, ...numbers(row) } : null;
     }
     const m = await this.db.get<MessagePart>(
       `SELECT id, from_email, from_name, subject, "to", cc, reply_to, message_id_header, created_at, route_id, domain_id FROM messages WHERE id = ?`,
       [messageId],
     );
     if (!m) return null;
-    const c = await this.db.get<ContentsPart>(`SELECT html, text, headers, length(raw) AS raw_bytes, ${ATTACHMENT_BYTES("message_contents")}, track_opens, track_clicks FROM message_contents WHERE message_id = ?`, [messageId]);
+    const c = await this.db.get<ContentsPart>(`SELECT ${INLINE_PARTS("length", "")}, headers, length(raw) AS raw_bytes, ${ATTACHMENT_BYTES("message_contents")}, track_opens, track_clicks FROM message_contents WHERE message_id = ?`, [messageId]);
     if (!c) return null;
     const route = m.route_id ? await this.db.get<{ route_type: string }>("SELECT route_type FROM routes WHERE id = ?", [m.route_id]) : null;
     const d = m.domain_id
@@ -112,6 +134,7 @@ export class DeliveryRepository {
     return {
       ...message,
       ...c,
+      ...numbers(c),
       route_type: route?.route_type ?? null,
       domain: d?.domain ?? null,
       dkim_selector: d?.dkim_selector ?? null,
@@ -120,6 +143,11 @@ export class DeliveryRepository {
       dkim_ed25519_private_key: d?.dkim_ed25519_private_key ?? null,
       return_path_host: d?.return_path_host ?? null,
     };
+  }
+
+  /** The HTML and text parts whatever their size (see OutboundMessageRow.html). */
+  async partsToCompose(messageId: string): Promise<{ html: string | null; text: string | null }> {
+    return (await this.db.get<{ html: string | null; text: string | null }>("SELECT html, text FROM message_contents WHERE message_id = ?", [messageId])) ?? { html: null, text: null };
   }
 
   /** The message's attachments with their content, in the order they were stored (ids are time-ordered). */

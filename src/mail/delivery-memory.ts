@@ -57,12 +57,13 @@ export class DeliveryMemory {
 /**
  * What a signed copy of a message will weigh, before it is composed: attachments in base64 (4/3,
  * and a CRLF every 76 characters), the HTML and text parts quoted-printable or base64 (at most
- * ~1.4 times their UTF-8 size), tracking URLs in place of links, and the headers and signatures.
+ * ~1.4 times their size; 1.5 for HTML too large to have been read yet, whose links are not
+ * counted), tracking URLs in place of links, and the headers and signatures.
  */
-export function estimateCopyBytes(p: { html: string | null; text: string | null; attachmentBytes: number }): number {
-  const parts = (p.html ? Buffer.byteLength(p.html) : 0) + (p.text ? Buffer.byteLength(p.text) : 0);
+export function estimateCopyBytes(p: { html: string | null; htmlBytes: number; textBytes: number; attachmentBytes: number }): number {
   const links = p.html ? (p.html.match(/<a\s/gi)?.length ?? 0) : 0;
-  return Math.ceil(p.attachmentBytes * (4 / 3) * (78 / 76)) + Math.ceil(parts * 1.4) + links * 200 + 16 * 1024;
+  const html = p.html !== null || p.htmlBytes === 0 ? p.htmlBytes * 1.4 : p.htmlBytes * 1.5;
+  return Math.ceil(p.attachmentBytes * (4 / 3) * (78 / 76) + html + p.textBytes * 1.4) + links * 200 + 16 * 1024;
 }
 
 /**

@@ -75,6 +75,9 @@ const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLo
 
 /** What the composer needs for one message: the MIME input and the signing key. */
 async function composeRequest(deps: Deps, row: OutboundMessageRow): Promise<{ input: ComposeInput; key: DkimKey }> {
+  // A part too large to come with the row is read now, in the attempt's turn for delivery memory.
+  const large = (row.html === null && row.html_bytes !== null) || (row.text === null && row.text_bytes !== null);
+  const parts = large ? await deps.store.read.deliveries.partsToCompose(row.id) : row;
   const attachments = (await deps.store.read.deliveries.attachmentsToCompose(row.id)).map((a) => ({
     filename: a.filename,
     contentType: a.content_type,
@@ -89,8 +92,8 @@ async function composeRequest(deps: Deps, row: OutboundMessageRow): Promise<{ in
     cc: JSON.parse(row.cc) as Address[],
     replyTo: JSON.parse(row.reply_to) as string[],
     subject: row.subject,
-    html: row.html,
-    text: row.text,
+    html: parts.html,
+    text: parts.text,
     headers: JSON.parse(row.headers) as Record<string, string>,
     attachments,
     // A broadcast copy's own link is set for each recipient (copyFor): none names the message's others.
@@ -269,14 +272,14 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     // With tracking, each recipient's copy carries tokens that name it, and a broadcast's copy its
     // own unsubscribe link: composed for each, on every attempt (the tokens come out the same);
     // the first copy is stored as the source.
-    const tracked = (row.track_opens === 1 || row.track_clicks === 1) && row.html !== null;
+    const tracked = (row.track_opens === 1 || row.track_clicks === 1) && row.html_bytes !== null;
     const broadcast = row.route_type === "broadcast";
     const perRecipient = tracked || broadcast;
     // Delivery memory: the content while composing, the shared copy if there is one, and a copy
     // per transaction in flight, as much of it as the limit gives; the rest wait their turn.
     const composing = composed || perRecipient;
-    const contentBytes = composing ? (row.html?.length ?? 0) + (row.text?.length ?? 0) + row.attachment_bytes : 0;
-    const copyBytes = composing ? estimateCopyBytes({ html: row.html, text: row.text, attachmentBytes: row.attachment_bytes }) : row.raw_bytes!;
+    const contentBytes = composing ? (row.html_bytes ?? 0) + (row.text_bytes ?? 0) + row.attachment_bytes : 0;
+    const copyBytes = composing ? estimateCopyBytes({ html: row.html, htmlBytes: row.html_bytes ?? 0, textBytes: row.text_bytes ?? 0, attachmentBytes: row.attachment_bytes }) : row.raw_bytes!;
     const fixed = contentBytes + (perRecipient ? 0 : copyBytes);
     const given = await memory.enter(fixed + copyBytes * due.length);
     try {

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openStorage } from "../../src/db/connection.ts";
-import { DeliveryRepository } from "../../src/db/deliveries.ts";
+import { DeliveryRepository, INLINE_PART_BYTES } from "../../src/db/deliveries.ts";
 import { MessageRepository } from "../../src/db/messages.ts";
 import { migratePostgres } from "../../src/db/migrate-pg.ts";
 import { PostgresExecutor, postgresClient } from "../../src/db/postgres.ts";
@@ -112,6 +112,9 @@ for (const [name, open, available] of engines) {
         subject: "Hello",
         text: "Hi",
         headers: "{}",
+        html: null,
+        html_bytes: null,
+        text_bytes: 2,
         raw_bytes: null,
         attachment_bytes: 0,
         route_type: "broadcast",
@@ -121,6 +124,16 @@ for (const [name, open, available] of engines) {
         return_path_host: "ph-bounces",
       });
       expect(await deliveries.outboundMessage(newId())).toBeNull();
+    });
+
+    test("a part larger than INLINE_PART_BYTES is not read with the row, only its size: partsToCompose reads it", async () => {
+      const { db } = await open();
+      const deliveries = new DeliveryRepository(db);
+      const { message } = await seed(db, ["r@dest.test"]);
+      const html = `<p>${"x".repeat(INLINE_PART_BYTES)}</p>`;
+      await db.run("UPDATE message_contents SET html = ? WHERE message_id = ?", [html, message]);
+      expect(await deliveries.outboundMessage(message)).toMatchObject({ html: null, html_bytes: html.length, text: "Hi", text_bytes: 2 });
+      expect(await deliveries.partsToCompose(message)).toEqual({ html, text: "Hi" });
     });
 
     test("the composed source is stored byte for byte; attachments come in the order they were added", async () => {

@@ -1,6 +1,7 @@
 // The gate of POSTHORN_DELIVERY_MEMORY_MB (src/mail/delivery-memory.ts): what an attempt is given
 // of it, in what order waiting attempts get in, and the estimate of a copy before it is composed.
 import { expect, test } from "bun:test";
+import { INLINE_PART_BYTES } from "../../src/db/deliveries.ts";
 import { DeliveryMemory, estimateCopyBytes } from "../../src/mail/delivery-memory.ts";
 
 test("attempts get in while they fit, then first come first served; one asking more than the limit gets the limit and goes alone", async () => {
@@ -26,8 +27,34 @@ test("attempts get in while they fit, then first come first served; one asking m
 
 test("a copy's estimate covers what composing writes: base64 attachments, encoded parts, tracked links", () => {
   const mib = 1024 * 1024;
-  const est = estimateCopyBytes({ html: `<a href="https://x.test/">x</a>`.repeat(20), text: "hello", attachmentBytes: 25 * mib });
+  const html = `<a href="https://x.test/">x</a>`.repeat(20);
+  const est = estimateCopyBytes({ html, htmlBytes: html.length, textBytes: 5, attachmentBytes: 25 * mib });
   expect(est).toBeGreaterThan(25 * mib * (4 / 3) * (78 / 76));
   expect(est).toBeLessThan(36 * mib);
-  expect(estimateCopyBytes({ html: null, text: "hi", attachmentBytes: 0 })).toBeLessThan(20 * 1024);
+  expect(estimateCopyBytes({ html: null, htmlBytes: 0, textBytes: 2, attachmentBytes: 0 })).toBeLessThan(20 * 1024);
+  // HTML too large to come with the row: estimated from its size.
+  expect(estimateCopyBytes({ html: null, htmlBytes: 10 * mib, textBytes: 0, attachmentBytes: 0 })).toBeGreaterThan(14 * mib);
 });
+
+test("HTML too large to come with the job's row is read in its turn: every tracked copy is delivered with its links rewritten", async () => {
+  const { startOutbound } = await import("../send/harness.ts");
+  const h = await startOutbound({ env: { POSTHORN_DELIVERY_MEMORY_MB: "1" } });
+  try {
+    h.routeToSink("big.test");
+    const html = `<p><a href="https://shop.example/catalogue">Catalogue</a></p>` + `<p>${"Lorem ipsum dolor sit amet. ".repeat(12_000)}</p>`;
+    expect(html.length).toBeGreaterThan(INLINE_PART_BYTES);
+    const res = await h.send({ from: "app@sender.test", to: ["a@big.test", "b@big.test", "c@big.test"], subject: "Large", html, track_clicks: true, track_opens: true });
+    expect(res.status).toBe(202);
+    await h.waitForStatus(res.json.message_id, ["delivered"], 20_000);
+    const copies = h.sink.received.filter((m) => m.to[0]!.endsWith("@big.test"));
+    expect(copies.length).toBe(3);
+    for (const m of copies) {
+      const raw = m.raw.toString("latin1").replace(/=\r\n/g, "");
+      expect(raw).not.toContain("https://shop.example/catalogue");
+      expect(raw).toContain("/t/c/");
+      expect(raw.length).toBeGreaterThan(html.length);
+    }
+  } finally {
+    await h.close();
+  }
+}, 30_000);
