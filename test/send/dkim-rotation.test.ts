@@ -44,7 +44,7 @@ const dkimShape = async () => (await dkimRecords()).map((r) => [r.kind, r.key_st
 async function verify() {
   const res = await h.request("POST", `/v1/domains/${domainId}/dns-records/verify`);
   expect(res.status).toBe(200);
-  return res.json as { verified: boolean; message: string; data: { dns_records: Rec[]; status: string } };
+  return res.json as { verified: boolean; message: string; data: { dns_records: Rec[]; status: string; sending_status: string } };
 }
 
 async function rotate() {
