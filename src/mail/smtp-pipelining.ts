@@ -74,7 +74,7 @@ export function sendPipelined(conn: SMTPConnection, envelope: { from: string; to
       }
       if (!accepted) return done(refused("Data command failed", "EENVELOPE", str, "DATA"));
       c._responseActions.push((reply) => (reply[0] === "2" ? done(null, { response: reply }) : done(refused("Message failed", "EMESSAGE", reply, "DATA"))));
-      c._socket.write(dataBlock(raw));
+      for (const chunk of dataChunks(raw)) c._socket.write(chunk);
     },
   );
   const size = c._supportedExtensions.includes("SIZE") ? ` SIZE=${raw.length}` : "";
@@ -86,20 +86,30 @@ const CR = 0x0d;
 const LF = 0x0a;
 const DOT = 0x2e;
 
-/**
- * The message as DATA sends it (RFC 5321 §4.5.2), as nodemailer's DataStream writes it: a "." at
- * the start of a line doubled, a bare LF made CRLF, then CRLF "." CRLF (the CRLF only where the
- * message does not already end a line).
- */
-export function dataBlock(raw: Buffer): Buffer {
+/** Bytes dot-stuffing adds to the message: a "." at the start of a line doubled, a bare LF made CRLF. */
+function stuffedBytes(raw: Buffer): number {
   let extra = 0;
   for (let i = 0; i < raw.length; i++) {
     const b = raw[i];
     if (b === DOT && (i === 0 || raw[i - 1] === LF)) extra++;
     else if (b === LF && (i === 0 || raw[i - 1] !== CR)) extra++;
   }
+  return extra;
+}
+
+/** What ends DATA after the message: CRLF "." CRLF, the CRLF only where the message does not already end a line. */
+function dataTail(raw: Buffer): string {
   const last = raw.length > 0 ? raw[raw.length - 1] : -1;
-  const tail = last === LF ? ".\r\n" : last === CR ? "\n.\r\n" : "\r\n.\r\n";
+  return last === LF ? ".\r\n" : last === CR ? "\n.\r\n" : "\r\n.\r\n";
+}
+
+/**
+ * The message as DATA sends it (RFC 5321 §4.5.2), as nodemailer's DataStream writes it: a "." at
+ * the start of a line doubled, a bare LF made CRLF, then CRLF "." CRLF (the CRLF only where the
+ * message does not already end a line).
+ */
+export function dataBlock(raw: Buffer, extra = stuffedBytes(raw)): Buffer {
+  const tail = dataTail(raw);
   const out = Buffer.allocUnsafe(raw.length + extra + tail.length);
   if (extra === 0) {
     raw.copy(out, 0);
@@ -114,4 +124,18 @@ export function dataBlock(raw: Buffer): Buffer {
   }
   out.write(tail, raw.length + extra, "latin1");
   return out;
+}
+
+/** Messages from this size on that need no stuffing are written as they are, then the tail: no copy of them. */
+const UNCOPIED_BYTES = 64 * 1024;
+
+/**
+ * The writes of dataBlock(raw): one block, or for a large message that needs no stuffing (what
+ * the composer writes: CRLF lines, no line starting with a dot in base64 or quoted-printable
+ * bodies, mostly) the message itself and then the tail, sparing a copy of it per transaction.
+ */
+export function dataChunks(raw: Buffer): (Buffer | string)[] {
+  const extra = stuffedBytes(raw);
+  if (extra === 0 && raw.length >= UNCOPIED_BYTES) return [raw, dataTail(raw)];
+  return [dataBlock(raw, extra)];
 }

@@ -2,7 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
 import DataStream from "nodemailer/lib/smtp-connection/data-stream";
 import { createLogger } from "../../src/log.ts";
-import { dataBlock } from "../../src/mail/smtp-pipelining.ts";
+import { dataBlock, dataChunks } from "../../src/mail/smtp-pipelining.ts";
 import { SmtpPools } from "../../src/mail/smtp-pool.ts";
 
 /** What nodemailer's DataStream writes for `raw` (the reference dataBlock must equal). */
@@ -28,6 +28,23 @@ test("the DATA block is nodemailer's DataStream output byte for byte: dots doubl
     const raw = Buffer.from(text, "utf8");
     expect(dataBlock(raw).toString("hex")).toBe((await viaDataStream(raw)).toString("hex"));
   }
+});
+
+test("a large message that needs no stuffing is written as it is, then the tail: the same bytes as the block, no copy of it", async () => {
+  const lines = (n: number, line: string) => Buffer.from(Array.from({ length: n }, (_, i) => `${line}${i}\r\n`).join(""));
+  const cases: [Buffer, boolean][] = [
+    [lines(3000, "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo"), true],
+    [Buffer.concat([lines(10_000, "x"), Buffer.from("no break at the end")]), true],
+    [lines(10_000, ".dot"), false],
+    [Buffer.concat([lines(10_000, "x"), Buffer.from("bare\nline feed\r\n")]), false],
+  ];
+  for (const [raw, asItIs] of cases) {
+    const chunks = dataChunks(raw);
+    expect(Buffer.concat(chunks.map((c) => (typeof c === "string" ? Buffer.from(c, "latin1") : c))).equals(await viaDataStream(raw))).toBe(true);
+    // Unstuffed, the message itself goes out (no copy); a message with lines to stuff gets its block.
+    expect(chunks[0] === raw).toBe(asItIs);
+  }
+  expect(dataChunks(Buffer.from("small\r\n"))).toHaveLength(1);
 });
 
 type Script = { mail?: string; rcpt?: string; data?: string; message?: string; closeAfter?: "MAIL" };
