@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
-import { MESSAGE_STATUSES } from "../../src/events/message-status.ts";
+import { MESSAGE_STATUSES } from "../../src/db/recipient-status.ts";
 import { newId } from "../../src/ids.ts";
 import { insertProject, newProject, newRoute } from "../../src/modules/projects/service.ts";
 import type { MessageListQuery } from "../../src/modules/messages/model.ts";

@@ -1,4 +1,4 @@
-import { FINAL_RECIPIENT_STATUSES, MESSAGE_STATUSES } from "../events/message-status.ts";
+import { FINAL_RECIPIENT_STATUSES, MESSAGE_STATUSES } from "./recipient-status.ts";
 import { keysetPageOf, whereEquals, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
 import type { SqlExecutor } from "./sql.ts";
 

@@ -1,4 +1,4 @@
-import { FINAL_RECIPIENT_STATUSES } from "../events/message-status.ts";
+import { FINAL_RECIPIENT_STATUSES } from "./recipient-status.ts";
 import { compareIds } from "../ids.ts";
 import type { SqlExecutor } from "./sql.ts";
 

@@ -1,6 +1,6 @@
 import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
 import type { SqlExecutor } from "./sql.ts";
-import { MESSAGE_STATUSES } from "../events/message-status.ts";
+import { MESSAGE_STATUSES } from "./recipient-status.ts";
 
 /** Every (type, status) a message can have, as rows of VALUES (constants of the code, no input). */
 export const STATUS_PAIRS = `VALUES ${["inbound", "outbound"].flatMap((type) => MESSAGE_STATUSES.map((status) => `('${type}', '${status}')`)).join(", ")}`;

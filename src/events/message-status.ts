@@ -3,69 +3,7 @@ import type { Repositories } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import { clip, clipOrNull, FIELD_BOUNDS } from "../bounds.ts";
 import { publishEvent, type EventKind } from "./publish.ts";
-
-export const MESSAGE_STATUSES = [
-  "pending",
-  "queued",
-  "suppressed",
-  "processed",
-  "delivered",
-  "opened",
-  "clicked",
-  "soft_bounced",
-  "hard_bounced",
-  "spam_complaint",
-  "failed",
-  "blocked",
-  "policy_rejected",
-  "unsubscribed",
-] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
-
-/** A recipient in one of these states will not change again by delivery. */
-export const FINAL_RECIPIENT_STATUSES: ReadonlySet<string> = new Set([
-  "delivered",
-  "hard_bounced",
-  "failed",
-  "suppressed",
-  "blocked",
-  "policy_rejected",
-  "spam_complaint",
-  "unsubscribed",
-  "opened",
-  "clicked",
-]);
-
-/**
- * How a message's status is derived from its recipients': the highest-ranked recipient status
- * wins. Work still under way ranks above any outcome, so a message reads soft_bounced while any
- * recipient is still being retried, and delivered once some recipient got it and none is pending.
- */
-const AGGREGATE_RANK: readonly string[] = [
-  "soft_bounced",
-  "processed",
-  "queued",
-  "pending",
-  "spam_complaint",
-  "unsubscribed",
-  "clicked",
-  "opened",
-  "delivered",
-  "hard_bounced",
-  "failed",
-  "blocked",
-  "policy_rejected",
-  "suppressed",
-];
-
-export function aggregateStatus(statuses: readonly string[]): string {
-  let best = -1;
-  for (const s of statuses) {
-    const r = AGGREGATE_RANK.indexOf(s);
-    if (r !== -1 && (best === -1 || r < best)) best = r;
-  }
-  return best === -1 ? (statuses[0] ?? "pending") : AGGREGATE_RANK[best]!;
-}
+import { aggregateStatus, FINAL_RECIPIENT_STATUSES, type MessageStatus } from "../db/recipient-status.ts";
 
 /** The webhook event kind a recipient status change publishes, if any. */
 const STATUS_EVENT: Partial<Record<string, EventKind>> = {

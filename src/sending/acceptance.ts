@@ -6,7 +6,8 @@
 import type { Deps } from "../context.ts";
 import type { Repositories } from "../db/store.ts";
 import { ConflictError, ValidationError, fieldErrors } from "../errors.ts";
-import { changeRecipientStatus, suppressedAmong, type MessageStatus } from "../events/message-status.ts";
+import { changeRecipientStatus, suppressedAmong } from "../events/message-status.ts";
+import type { MessageStatus } from "../db/recipient-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { newId, sha256Hex } from "../ids.ts";
 import { OUTBOUND_MAX_ATTEMPTS, OUTBOUND_QUEUE, type OutboundJob } from "../mail/outbound-job.ts";

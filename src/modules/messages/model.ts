@@ -1,7 +1,7 @@
 import { t, type Static } from "elysia";
 import type { MessageRow } from "../../db/messages.ts";
 import type { Address } from "../../db/schema.ts";
-import { MESSAGE_STATUSES } from "../../events/message-status.ts";
+import { MESSAGE_STATUSES } from "../../db/recipient-status.ts";
 import { PageQuery, Paginated } from "../../http/pagination.ts";
 import { iso, UUID_PATTERN } from "../../ids.ts";
 import { Nullable } from "../../http/schemas.ts";

@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { MESSAGE_STATUSES } from "../../events/message-status.ts";
+import { MESSAGE_STATUSES } from "../../db/recipient-status.ts";
 import { ProjectData } from "../projects/model.ts";
 import { Nullable, nullableString } from "../../http/schemas.ts";
 import { EngagementFields, RouteFields } from "./base.ts";

@@ -4,7 +4,7 @@ import { ROUTE_SORT, type RouteChanges, type RouteRow } from "../../db/routes.ts
 import type { Repositories } from "../../db/store.ts";
 import { isPublicSuffix, publicSuffixMessage } from "../../dns/records.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors.ts";
-import { MESSAGE_STATUSES } from "../../events/message-status.ts";
+import { MESSAGE_STATUSES } from "../../db/recipient-status.ts";
 import { WEBHOOK_QUEUE } from "../../events/publish.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { serverSecretOf } from "../../secrets.ts";

@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { MESSAGE_STATUSES } from "../../events/message-status.ts";
+import { MESSAGE_STATUSES } from "../../db/recipient-status.ts";
 import { LIMITS } from "../../sending/limits.ts";
 
 const addressList = (field: string, minItems = 0) =>
