@@ -16,7 +16,21 @@ export type EventRow = {
  * What each subscribed webhook's delivery job is. `machine`: the event is a tracking hit
  * classified as a machine, sent only to webhooks that include machine events.
  */
-export type DeliveryJobSpec = { queue: string; maxAttempts: number; machine?: boolean };
+export type DeliveryJobSpec = { queue: string; maxAttempts: number; machine?: boolean; audience?: Audience };
+
+/**
+ * Whose webhooks an event without a route goes to: every webhook of the team's routes, or of one
+ * project's routes (a team- or project-scoped suppression). Absent, an event goes to its route's
+ * webhooks, and one without a route to none.
+ */
+export type Audience = { scope: "team" } | { scope: "project"; projectId: string };
+
+/** The webhooks an event goes to, as SQL selecting `w.id` (and its parameters, before kind and machine). */
+function audienceOf(e: EventRow, audience: Audience | undefined): { from: string; params: string[] } | null {
+  if (!audience) return e.route_id === null ? null : { from: "FROM webhooks w WHERE w.route_id = ?", params: [e.route_id] };
+  if (audience.scope === "team") return { from: "FROM webhooks w WHERE w.team_id = ?", params: [e.team_id] };
+  return { from: "FROM webhooks w JOIN routes r ON r.id = w.route_id WHERE w.team_id = ? AND r.project_id = ?", params: [e.team_id, audience.projectId] };
+}
 
 /**
  * The statements that differ between the engines, side by side: one job per enabled webhook of
@@ -30,11 +44,11 @@ const FLAVORS = {
     // it selects nothing, and most routes have no webhook. The kind is found as a quoted string
     // in the JSON array (kinds are plain ASCII): json_each would cost 3.6 µs a call, this 0.3 µs
     // (measured).
-    subscribed: `SELECT w.id FROM webhooks w WHERE w.route_id = ? AND w.enabled = 1 AND instr(w.events, '"' || ? || '"') > 0 AND (? = 0 OR w.include_machine_events = 1)`,
+    subscribed: (from: string) => `SELECT w.id ${from} AND w.enabled = 1 AND instr(w.events, '"' || ? || '"') > 0 AND (? = 0 OR w.include_machine_events = 1)`,
     delivery: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, json_object('eventId', ?, 'webhookId', ?), ?, 0, ?, ?)",
   },
   postgres: {
-    recordWithDeliveries: `WITH w AS (SELECT w.id FROM webhooks w WHERE w.route_id = ? AND w.enabled = 1 AND w.events::jsonb @> jsonb_build_array(?::text) AND (?::integer = 0 OR w.include_machine_events = 1)),
+    recordWithDeliveries: (from: string) => `WITH w AS (SELECT w.id ${from} AND w.enabled = 1 AND w.events::jsonb @> jsonb_build_array(?::text) AND (?::integer = 0 OR w.include_machine_events = 1)),
       e AS (INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at)
         SELECT ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::bigint WHERE EXISTS (SELECT 1 FROM w))
       INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at)
@@ -57,15 +71,16 @@ export class EventRepository {
    * rows written per message. Nothing is read back: on PostgreSQL it is one pipelined statement.
    */
   async record(e: EventRow, job: DeliveryJobSpec): Promise<void> {
-    if (e.route_id === null) return; // webhooks belong to routes
+    const audience = audienceOf(e, job.audience);
+    if (audience === null) return; // webhooks belong to routes
     if (this.db.dialect === "postgres") {
-      const hooks = [e.route_id, e.kind, job.machine ? 1 : 0];
+      const hooks = [...audience.params, e.kind, job.machine ? 1 : 0];
       const event = [e.id, e.team_id, e.route_id, e.message_id, e.kind, e.body, e.created_at];
       const deliveries = [job.queue, e.id, e.created_at, job.maxAttempts, e.created_at];
       const onDone = (jobs: number) => jobs > 0 && this.signals.enqueued(job.queue);
-      return this.db.runDeferred(FLAVORS.postgres.recordWithDeliveries, [...hooks, ...event, ...deliveries], { onDone });
+      return this.db.runDeferred(FLAVORS.postgres.recordWithDeliveries(audience.from), [...hooks, ...event, ...deliveries], { onDone });
     }
-    const hooks = await this.db.all<{ id: string }>(FLAVORS.sqlite.subscribed, [e.route_id, e.kind, job.machine ? 1 : 0]);
+    const hooks = await this.db.all<{ id: string }>(FLAVORS.sqlite.subscribed(audience.from), [...audience.params, e.kind, job.machine ? 1 : 0]);
     if (hooks.length === 0) return;
     await this.insert(e);
     for (const hook of hooks) {

@@ -1,3 +1,4 @@
+import type { Audience } from "../db/events.ts";
 import type { Repositories } from "../db/store.ts";
 import { iso, newId } from "../ids.ts";
 
@@ -23,6 +24,8 @@ export const EVENT_KINDS = [
   "message.inbound",
   "message.policy_rejected",
   "domain.dns_record_failed",
+  "suppression.added",
+  "suppression.removed",
   "webhook.test",
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
@@ -35,6 +38,8 @@ export interface EventInput {
   data: Record<string, unknown>;
   /** A tracking hit classified as a machine: sent only to webhooks with include_machine_events. */
   machine?: boolean;
+  /** Without a route: whose webhooks get it (src/db/events.ts Audience); absent, the route's. */
+  audience?: Audience;
 }
 
 export interface WebhookJob {
@@ -53,6 +58,6 @@ export async function publishEvent(tx: Repositories, input: EventInput, now = Da
   const id = newId();
   const body = JSON.stringify({ id, event: input.kind, timestamp: iso(now), data: input.data });
   const event = { id, team_id: input.teamId, route_id: input.routeId, message_id: input.messageId ?? null, kind: input.kind, body, created_at: now };
-  await tx.events.record(event, { queue: WEBHOOK_QUEUE, maxAttempts: WEBHOOK_MAX_ATTEMPTS, machine: input.machine === true });
+  await tx.events.record(event, { queue: WEBHOOK_QUEUE, maxAttempts: WEBHOOK_MAX_ATTEMPTS, machine: input.machine === true, audience: input.audience });
   return id;
 }
