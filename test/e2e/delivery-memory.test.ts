@@ -17,15 +17,17 @@ const env = { POSTHORN_DELIVERY_MEMORY_MB: String(SETTING_MB) };
 const mb = (kb: number) => kb / 1024;
 
 // 24 copies of ~8 MB held at once are ~200 MB before any garbage of composing them, in each
-// process; the bounds leave room for the one or two copies in flight, their garbage, and noise.
+// process; the bounds leave room for the one copy in flight, its garbage, and noise. Measured
+// (RSS gained, server / agent): before the bound 645 / 258 MB tracked, 412 / 216 MB untracked;
+// with it 120-152 / 70-91 MB and 92-111 / 75-88 MB over eight runs on a loaded 2-core machine.
 test(
   `a 6 MiB message with tracking to 24 recipients: all delivered, the server within a few times POSTHORN_DELIVERY_MEMORY_MB=${SETTING_MB}`,
   async () => {
     const r = await largeTrackedSend({ contentBytes: 6 * MIB, recipients: 24, env, timeoutMs: 90_000 });
     console.log(`tracked: server ${mb(r.serverBaseKb).toFixed(0)} → ${mb(r.serverPeakKb).toFixed(0)} MB, agent ${mb(r.agentBaseKb).toFixed(0)} → ${mb(r.agentPeakKb).toFixed(0)} MB, ${r.seconds.toFixed(1)} s`);
     expect(r.delivered).toBe(24);
-    expect(mb(r.serverPeakKb - r.serverBaseKb)).toBeLessThan(12 * SETTING_MB);
-    expect(mb(r.agentPeakKb - r.agentBaseKb)).toBeLessThan(8 * SETTING_MB);
+    expect(mb(r.serverPeakKb - r.serverBaseKb)).toBeLessThan(16 * SETTING_MB);
+    expect(mb(r.agentPeakKb - r.agentBaseKb)).toBeLessThan(10 * SETTING_MB);
   },
   120_000,
 );
@@ -36,8 +38,8 @@ test(
     const r = await largeTrackedSend({ contentBytes: 6 * MIB, recipients: 24, env, timeoutMs: 90_000, tracking: false });
     console.log(`untracked: server ${mb(r.serverBaseKb).toFixed(0)} → ${mb(r.serverPeakKb).toFixed(0)} MB, agent ${mb(r.agentBaseKb).toFixed(0)} → ${mb(r.agentPeakKb).toFixed(0)} MB, ${r.seconds.toFixed(1)} s`);
     expect(r.delivered).toBe(24);
-    expect(mb(r.serverPeakKb - r.serverBaseKb)).toBeLessThan(12 * SETTING_MB);
-    expect(mb(r.agentPeakKb - r.agentBaseKb)).toBeLessThan(8 * SETTING_MB);
+    expect(mb(r.serverPeakKb - r.serverBaseKb)).toBeLessThan(16 * SETTING_MB);
+    expect(mb(r.agentPeakKb - r.agentBaseKb)).toBeLessThan(10 * SETTING_MB);
   },
   120_000,
 );
