@@ -19,7 +19,8 @@ const mb = (kb: number) => kb / 1024;
 // 24 copies of ~8 MB held at once are ~200 MB before any garbage of composing them, in each
 // process; the bounds leave room for the one copy in flight, its garbage, and noise. Measured
 // (RSS gained, server / agent): before the bound 645 / 258 MB tracked, 412 / 216 MB untracked;
-// with it 120-152 / 70-91 MB and 92-111 / 75-88 MB over eight runs on a loaded 2-core machine.
+// with it 120-152 / 64-75 MB tracked and 91-127 / 75-95 MB untracked over six runs on a loaded
+// 2-core machine.
 test(
   `a 6 MiB message with tracking to 24 recipients: all delivered, the server within a few times POSTHORN_DELIVERY_MEMORY_MB=${SETTING_MB}`,
   async () => {
