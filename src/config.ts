@@ -3,7 +3,7 @@ import { hostname as osHostname } from "node:os";
 import { resolve } from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { parseCidr } from "./events/ssrf.ts";
+import { parseCidr } from "./net/ip.ts";
 import { parseDestinationPolicies, type DestinationPolicies } from "./mail/shaping.ts";
 
 /** Raised at start when a POSTHORN_* variable is unusable; names the variable. */
@@ -312,7 +312,7 @@ export function loadConfig(env: Env = process.env): Config {
     // A purged event can no longer be sent: the window must outlast its webhook retries (~2.5 days).
     throw new ConfigError("POSTHORN_RETENTION_DAYS", `must be 0 (keep forever) or at least ${MIN_RETENTION_DAYS} days, the time webhook deliveries keep retrying (got ${config.retentionDays})`);
   }
-  // The same parser as where the networks are used (events/ssrf.ts), so what starts is what works.
+  // The same parser as where the networks are used (net/ip.ts), so what starts is what works.
   const badNetwork = (cidr: string, bareAddress: boolean) => {
     if (!bareAddress && !cidr.includes("/")) return true;
     try {

@@ -16,7 +16,7 @@
 import type { Deps } from "../context.ts";
 import type { FailureRow } from "../db/rate-limits.ts";
 import { RateLimitedError } from "../errors.ts";
-import { parseIp } from "../events/ssrf.ts";
+import { parseIp } from "../net/ip.ts";
 
 export const AUTH_FAILURE_WINDOW_MS = 60_000;
 /** How stale this node's view of the IPs other nodes have blocked may get. */

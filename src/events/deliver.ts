@@ -3,7 +3,7 @@ import { DnsError, type DnsResolver } from "../dns/resolver.ts";
 import { readUpTo } from "../streams.ts";
 import { storable } from "../bounds.ts";
 import { signatureHeader } from "./signature.ts";
-import { assertAllowedAddress, parseCidr, parseIp, TargetRefusedError, type Cidr } from "./ssrf.ts";
+import { forbiddenKind, inNetworks, parseCidr, parseIp, type Cidr } from "../net/ip.ts";
 
 /** DESIGN.md §7: a receiver has 30 s to answer. */
 export const WEBHOOK_TIMEOUT_MS = 30_000;
@@ -12,6 +12,29 @@ export const RESPONSE_EXCERPT_BYTES = 2048;
 export const WEBHOOK_USER_AGENT = "Posthorn-Webhooks/0.1 (+https://github.com/posthorn)";
 /** Longest Retry-After honoured; the schedule's last step. */
 const MAX_RETRY_AFTER_MS = 24 * 3600_000;
+
+/** Thrown when a webhook target is refused by policy; the message says why. */
+export class TargetRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TargetRefusedError";
+  }
+}
+
+/**
+ * Throws TargetRefusedError unless `ip` is a public address or lies inside one of the allowed
+ * networks (POSTHORN_WEBHOOK_ALLOWED_NETWORKS).
+ */
+export function assertAllowedAddress(ip: string, allowed: readonly Cidr[], host = ip): void {
+  if (inNetworks(ip, allowed)) return;
+  const kind = forbiddenKind(ip);
+  if (kind) {
+    const via = host === ip ? `${ip}` : `${host} resolves to ${ip}, which`;
+    throw new TargetRefusedError(
+      `refused: ${via} is a ${kind} address; webhooks may only target public addresses unless POSTHORN_WEBHOOK_ALLOWED_NETWORKS includes it`,
+    );
+  }
+}
 
 export interface DeliveryRequest {
   url: string;

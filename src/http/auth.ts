@@ -7,7 +7,7 @@ import { rejectUnknownFilters } from "./filters.ts";
 import { tokenAuthenticator, type TokenAuthenticator, type ProjectPrincipal, type TeamPrincipal } from "../auth/tokens.ts";
 import { authenticateSession, type SessionPrincipal } from "../auth/sessions.ts";
 import { changesState, CSRF_HEADER, sessionTokenOf } from "./session-cookie.ts";
-import { inNetworks, parseCidr, type Cidr } from "../events/ssrf.ts";
+import { inNetworks, parseCidr, type Cidr } from "../net/ip.ts";
 import { rateLimitPlugin } from "./rate-limit.ts";
 
 const bearer = (header: string | undefined): string | null => {

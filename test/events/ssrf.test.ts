@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseRetryAfter } from "../../src/events/deliver.ts";
-import { assertAllowedAddress, forbiddenKind, inNetworks, parseCidr, parseIp, TargetRefusedError } from "../../src/events/ssrf.ts";
+import { assertAllowedAddress, parseRetryAfter, TargetRefusedError } from "../../src/events/deliver.ts";
+import { forbiddenKind, inNetworks, parseCidr, parseIp } from "../../src/net/ip.ts";
 
 describe("webhook address policy", () => {
   test("public addresses are allowed", () => {

@@ -3,7 +3,7 @@ import type { Deps } from "../../context.ts";
 import type { WebhookRow } from "../../db/webhooks.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
 import { webhookSenderFor, type AttemptResult } from "../../events/deliver.ts";
-import { forbiddenKind, inNetworks, parseCidr, parseIp } from "../../events/ssrf.ts";
+import { forbiddenKind, inNetworks, parseCidr, parseIp } from "../../net/ip.ts";
 import { reserveWebhookAttempt } from "../../events/webhook-job.ts";
 import { iso, newId, newToken, TOKEN_PREFIX } from "../../ids.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";

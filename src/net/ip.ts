@@ -1,9 +1,11 @@
 import { isIP } from "node:net";
 
 /**
- * Which addresses a webhook may be delivered to. A webhook URL is chosen by a user of the API,
- * so without this check it could make the server call its own loopback services, the cloud
- * metadata endpoint (169.254.169.254) or hosts on the private network behind it.
+ * IP addresses and CIDR networks: parsing literals and networks, membership, and which ranges are
+ * not public (loopback, private, link-local, …). Used by config.ts and http/auth.ts (trusted
+ * proxies), auth/throttle.ts (per-address limits) and the webhook target policy (events/deliver.ts,
+ * modules/webhooks), which refuses non-public addresses so a user-chosen URL cannot reach the
+ * server's loopback services, the cloud metadata endpoint (169.254.169.254) or the private network.
  *
  * Addresses are compared as bytes; IPv4-mapped IPv6 (::ffff:a.b.c.d), IPv4-translated
  * (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002::/16) addresses are judged by the IPv4
@@ -163,27 +165,4 @@ export function inNetworks(ip: string, networks: readonly Cidr[]): boolean {
   if (!bytes) return false;
   const v4 = bytes.length === 16 && startsWith(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) ? bytes.slice(12) : null;
   return networks.some((n) => inPrefix(bytes, n.bytes, n.prefix) || (v4 !== null && inPrefix(v4, n.bytes, n.prefix)));
-}
-
-/** Thrown when a webhook target is refused by policy; the message says why. */
-export class TargetRefusedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "TargetRefusedError";
-  }
-}
-
-/**
- * Throws TargetRefusedError unless `ip` is a public address or lies inside one of the allowed
- * networks (POSTHORN_WEBHOOK_ALLOWED_NETWORKS).
- */
-export function assertAllowedAddress(ip: string, allowed: readonly Cidr[], host = ip): void {
-  if (inNetworks(ip, allowed)) return;
-  const kind = forbiddenKind(ip);
-  if (kind) {
-    const via = host === ip ? `${ip}` : `${host} resolves to ${ip}, which`;
-    throw new TargetRefusedError(
-      `refused: ${via} is a ${kind} address; webhooks may only target public addresses unless POSTHORN_WEBHOOK_ALLOWED_NETWORKS includes it`,
-    );
-  }
 }
