@@ -9,13 +9,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
-import { databaseEnv, tempDir, waitFor } from "../helpers.ts";
+import { waitFor } from "../helpers.ts";
 import { startSink, type Sink } from "../send/harness.ts";
-import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
-import { freePort } from "./fixtures/outbound-server.ts";
-
-const root = join(import.meta.dir, "..", "..");
+import { startDnsServer } from "../support/dns-server.ts";
+import { machineEnv, root, Shell, startServer, stopGroup } from "./fixtures/shell.ts";
 
 /** The ```sh blocks under "### <title>" of the README's first-send section. */
 function recipe(title: string): string[] {
@@ -24,88 +21,6 @@ function recipe(title: string): string[] {
   const sub = section?.split(/^### /m).find((s) => s.startsWith(title));
   if (!sub) throw new Error(`README: no "### ${title}" under "## Send your first message"`);
   return [...sub.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-}
-
-/** A bash session: blocks run one after another and share variables, as in a terminal. */
-class Shell {
-  private proc;
-  private reader;
-  private buffered = "";
-  constructor(env: Record<string, string>) {
-    this.proc = Bun.spawn(["bash", "--noprofile", "--norc"], { cwd: root, stdin: "pipe", stdout: "pipe", stderr: "pipe", env });
-    this.reader = this.proc.stdout.getReader();
-    // Errors in the output of the block that caused them, as a terminal shows them.
-    this.proc.stdin.write("exec 2>&1\n");
-  }
-
-  async run(block: string): Promise<{ out: string; status: number }> {
-    const marker = `__block_done_${Math.random().toString(36).slice(2)}`;
-    this.proc.stdin.write(`${block}\necho "${marker} $?"\n`);
-    await this.proc.stdin.flush();
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const at = this.buffered.indexOf(marker);
-      if (at !== -1) {
-        const end = this.buffered.indexOf("\n", at);
-        if (end !== -1) {
-          const out = this.buffered.slice(0, at);
-          const status = Number(this.buffered.slice(at + marker.length + 1, end));
-          this.buffered = this.buffered.slice(end + 1);
-          return { out, status };
-        }
-      }
-      if (Date.now() > deadline) throw new Error(`block did not finish:\n${block}\noutput so far:\n${this.buffered}`);
-      const { value, done } = await this.reader.read();
-      if (done) throw new Error(`bash ended: ${await new Response(this.proc.stderr).text()}`);
-      this.buffered += new TextDecoder().decode(value);
-    }
-  }
-
-  close() {
-    this.proc.kill();
-  }
-}
-
-/** The server as the README starts it: `bash -c "<the block>"` in the clone, in a process group of its own. */
-async function startServer(block: string, env: Record<string, string>): Promise<{ proc: Subprocess; exportLine: string; output: () => string }> {
-  const proc = Bun.spawn(["setsid", "bash", "-c", block], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
-  let output = "";
-  const reader = proc.stdout.getReader();
-  void (async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      output += new TextDecoder().decode(value);
-    }
-  })();
-  const exportLine = await waitFor(() => /^export POSTHORN_URL=.*$/m.exec(output)?.[0], 30_000).catch(async () => {
-    throw new Error(`no export line from "${block.trim()}":\n${output}\n${await new Response(proc.stderr).text()}`);
-  });
-  return { proc, exportLine, output: () => output };
-}
-
-const stopGroup = (proc: Subprocess) => {
-  try {
-    process.kill(-proc.pid, "SIGTERM");
-  } catch {
-    // already gone
-  }
-};
-
-/** The environment of a fresh machine for this test: its own data, ports and DNS. */
-async function machineEnv(dns: TestDnsServer, extra: Record<string, string> = {}): Promise<Record<string, string>> {
-  return {
-    PATH: process.env.PATH!,
-    HOME: process.env.HOME ?? "/root",
-    POSTHORN_DATA_DIR: tempDir(),
-    POSTHORN_HTTP_PORT: String(await freePort()),
-    POSTHORN_SMTP_PORT: "0",
-    POSTHORN_SUBMISSION_PORT: "0",
-    POSTHORN_HOSTNAME: "mail.posthorn.test",
-    POSTHORN_DNS_SERVERS: dns.server,
-    ...databaseEnv(),
-    ...extra,
-  };
 }
 
 describe("README: Send your first message", () => {
