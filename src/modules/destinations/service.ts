@@ -2,7 +2,8 @@ import type { Deps } from "../../context.ts";
 import type { DestinationRow } from "../../db/destinations.ts";
 import type { RemoteReply } from "../../events/message-status.ts";
 import { iso } from "../../ids.ts";
-import { mxHostsOf, policyFor } from "../../mail/shaping.ts";
+import { policyFor } from "../../destination-policy.ts";
+import { mxHostsOf } from "../../mail/shaping.ts";
 import type { DestinationData } from "./model.ts";
 
 /** Destinations listed at most (paused ones first). */
