@@ -10,8 +10,11 @@
  * Each attempt enters the gate for what it will hold (its content while composing, its shared copy
  * if it has one, and one copy per transaction in flight), waits its turn first come first served,
  * and runs as many transactions at once as what it was given allows, at least one: an attempt
- * asking more than the whole limit is given the whole limit and goes alone, one copy at a time. A
- * small message asks a few KB and never waits while nothing large is under way.
+ * asking more than the whole limit is given the whole limit and goes alone, one copy at a time.
+ * Large mail is not let to stop small mail: an attempt asks at most half the limit unless one copy
+ * needs more (largeShare), and a small ask (a 64th of the limit or less) that fits goes in at once
+ * even past large ones waiting, which get in as soon as half the limit is free, as small mail
+ * never holds it for long.
  */
 export class DeliveryMemory {
   private inside = 0;
@@ -44,9 +47,17 @@ export class DeliveryMemory {
           },
         });
       };
-      if (this.waiting.length === 0 && this.inside + want <= this.limit) admit();
+      if ((this.waiting.length === 0 || want <= this.limit / 64) && this.inside + want <= this.limit) admit();
       else this.waiting.push({ bytes: want, admit });
     });
+  }
+
+  /**
+   * What an attempt asks: `fixed` (content, a shared copy) and a copy per transaction, as many as
+   * it has, but no more than half the limit once one copy fits (the other half stays for others).
+   */
+  ask(fixed: number, copyBytes: number, transactions: number): number {
+    return Math.min(fixed + copyBytes * transactions, Math.max(fixed + copyBytes, this.limit / 2));
   }
 
   private admitWaiting(): void {

@@ -281,7 +281,7 @@ export function registerOutboundJobs(runner: JobRunner, deps: Deps, opts: Outbou
     const contentBytes = composing ? (row.html_bytes ?? 0) + (row.text_bytes ?? 0) + row.attachment_bytes : 0;
     const copyBytes = composing ? estimateCopyBytes({ html: row.html, htmlBytes: row.html_bytes ?? 0, textBytes: row.text_bytes ?? 0, attachmentBytes: row.attachment_bytes }) : row.raw_bytes!;
     const fixed = contentBytes + (perRecipient ? 0 : copyBytes);
-    const given = await memory.enter(fixed + copyBytes * due.length);
+    const given = await memory.enter(memory.ask(fixed, copyBytes, due.length));
     try {
       const inFlight = Math.max(1, Math.min(due.length, Math.floor((given.bytes - fixed) / copyBytes)));
       let copies: Copies;

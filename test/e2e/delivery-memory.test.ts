@@ -44,3 +44,14 @@ test(
   },
   120_000,
 );
+
+test(
+  "small mail is delivered while a large tracked message takes its turns: the large one never holds all of POSTHORN_DELIVERY_MEMORY_MB",
+  async () => {
+    const r = await largeTrackedSend({ contentBytes: 6 * MIB, recipients: 24, env, timeoutMs: 90_000, smallDuring: 20 });
+    console.log(`small during large: ${r.largeLeftWhenSmallDone} of 24 large copies still undelivered when the 20 small messages were, ${r.seconds.toFixed(1)} s`);
+    expect(r.delivered).toBe(24);
+    expect(r.largeLeftWhenSmallDone).toBeGreaterThan(0);
+  },
+  120_000,
+);

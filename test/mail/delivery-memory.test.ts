@@ -25,6 +25,25 @@ test("attempts get in while they fit, then first come first served; one asking m
   expect(m.held).toBe(10);
 });
 
+test("large mail does not stop small mail: an attempt asks at most half unless one copy needs more, and a small ask that fits passes large ones waiting", async () => {
+  const m = new DeliveryMemory(640);
+  expect(m.ask(100, 50, 20)).toBe(320); // half the limit: 4 copies in flight
+  expect(m.ask(100, 400, 20)).toBe(500); // one copy needs more than half: that much
+  expect(m.ask(1, 2, 3)).toBe(7); // small: all it has
+  const a = await m.enter(320);
+  const b = await m.enter(300);
+  let bigIn = false;
+  const big = m.enter(320).then((g) => ((bigIn = true), g));
+  const small = await m.enter(10); // 10 <= 640 / 64 and it fits: in at once, past the big one waiting
+  expect(small.bytes).toBe(10);
+  expect(await Promise.race([m.enter(11).then(() => "in"), Bun.sleep(5).then(() => "waits")])).toBe("waits"); // not small: waits its turn
+  expect(bigIn).toBe(false);
+  a.leave();
+  b.leave();
+  small.leave();
+  expect((await big).bytes).toBe(320);
+});
+
 test("a copy's estimate covers what composing writes: base64 attachments, encoded parts, tracked links", () => {
   const mib = 1024 * 1024;
   const html = `<a href="https://x.test/">x</a>`.repeat(20);
