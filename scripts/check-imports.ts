@@ -18,7 +18,7 @@
  * `mail`, `smtp`, `dns`, `jobs`, `events` never import `http/` or `modules/`; `db/` imports nothing
  * above the leaves; config.ts imports no feature (CONFIG_MAY_IMPORT: leaves only).
  *    0  leaves: log.ts, ids.ts, errors.ts, dict.ts, bounds.ts, streams.ts, allocator-options.ts,
- *       heap-collector.ts, destination-policy.ts, net/ (IP addresses and CIDR networks)
+ *       heap-collector.ts, backoff.ts, destination-policy.ts, net/ (IP addresses and CIDR networks)
  *    1  config.ts
  *    2  db/ (repositories, the store, migrations)
  *    3  jobs/, dns/, secrets.ts
@@ -55,7 +55,7 @@ const BASELINE = resolve(arg("--baseline") ?? join(ROOT, "scripts", "import-base
 const CONFIG_MAY_IMPORT = new Set(["src/log.ts", "src/ids.ts", "src/errors.ts", "src/bounds.ts", "src/dict.ts", "src/net/ip.ts", "src/destination-policy.ts"]);
 
 const LAYERS: string[][] = [
-  ["log.ts", "ids.ts", "errors.ts", "dict.ts", "bounds.ts", "streams.ts", "allocator-options.ts", "heap-collector.ts", "destination-policy.ts", "net"],
+  ["log.ts", "ids.ts", "errors.ts", "dict.ts", "bounds.ts", "streams.ts", "allocator-options.ts", "heap-collector.ts", "backoff.ts", "destination-policy.ts", "net"],
   ["config.ts"],
   ["db"],
   ["jobs", "dns", "secrets.ts"],

@@ -1,4 +1,4 @@
-import { exponentialBackoff } from "../jobs/backoff.ts";
+import { exponentialBackoff } from "../backoff.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 export interface Job<P = unknown> {

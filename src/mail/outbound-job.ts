@@ -19,7 +19,7 @@ import type { Repositories, Store } from "../db/store.ts";
 import type { Address } from "../db/schema.ts";
 import { changeDueRecipientStatus, type RemoteReply } from "../events/message-status.ts";
 import { iso } from "../ids.ts";
-import { DELIVERY_SCHEDULE_MS, scheduledBackoff } from "../jobs/backoff.ts";
+import { DELIVERY_SCHEDULE_MS, scheduledBackoff } from "../backoff.ts";
 import type { Job } from "../db/job-queue.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
 import { serverSecretOf } from "../secrets.ts";

@@ -10,7 +10,7 @@ import type { Deps } from "../context.ts";
 import type { Repositories } from "../db/store.ts";
 import { publishEvent } from "../events/publish.ts";
 import { iso, newId } from "../ids.ts";
-import { exponentialBackoff } from "../jobs/backoff.ts";
+import { exponentialBackoff } from "../backoff.ts";
 import type { Job } from "../db/job-queue.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
 import { attachmentDownloadUrl } from "../auth/attachment-links.ts";

@@ -1,4 +1,10 @@
 /**
+ * Retry delays: capped exponential backoff and fixed schedules, with jitter, and the schedules of
+ * outbound mail and webhooks. Pure arithmetic, a leaf: the job queue (db/job-queue.ts) and every
+ * queue's handler (mail/outbound-job.ts, smtp/inbound-job.ts, events/webhook-job.ts, tls/) use it.
+ */
+
+/**
  * Capped exponential backoff with ±jitter. `attempt` counts from 1 (the delay after the first
  * failure). The result never exceeds `capMs`, jitter included.
  */
