@@ -27,7 +27,7 @@ import { tokenAuthenticator } from "../auth/tokens.ts";
 import { authThrottle } from "../auth/throttle.ts";
 import { acceptMessages } from "../sending/acceptance.ts";
 import { RESERVED_HEADERS, type SendInput } from "../sending/validation.ts";
-import { baseServerOptions, DEFAULT_LIMITS, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
+import { baseServerOptions, DEFAULT_LIMITS, greetDelayOption, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
 import { ByteGate } from "./byte-gate.ts";
 import { emptyDict } from "../dict.ts";
 
@@ -171,6 +171,8 @@ const throttledReply = (err: RateLimitedError) => smtpError(421, `4.7.0 Too many
 export interface SubmissionOptions {
   /** Allow AUTH without TLS from loopback clients (default true; tests turn it off). */
   plainAuthFromLoopback?: boolean;
+  /** The pause before each greeting (default smtp-server's 100 ms); a test opening thousands of connections sets 0. */
+  greetDelayMs?: number;
 }
 
 export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts: SubmissionOptions = {}): SMTPServer {
@@ -181,6 +183,7 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
 
   return new SMTPServer({
     ...baseServerOptions(deps.config, limits),
+    ...(opts.greetDelayMs === undefined ? {} : greetDelayOption(opts.greetDelayMs)),
     authMethods: ["PLAIN", "LOGIN"],
     // The TLS requirement is enforced in onAuth, where the client's address is known.
     allowInsecureAuth: true,
