@@ -22,7 +22,8 @@
  *    1  config.ts
  *    2  db/ (repositories, the store, migrations)
  *    3  jobs/, dns/, secrets.ts
- *    4  context.ts and runtime.ts (the shared dependencies and the code that builds them)
+ *    4  context.ts, runtime.ts and upgrades/ (the shared dependencies, the code that builds them,
+ *       and the data upgrades in code it runs after the migrations)
  *    5  events/
  *    6  auth/
  *    7  mail/
@@ -59,7 +60,7 @@ const LAYERS: string[][] = [
   ["config.ts"],
   ["db"],
   ["jobs", "dns", "secrets.ts"],
-  ["context.ts", "runtime.ts"],
+  ["context.ts", "runtime.ts", "upgrades"],
   ["events"],
   ["auth"],
   ["mail"],

@@ -8,7 +8,7 @@ import { SqliteStore, type Store } from "./db/store.ts";
 import { Writer } from "./db/writer.ts";
 import { DnsResolver } from "./dns/resolver.ts";
 import { createLogger, type Logger } from "./log.ts";
-import { giveDomainsEd25519Keys } from "./modules/domains/ed25519-upgrade.ts";
+import { giveDomainsEd25519Keys } from "./upgrades/dkim-ed25519.ts";
 
 type DepsOptions = {
   dbPath?: string;

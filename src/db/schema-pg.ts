@@ -204,7 +204,7 @@ export const domains = pgTable("domains", {
   /**
    * The Ed25519 key signing next to the RSA one (RFC 8463): its selector, PKCS#8 PEM private
    * key and base64 raw 32-byte public key. Null only for a domain created before Ed25519 DKIM
-   * until the startup step (src/modules/domains/ed25519-upgrade.ts) gives it one: SQL cannot make keys.
+   * until the startup step (src/upgrades/dkim-ed25519.ts) gives it one: SQL cannot make keys.
    */
   dkimEd25519Selector: text("dkim_ed25519_selector"),
   dkimEd25519PrivateKey: text("dkim_ed25519_private_key"),

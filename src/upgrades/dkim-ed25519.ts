@@ -1,7 +1,11 @@
-import type { Store } from "../../db/store.ts";
-import { generateEd25519DkimKeyPair } from "../../dns/dkim-key.ts";
-import { ed25519DkimRecordSpec, newEd25519DkimSelector } from "../../dns/records.ts";
-import { newId } from "../../ids.ts";
+/**
+ * upgrades/: what SQL could not do for a migration, done in code when the dependencies open
+ * (runtime.ts openDeps, after the migrations, for the server and the CLI commands that open them).
+ */
+import type { Store } from "../db/store.ts";
+import { generateEd25519DkimKeyPair } from "../dns/dkim-key.ts";
+import { ed25519DkimRecordSpec, newEd25519DkimSelector } from "../dns/records.ts";
+import { newId } from "../ids.ts";
 
 /** Domains given their key per write, so one write never holds the database for long. */
 const BATCH = 200;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { dkimRecordContent } from "../../src/dns/dkim-key.ts";
-import { giveDomainsEd25519Keys } from "../../src/modules/domains/ed25519-upgrade.ts";
+import { giveDomainsEd25519Keys } from "../../src/upgrades/dkim-ed25519.ts";
 import { startServer } from "../../src/server.ts";
 import { engine, insertTestDomainWith, sqlOf, testConfig } from "../helpers.ts";
 import { dkimpyVerdicts, mailauthVerdicts as mailauthOf } from "../support/dkim-verdicts.ts";
