@@ -64,9 +64,9 @@ export class SuppressionRepository {
     return new Set(rows.map((r) => r.email));
   }
 
-  /** True when it existed. */
-  async delete(id: string, teamId: string): Promise<boolean> {
-    return (await this.db.run("DELETE FROM suppressions WHERE id = ? AND team_id = ?", [id, teamId])).changes > 0;
+  /** The row deleted, or null when there was none. */
+  delete(id: string, teamId: string): Promise<SuppressionRow | null> {
+    return this.db.get<SuppressionRow>(`DELETE FROM suppressions WHERE id = ? AND team_id = ? RETURNING ${COLUMNS}`, [id, teamId]);
   }
 
   /** One keyset page of the team's suppressions; `page.sort` columns are SuppressionRow columns and end in id. */

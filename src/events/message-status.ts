@@ -3,6 +3,7 @@ import type { Repositories } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import { clip, clipOrNull, FIELD_BOUNDS } from "../bounds.ts";
 import { publishEvent, type EventKind } from "./publish.ts";
+import { addSuppressionRow } from "./suppression-events.ts";
 import { aggregateStatus, FINAL_RECIPIENT_STATUSES, type MessageStatus } from "../db/recipient-status.ts";
 
 /** The webhook event kind a recipient status change publishes, if any. */
@@ -167,9 +168,9 @@ export interface SuppressionInput {
 export const suppressionScopeKey = (s: Pick<SuppressionInput, "scope" | "projectId" | "routeId">): string =>
   s.scope === "team" ? "team" : s.scope === "project" ? `project:${s.projectId}` : `route:${s.routeId}`;
 
-/** Adds a suppression unless one exists for that scope and address. True when added. */
+/** Adds a suppression unless one exists for that scope and address (published as suppression.added). True when added. */
 export async function addSuppression(tx: Repositories, s: SuppressionInput, now = Date.now()): Promise<boolean> {
-  const added = await tx.suppressions.add({
+  const added = await addSuppressionRow(tx, {
     id: newId(),
     team_id: s.teamId,
     scope: s.scope,
@@ -179,7 +180,7 @@ export async function addSuppression(tx: Repositories, s: SuppressionInput, now 
     email: s.email.toLowerCase(),
     reason: s.reason,
     created_at: now,
-  });
+  }, now);
   return added !== null;
 }
 

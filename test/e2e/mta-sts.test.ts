@@ -139,10 +139,10 @@ async function send(to: string): Promise<string> {
 }
 
 /** The message's first delivery outcome (delivered or soft_bounced event) once there is one. */
-async function outcome(id: string): Promise<{ event: string; data: { mx: string | null; tls: any; response: any } }> {
+async function outcome(id: string): Promise<{ kind: string; data: { mx: string | null; tls: any; response: any } }> {
   return waitFor(async () => {
-    const events = (await api("GET", `/v1/messages/${id}/events?page[size]=100`)).json.data as { event: string; data: any }[];
-    return events.find((e) => e.event === "message.delivered" || e.event === "message.soft_bounced" || e.event === "message.hard_bounced");
+    const events = (await api("GET", `/v1/messages/${id}/events?page[size]=100`)).json.data as { kind: string; data: any }[];
+    return events.find((e) => e.kind === "message.delivered" || e.kind === "message.soft_bounced" || e.kind === "message.hard_bounced");
   }, 20_000, 50) as any;
 }
 
@@ -151,7 +151,7 @@ const receivedBy = (s: Sink, to: string) => s.received.filter((m) => m.to.includ
 test("enforce with a matching MX that offers STARTTLS with a valid certificate: delivered there over verified TLS", async () => {
   const id = await send("alice@ok.test");
   const o = await outcome(id);
-  expect(o.event).toBe("message.delivered");
+  expect(o.kind).toBe("message.delivered");
   expect(o.data.mx).toBe("mx.good.test"); // mx.other.test has the better preference but is not in the policy
   expect(o.data.tls).toEqual({ protocol: expect.stringMatching(/^TLSv1\.[23]$/), cipher: expect.any(String), verified: true, mta_sts: "enforce" });
   expect(receivedBy(sink, "alice@ok.test")).toHaveLength(1);
@@ -162,7 +162,7 @@ test("enforce with a matching MX that offers STARTTLS with a valid certificate: 
 test("enforce, and no MX host matches the policy: deferred with the reason, never delivered", async () => {
   const id = await send("bob@nomatch.test");
   const o = await outcome(id);
-  expect(o.event).toBe("message.soft_bounced");
+  expect(o.kind).toBe("message.soft_bounced");
   expect(o.data.response).toEqual({
     code: null,
     enhanced_code: "4.7.5",
@@ -177,7 +177,7 @@ test("enforce, and no MX host matches the policy: deferred with the reason, neve
 /** Sends to `to`: the outcome is a 4.7.5 soft bounce whose reason starts with `reason`, and `at` never gets it. */
 async function expectTlsDeferral(to: string, reason: string, at: Sink) {
   const o = await outcome(await send(to));
-  expect(o.event).toBe("message.soft_bounced");
+  expect(o.kind).toBe("message.soft_bounced");
   expect(o.data.response).toMatchObject({ code: null, enhanced_code: "4.7.5" });
   expect(o.data.response.message).toStartWith(reason);
   expect(o.data.tls).toEqual({ protocol: null, cipher: null, verified: false, mta_sts: "enforce" });
@@ -206,7 +206,7 @@ test("enforce, and the certificate is not valid for the MX name: deferred, never
 test("testing: delivered to an MX outside the policy, without a certificate valid for it, and logged", async () => {
   const id = await send("erin@testing.test");
   const o = await outcome(id);
-  expect(o.event).toBe("message.delivered");
+  expect(o.kind).toBe("message.delivered");
   expect(o.data.mx).toBe("mx.other.test");
   expect(o.data.tls).toMatchObject({ protocol: expect.stringMatching(/^TLSv1\.[23]$/), verified: false, mta_sts: "testing" });
   expect(await logged("MTA-STS testing: MX hosts not in the policy", "testing.test")).toMatchObject({ hosts: ["mx.other.test"] });
@@ -217,7 +217,7 @@ test("a malformed, redirected or 1 MB policy is refused with a logged reason; de
   const ids = await Promise.all(["frank@badversion.test", "grace@redirect.test", "heidi@huge.test"].map(send));
   for (const id of ids) {
     const o = await outcome(id);
-    expect(o.event).toBe("message.delivered");
+    expect(o.kind).toBe("message.delivered");
     expect(o.data.mx).toBe("mx.other.test");
     expect(o.data.tls.mta_sts).toBeNull();
   }
@@ -235,11 +235,11 @@ test("the policy server is down: a cached policy still applies; a domain without
   const fetchesBefore = policyRequests.length;
 
   const again = await outcome(await send("judy@cached.test"));
-  expect(again.event).toBe("message.delivered");
+  expect(again.kind).toBe("message.delivered");
   expect(again.data).toMatchObject({ mx: "mx.good.test", tls: { verified: true, mta_sts: "enforce" } });
 
   const uncached = await outcome(await send("mallory@uncached.test"));
-  expect(uncached.event).toBe("message.delivered");
+  expect(uncached.kind).toBe("message.delivered");
   expect(uncached.data).toMatchObject({ mx: "mx.other.test", tls: { mta_sts: null } });
   expect((await logged("MTA-STS policy refused", "uncached.test")).reason).toContain("request to mta-sts.uncached.test (127.0.0.1) failed");
   expect(policyRequests.length).toBe(fetchesBefore);

@@ -352,7 +352,8 @@ async function buildFixtures(srv: FuzzServer, api: Api): Promise<Fixtures> {
       if (route === "broadcast" && isOwn) pools.unsubscribe.push(`${id}.${await srv.sign("unsubscribe", id, 20)}`);
     }
     const supp = await must("suppression", api("POST", "/v1/suppressions", { token: t.teamToken, body: { reason: "manual", scope: "team", emails: ["supp1@example.net", "supp2@example.net"] } }));
-    pools.suppression.push(...supp.data.created.map((s: { id: string }) => s.id));
+    const listed = await must("suppressions", api("GET", "/v1/suppressions?page[size]=100", { token: t.teamToken }));
+    pools.suppression.push(...listed.data.filter((s: { email: string }) => supp.data.created.includes(s.email)).map((s: { id: string }) => s.id));
   }
 
   await populate(team, own, "fuzz-send.example", true);

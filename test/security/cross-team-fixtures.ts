@@ -225,7 +225,8 @@ async function buildTeam(t: TestApp, team: TestTeam, label: "alpha" | "bravo", r
   ]) {
     const s = await t.request("POST", "/v1/suppressions", { ...tok, body });
     await must(s, 201, "suppression");
-    suppressionIds.push(s.json.data.created[0].id);
+    const listed = await t.request("GET", `/v1/suppressions?filter[email]=${encodeURIComponent(body.email)}&filter[scope]=${body.scope}`, tok);
+    suppressionIds.push(listed.json.data[0].id);
   }
 
   // The owner (made with the team) gets a password; a member is invited and sets theirs through the link.

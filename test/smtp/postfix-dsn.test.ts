@@ -104,7 +104,7 @@ describe.skipIf(!requireTool("postfix"))("DSNs from a real Postfix", () => {
 
     // Postfix took both (its 250 made them delivered), could deliver neither, and wrote its DSNs.
     const [fullHistory, unknownHistory] = [await history(full), await history(unknown)];
-    for (const events of [fullHistory, unknownHistory]) expect(events.at(-2)).toMatchObject({ event: "message.delivered", data: { mx: postfix.hostname } });
+    for (const events of [fullHistory, unknownHistory]) expect(events.at(-2)).toMatchObject({ kind: "message.delivered", data: { mx: postfix.hostname } });
     expect(mailbox.received).toEqual([]);
     const expiry = dsnAbout(FULL)!;
     expect(expiry).toContain(`From: Mail Delivery System <MAILER-DAEMON@${postfix.hostname}>\n`);
@@ -115,7 +115,7 @@ describe.skipIf(!requireTool("postfix"))("DSNs from a real Postfix", () => {
     // (a) Mailbox full: failed, as after our own queue's expiry; the address stays usable.
     const failed = fullHistory.at(-1);
     expect(failed).toMatchObject({
-      event: "message.failed",
+      kind: "message.failed",
       status: "failed",
       recipient: FULL,
       data: {
@@ -129,7 +129,7 @@ describe.skipIf(!requireTool("postfix"))("DSNs from a real Postfix", () => {
 
     // (b) User unknown: hard_bounced and suppressed for the team.
     expect(unknownHistory.at(-1)).toMatchObject({
-      event: "message.hard_bounced",
+      kind: "message.hard_bounced",
       status: "hard_bounced",
       recipient: UNKNOWN,
       data: {

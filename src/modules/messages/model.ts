@@ -58,7 +58,11 @@ export type MessageData = Static<typeof MessageData>;
 
 export const MessageEventData = t.Object({
   id: t.String(),
-  event: t.String({ description: "Event kind, e.g. message.delivered" }),
+  event: t.String({
+    description:
+      "The service's event type (Lettermint's MessageEventType): queued (message.created, message.queued), processed (message.sent, message.report_received), delivered, soft_bounced, hard_bounced, failed, suppressed, blocked, opened, clicked, spam_complaint, unsubscribed, policy_rejected, auto_replied, inbound_received (message.inbound)",
+  }),
+  kind: t.String({ description: "Posthorn's event kind, e.g. message.delivered (as webhooks name it)" }),
   status: Nullable(t.String()),
   recipient: Nullable(t.String({ description: "The recipient this event is about, when it concerns one" })),
   data: t.Record(t.String(), t.Unknown()),

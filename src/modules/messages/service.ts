@@ -89,6 +89,35 @@ async function assertMessage(deps: Ctx, teamId: string, messageId: string): Prom
   if (!(await deps.store.read.messages.existsOfTeam(messageId, teamId))) throw new NotFoundError("Message");
 }
 
+/**
+ * Posthorn's history kinds as the service names a message event (Lettermint's MessageEventType):
+ * the kind without its `message.` prefix where the names agree, else the nearest. Posthorn's own
+ * kind stays beside it as `kind`.
+ */
+const SERVICE_EVENT: Readonly<Record<string, string>> = {
+  "message.created": "queued", // accepted: waiting for its first attempt
+  "message.queued": "queued",
+  "message.sent": "processed", // handed to the first attempt
+  "message.report_received": "processed", // a report (DSN, ARF, …) that changed no status
+  "message.bounced": "soft_bounced",
+  "message.inbound": "inbound_received",
+};
+const SERVICE_EVENT_TYPES: ReadonlySet<string> = new Set([
+  "scheduled", "rescheduled", "canceled", "released", "queued", "processed", "suppressed", "delivered", "auto_replied",
+  "soft_bounced", "hard_bounced", "spam_complaint", "failed", "blocked", "policy_rejected", "unsubscribed", "opened", "clicked",
+  "inbound_received", "inbound_queued", "inbound_spam_blocked", "inbound_released", "inbound_processed", "inbound_retry",
+]);
+
+/** The service's event type for a history entry of Posthorn's `kind` (with `status`, when it set one). */
+export function serviceEventType(kind: string, status: string | null): string {
+  const mapped = SERVICE_EVENT[kind];
+  if (mapped) return mapped;
+  const bare = kind.startsWith("message.") ? kind.slice("message.".length) : kind;
+  if (SERVICE_EVENT_TYPES.has(bare)) return bare;
+  if (status && SERVICE_EVENT_TYPES.has(status)) return status;
+  return "processed";
+}
+
 /** The message's history (status changes and engagement), oldest first. */
 export async function listMessageEvents(deps: Ctx, teamId: string, messageId: string, query: Record<string, unknown>) {
   const message = await deps.store.read.messages.findOfTeam(messageId, teamId);
@@ -98,12 +127,13 @@ export async function listMessageEvents(deps: Ctx, teamId: string, messageId: st
   const metadata = JSON.parse(message.metadata) as Record<string, string>;
   const data = result.rows.map((e) => ({
     id: e.id,
-    event: e.kind,
+    event: serviceEventType(e.kind, e.status),
+    kind: e.kind,
     status: e.status,
     recipient: e.recipient,
     data: JSON.parse(e.data) as Record<string, unknown>,
     created_at: iso(e.created_at)!,
-    // Lettermint's MessageEventData beside Posthorn's fields (event keeps Posthorn's kinds).
+    // Lettermint's MessageEventData beside Posthorn's fields (event is the service's type, kind Posthorn's).
     message_id: messageId,
     tag: message.tag,
     tags: [] as [],

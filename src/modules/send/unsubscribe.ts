@@ -19,6 +19,7 @@ import { looksLikeUnsubscribeToken, readUnsubscribeToken } from "../../auth/unsu
 import type { Repositories } from "../../db/store.ts";
 import { NotFoundError } from "../../errors.ts";
 import { changeRecipientStatus, suppressionScopeKey } from "../../events/message-status.ts";
+import { addSuppressionRow } from "../../events/suppression-events.ts";
 import { newId } from "../../ids.ts";
 import { serverSecretIn, serverSecretOf } from "../../secrets.ts";
 
@@ -79,7 +80,7 @@ export async function unsubscribe(deps: Pick<Deps, "store">, token: string, emai
 }
 
 async function suppress(tx: Repositories, scope: Scope, r: Recipient, now: number): Promise<void> {
-  await tx.suppressions.add({
+  await addSuppressionRow(tx, {
     id: newId(),
     team_id: scope.teamId,
     scope: "route",
@@ -89,7 +90,7 @@ async function suppress(tx: Repositories, scope: Scope, r: Recipient, now: numbe
     email: r.email.toLowerCase(),
     reason: "unsubscribe",
     created_at: now,
-  });
+  }, now);
   if (REACHED.has(r.status)) await changeRecipientStatus(tx, { recipientId: r.id, status: "unsubscribed", details: { via: "list-unsubscribe" } }, now);
 }
 

@@ -1,6 +1,7 @@
 import { t, type Static } from "elysia";
 import type { SuppressionRow } from "../../db/suppressions.ts";
-import { iso, UUID_PATTERN } from "../../ids.ts";
+import { UUID_PATTERN } from "../../ids.ts";
+import { suppressionData } from "../../events/suppression-events.ts";
 import { PageQuery } from "../../http/pagination.ts";
 import { Nullable } from "../../http/schemas.ts";
 
@@ -51,16 +52,12 @@ export const SuppressionData = t.Object({
 });
 export type SuppressionData = Static<typeof SuppressionData>;
 
-export const SkippedSuppression = t.Object({
-  email: t.String(),
-  reason: t.Union([t.Literal("already_suppressed"), t.Literal("duplicate")], {
-    description: "already_suppressed: a suppression for this address and scope exists; duplicate: listed twice in this request",
-  }),
-});
-
 export const CreateSuppressionsResult = t.Object({
   message: t.String(),
-  data: t.Object({ created: t.Array(SuppressionData), skipped: t.Array(SkippedSuppression) }),
+  data: t.Object({
+    created: t.Array(t.String(), { description: "The addresses suppressed now (lower-cased)" }),
+    skipped: t.Array(t.String(), { description: "The addresses left out: already suppressed in that scope, or listed twice in this request" }),
+  }),
 });
 
 export const DeleteSuppressionResult = t.Object({
@@ -84,16 +81,4 @@ export const SuppressionListQuery = t.Object({
 });
 export type SuppressionListQuery = Static<typeof SuppressionListQuery>;
 
-export const serializeSuppression = (r: SuppressionRow): SuppressionData => ({
-  id: r.id,
-  email: r.email,
-  scope: r.scope,
-  reason: r.reason,
-  project_id: r.project_id,
-  route_id: r.route_id,
-  created_at: iso(r.created_at)!,
-  type: "email",
-  value: r.email,
-  source_message: null,
-  updated_at: iso(r.created_at)!,
-});
+export const serializeSuppression = (r: SuppressionRow): SuppressionData => suppressionData(r);

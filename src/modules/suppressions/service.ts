@@ -2,13 +2,12 @@ import type { Deps } from "../../context.ts";
 import type { Repositories } from "../../db/store.ts";
 import { NotFoundError, ValidationError, fieldErrors } from "../../errors.ts";
 import { suppressionScopeKey } from "../../events/message-status.ts";
+import { addSuppressionRow, removeSuppressionRow } from "../../events/suppression-events.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { newId } from "../../ids.ts";
-import { serializeSuppression, type CreateSuppressionsBody, type SuppressionData, type SuppressionListQuery } from "./model.ts";
+import { serializeSuppression, type CreateSuppressionsBody, type SuppressionListQuery } from "./model.ts";
 
 type Ctx = Pick<Deps, "store">;
-
-type Skipped = { email: string; reason: "already_suppressed" | "duplicate" };
 
 /** Checks the scope's id fields: the one the scope needs is required and must be the team's. */
 async function resolveScope(repos: Repositories, teamId: string, body: CreateSuppressionsBody): Promise<{ projectId: string | null; routeId: string | null }> {
@@ -30,11 +29,12 @@ async function resolveScope(repos: Repositories, teamId: string, body: CreateSup
 }
 
 /**
- * Adds one suppression per address for the scope. Addresses are compared lower-cased; one that is
- * already suppressed in that scope, or listed twice, is skipped (and says why) rather than failing
- * the request.
+ * Adds one suppression per address for the scope, each published as suppression.added. Addresses
+ * are compared lower-cased; one that is already suppressed in that scope, or listed twice, is
+ * skipped rather than failing the request. The answer lists the addresses (Lettermint's
+ * `created: string[]`, `skipped: string[]`; the spec shows no element shape).
  */
-export async function createSuppressions(deps: Ctx, teamId: string, body: CreateSuppressionsBody): Promise<{ created: SuppressionData[]; skipped: Skipped[] }> {
+export async function createSuppressions(deps: Ctx, teamId: string, body: CreateSuppressionsBody): Promise<{ created: string[]; skipped: string[] }> {
   const emails = [...(body.email !== undefined ? [body.email] : []), ...(body.emails ?? [])];
   if (emails.length === 0) throw ValidationError.field("email", "Either the email or the emails field is required.");
   await resolveScope(deps.store.read, teamId, body);
@@ -43,17 +43,17 @@ export async function createSuppressions(deps: Ctx, teamId: string, body: Create
     const { projectId, routeId } = await resolveScope(tx, teamId, body);
     const now = Date.now();
     const seen = new Set<string>();
-    const created: SuppressionData[] = [];
-    const skipped: Skipped[] = [];
+    const created: string[] = [];
+    const skipped: string[] = [];
     const scopeKey = suppressionScopeKey({ scope: body.scope, projectId, routeId });
     for (const raw of emails) {
       const email = raw.trim().toLowerCase();
       if (seen.has(email)) {
-        skipped.push({ email, reason: "duplicate" });
+        skipped.push(email);
         continue;
       }
       seen.add(email);
-      const row = await tx.suppressions.add({
+      const row = await addSuppressionRow(tx, {
         id: newId(),
         team_id: teamId,
         scope: body.scope,
@@ -63,9 +63,8 @@ export async function createSuppressions(deps: Ctx, teamId: string, body: Create
         email,
         reason: body.reason,
         created_at: now,
-      });
-      if (row) created.push(serializeSuppression(row));
-      else skipped.push({ email, reason: "already_suppressed" });
+      }, now);
+      (row ? created : skipped).push(email);
     }
     return { created, skipped };
   });
@@ -90,7 +89,7 @@ export async function listSuppressions(deps: Ctx, teamId: string, q: Suppression
   return { page: result, data: result.rows.map(serializeSuppression), size: page.size };
 }
 
-/** Lifts one suppression: the address can receive mail in that scope again. */
+/** Lifts one suppression (published as suppression.removed): the address can receive mail in that scope again. */
 export async function deleteSuppression(deps: Ctx, teamId: string, id: string): Promise<void> {
-  if (!(await deps.store.write((tx) => tx.suppressions.delete(id, teamId)))) throw new NotFoundError("Suppression");
+  if (!(await deps.store.write((tx) => removeSuppressionRow(tx, id, teamId, Date.now())))) throw new NotFoundError("Suppression");
 }

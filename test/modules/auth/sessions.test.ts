@@ -114,7 +114,8 @@ describe("a session is accepted like the team token", () => {
   test("a session of another team sees 404s exactly like that team's token", async () => {
     const b = t.addTeam();
     const s = await signedIn(t, await ownerWithPassword(t, b));
-    const aSuppression = (await t.request("POST", "/v1/suppressions", { body: { email: "a-only@example.com", scope: "team", reason: "manual" } })).json.data.created[0].id;
+    expect((await t.request("POST", "/v1/suppressions", { body: { email: "a-only@example.com", scope: "team", reason: "manual" } })).json.data.created).toEqual(["a-only@example.com"]);
+    const aSuppression = (await t.request("GET", "/v1/suppressions?filter[email]=a-only@example.com")).json.data[0].id;
     const paths = [`/v1/projects/${t.team.projectId}`, `/v1/projects/${t.team.projectId}/routes`, `/v1/suppressions/${aSuppression}`];
     for (const path of paths) {
       const viaSession = await asSession(t, s, "GET", path, { csrf: null });

@@ -306,13 +306,14 @@ describe("GET /v1/messages/{id}, /events, /source", () => {
     expect(pending.json).toMatchObject({ attachments: [], spam_score: null, spam_symbols: [], metadata: {} });
   });
 
-  test("events: the history oldest first, with the recipient", async () => {
+  test("events: the history oldest first, with the recipient; event is the service's type, kind Posthorn's", async () => {
     const res = await t.request("GET", `/v1/messages/${id}/events`);
     expect(res.status).toBe(200);
     expect(ids(res)).toEqual([events[1], events[2], events[0]]);
     expect(res.json.data[1]).toEqual({
       id: events[2],
-      event: "message.delivered",
+      event: "delivered",
+      kind: "message.delivered",
       status: "delivered",
       recipient: "b@example.net",
       data: { response: { code: 250 } },
@@ -327,6 +328,11 @@ describe("GET /v1/messages/{id}, /events, /source", () => {
     expect(res.json.links).toEqual([]);
     expect(res.json.meta).toEqual({ path: res.json.path, per_page: 30, next_cursor: null, next_cursor_url: null, prev_cursor: null, prev_cursor_url: null });
     expect(res.json.data[2].recipient).toBeNull();
+    expect(res.json.data.map((e: { event: string; kind: string }) => [e.kind, e.event])).toEqual([
+      ["message.created", "queued"],
+      ["message.delivered", "delivered"],
+      ["message.inbound", "inbound_received"],
+    ]);
     const paged = await t.request("GET", `/v1/messages/${id}/events?page[size]=2`);
     expect(ids(paged)).toEqual([events[1], events[2]]);
     expect(ids(await t.request("GET", local(paged.json.next_page_url)))).toEqual([events[0]]);

@@ -146,7 +146,7 @@ describe("GET /v1/queue with recipients held back by shaping", () => {
     expect(next).toBeGreaterThan(t0 + 20_000);
     expect(next).toBeLessThan(t0 + 40_000);
     const events = (await h.request("GET", `/v1/messages/${id}/events`)).json.data as any[];
-    const bounced = events.find((e) => e.event === "message.soft_bounced" && e.recipient === "c@two.test");
+    const bounced = events.find((e) => e.kind === "message.soft_bounced" && e.recipient === "c@two.test");
     expect(Math.abs(Date.parse(bounced.data.next_attempt_at) - next)).toBeLessThan(1000);
   });
 });

@@ -9,12 +9,14 @@ describe("POST /v1/suppressions", () => {
   const { teamId, projectId } = t.team;
   const tx = routeIdOf(t.deps, projectId, "transactional");
 
-  test("team scope, one email: 201 with created items; the address is suppressed for sending", async () => {
+  test("team scope, one email: 201 listing the address created (Lettermint's created: string[]); the address is suppressed for sending", async () => {
     const res = await t.request("POST", "/v1/suppressions", { body: { reason: "manual", scope: "team", email: "Bounce@Example.net" } });
     expect(res.status).toBe(201);
     expect(res.json.message).toBe("1 suppression created, 0 skipped.");
     expect(res.json.data.skipped).toEqual([]);
-    expect(res.json.data.created).toEqual([
+    expect(res.json.data.created).toEqual(["bounce@example.net"]);
+    const listed = await t.request("GET", "/v1/suppressions?filter[email]=bounce@example.net");
+    expect(listed.json.data).toEqual([
       {
         id: expect.any(String), email: "bounce@example.net", scope: "team", reason: "manual", project_id: null, route_id: null, created_at: expect.any(String),
         type: "email", value: "bounce@example.net", source_message: null, updated_at: expect.any(String),
@@ -23,21 +25,22 @@ describe("POST /v1/suppressions", () => {
     expect((await suppressedAmong(t.deps.store.read, { teamId, projectId, routeId: tx }, ["BOUNCE@example.net"])).size).toBe(1);
   });
 
-  test("emails in bulk: duplicates and existing ones are skipped with the reason", async () => {
+  test("emails in bulk: duplicates and existing ones are listed as skipped", async () => {
     const res = await t.request("POST", "/v1/suppressions", {
       body: { reason: "unsubscribe", scope: "route", route_id: tx, email: "x@example.net", emails: ["y@example.net", "X@example.net", "z@example.net"] },
     });
     expect(res.status).toBe(201);
-    expect(res.json.data.created.map((c: { email: string }) => c.email)).toEqual(["x@example.net", "y@example.net", "z@example.net"]);
-    expect(res.json.data.created[0]).toMatchObject({ scope: "route", route_id: tx, project_id: null, reason: "unsubscribe" });
-    expect(res.json.data.skipped).toEqual([{ email: "x@example.net", reason: "duplicate" }]);
+    expect(res.json.data.created).toEqual(["x@example.net", "y@example.net", "z@example.net"]);
+    expect((await t.request("GET", "/v1/suppressions?filter[email]=x@example.net")).json.data[0]).toMatchObject({ scope: "route", route_id: tx, project_id: null, reason: "unsubscribe" });
+    expect(res.json.data.skipped).toEqual(["x@example.net"]);
 
     const again = await t.request("POST", "/v1/suppressions", { body: { reason: "manual", scope: "route", route_id: tx, emails: ["y@example.net", "new@example.net"] } });
     expect(again.json.message).toBe("1 suppression created, 1 skipped.");
-    expect(again.json.data.skipped).toEqual([{ email: "y@example.net", reason: "already_suppressed" }]);
+    expect(again.json.data).toEqual({ created: ["new@example.net"], skipped: ["y@example.net"] });
     // Same address in another scope is a separate suppression.
     const project = await t.request("POST", "/v1/suppressions", { body: { reason: "manual", scope: "project", project_id: projectId, emails: ["y@example.net"] } });
-    expect(project.json.data.created[0]).toMatchObject({ email: "y@example.net", scope: "project", project_id: projectId, route_id: null });
+    expect(project.json.data.created).toEqual(["y@example.net"]);
+    expect((await t.request("GET", "/v1/suppressions?filter[scope]=project")).json.data[0]).toMatchObject({ email: "y@example.net", scope: "project", project_id: projectId, route_id: null });
   });
 
   test("1000 addresses are accepted in one request", async () => {

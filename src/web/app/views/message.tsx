@@ -23,7 +23,8 @@ interface Message {
 }
 interface MessageEvent {
   id: string;
-  event: string;
+  /** Posthorn's kind (message.delivered, …); `event` is the service's type (delivered, …). */
+  kind: string;
   status: string | null;
   recipient: string | null;
   data: Record<string, unknown>;
@@ -132,7 +133,7 @@ export function MessageDetail({ id }: { id: string }) {
             const reply = replyOf(e.data);
             return (
               <li key={e.id}>
-                <time>{fmtDate(e.created_at)}</time> <strong>{e.event}</strong> {e.recipient ? <span>{e.recipient}</span> : null}{" "}
+                <time>{fmtDate(e.created_at)}</time> <strong>{e.kind}</strong> {e.recipient ? <span>{e.recipient}</span> : null}{" "}
                 {e.status ? <Status status={e.status} /> : null}
                 {reply ? <div class="reply">{reply}</div> : null}
                 <details>
