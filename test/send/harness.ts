@@ -34,6 +34,8 @@ export interface Sink {
   /** Artificial delay before answering DATA (to keep deliveries in flight), plus up to `dataDelayJitterMs` at random. */
   dataDelayMs: number;
   dataDelayJitterMs: number;
+  /** Set: each "." is answered only once this has settled (a test holds a transaction in flight as long as it needs). */
+  dataHold: Promise<void> | null;
   connections: number;
   /** Messages read to their final "." and not yet answered. */
   answering: number;
@@ -66,6 +68,7 @@ export async function startSink(
     onData: null,
     dataDelayMs: 0,
     dataDelayJitterMs: 0,
+    dataHold: null,
     connections: 0,
     answering: 0,
     close: async () => {},
@@ -116,8 +119,10 @@ export async function startSink(
           cb(null, "2.0.0 Ok: queued");
         };
         const delay = sink.dataDelayMs + Math.random() * sink.dataDelayJitterMs;
-        if (delay > 0) setTimeout(answer, delay);
-        else answer();
+        const hold = sink.dataHold;
+        const answerNow = hold ? () => void hold.then(answer, answer) : answer;
+        if (delay > 0) setTimeout(answerNow, delay);
+        else answerNow();
       });
     },
   });

@@ -41,13 +41,16 @@ test("transactions run in a child process; a killed agent fails its transaction 
   const pid = agent.pid!;
   expect(smtpAgentsOf(process.pid)).toContain(pid);
 
-  sink.dataDelayMs = 1_000;
+  // The sink holds its answer to "." until the agent is killed (or 3 s, if the test fails first).
+  let answer!: () => void;
+  sink.dataHold = Promise.race([new Promise<void>((resolve) => (answer = resolve)), Bun.sleep(3_000)]);
   const pending = agent.send(target, envelope, raw);
   await waitFor(() => sink.answering > 0);
   process.kill(pid, "SIGKILL");
   const lost: SendOutcome = await pending;
   expect(lost).toMatchObject({ kind: "connection", code: "EAGENT" });
-  sink.dataDelayMs = 0;
+  answer();
+  sink.dataHold = null;
 
   const again = await agent.send(target, envelope, raw);
   expect(again).toMatchObject({ kind: "reply", reply: { code: 250 } });
@@ -67,12 +70,14 @@ test("an agent that cannot be started: transactions run in this process", async 
 });
 
 /**
- * Kills the process holding the agent while the sink waits 2 s to answer "." and checks that
+ * Kills the process holding the agent while the sink holds its answer to "." and checks that
  * the orphaned agent read the 250, wrote the receipt to `database` itself and exited.
  */
 async function orphanWritesReceipt(database: string, recipientId: string, receipt: () => Promise<{ reply: string; host: string | null } | null>) {
-  // Long enough for the kill, the exit and the check below on a loaded machine; the orphaned agent waits 5 s.
-  sink.dataDelayMs = 2_000;
+  // The sink answers once the kill, the exit and the check below are done (the orphaned agent
+  // waits 5 s for it), or after 4 s if the test fails before.
+  let answer!: () => void;
+  sink.dataHold = Promise.race([new Promise<void>((resolve) => (answer = resolve)), Bun.sleep(4_000)]);
   const before = sink.received.length;
   const parent = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures", "agent-parent.ts"), database, String(sink.port), recipientId], {
     stdout: "pipe",
@@ -85,9 +90,10 @@ async function orphanWritesReceipt(database: string, recipientId: string, receip
   parent.kill("SIGKILL");
   await parent.exited;
   expect(await receipt()).toBeNull(); // nobody has read the 250 yet
+  answer();
+  sink.dataHold = null;
 
   await waitFor(() => !existsSync(`/proc/${agentPid}`), 8_000);
-  sink.dataDelayMs = 0;
   expect(sink.received.length).toBe(before + 1);
   const written = (await receipt())!;
   expect(written.host).toBe("mx.dest.test");
