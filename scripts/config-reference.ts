@@ -321,7 +321,7 @@ export function generateConfigReference(source: string): string {
   for (const s of settings) {
     const more = page(s.variable);
     lines.push(`### ${s.variable}`, "");
-    lines.push(`Default ${s.defaultText}. Accepts ${s.accepts}.${more ? ` More in [${more.replace(/#.*/, "")}](${more}).` : ""}`, "");
+    lines.push(`Default: ${s.defaultText}. Accepts ${s.accepts}.${more ? ` More in [${more.replace(/#.*/, "")}](${more}).` : ""}`, "");
     const text = NOTES[s.variable] ?? s.comment;
     if (!text) throw new ReferenceError(`${s.variable} (${s.key}) has neither a doc comment in src/config.ts nor a note in scripts/config-reference.ts`);
     lines.push(...wrap(text), "");
