@@ -1,7 +1,7 @@
 /**
  * Opens and clicks: every hit of a tracking URL is an observation, recorded and published as
  * message.opened / message.clicked with the verdict of the people-or-machine rules
- * (src/events/tracking-classify.ts). Only a person's first open or click moves the recipient's
+ * (src/modules/tracking/classify.ts). Only a person's first open or click moves the recipient's
  * status. A token that is not ours, or names a recipient or link we do not have, is not found:
  * never a redirect to anywhere the token says.
  *
@@ -20,7 +20,7 @@ import type { Deps } from "../../context.ts";
 import type { Repositories } from "../../db/store.ts";
 import type { HitTarget } from "../../db/tracking.ts";
 import { changeRecipientStatus, recordObservation } from "../../events/message-status.ts";
-import { BURST_WINDOW_MS, classifyHit } from "../../events/tracking-classify.ts";
+import { BURST_WINDOW_MS, classifyHit } from "./classify.ts";
 import { newId } from "../../ids.ts";
 import { serverSecretOf } from "../../secrets.ts";
 

@@ -7,7 +7,7 @@ import {
   TOO_SOON_AFTER_DELIVERY_MS,
   classifyHit,
   type Hit,
-} from "../../src/events/tracking-classify.ts";
+} from "../../../src/modules/tracking/classify.ts";
 
 const DELIVERED = 1_750_000_000_000;
 const LATER = DELIVERED + 3_600_000; // an hour after the 250
@@ -262,7 +262,7 @@ test("hostile user agents: long, binary, unicode — no throw, and quick", () =>
 });
 
 test("the README's table documents every reason code, in the order the rules are tried", async () => {
-  const readme = await Bun.file(new URL("../../README.md", import.meta.url)).text();
+  const readme = await Bun.file(new URL("../../../README.md", import.meta.url)).text();
   const start = readme.indexOf("## Open and click tracking");
   const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
   const listed = [...section.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]).filter((code) => code !== "machine_reason"); // the header row
