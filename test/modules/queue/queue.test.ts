@@ -206,8 +206,11 @@ describe("message retry and cancel", () => {
   });
 
   test("a cancel racing an attempt in flight: the cancel commits first, yet the late 250 records the delivery the receiver made", async () => {
-    const { h, sink, receiver, send } = await setup({ dataDelayMs: 1500 });
+    const { h, sink, receiver, send } = await setup();
     sink.onRcpt = null;
+    // The sink holds its answer until the cancel has committed (or 3 s, if the test fails first).
+    let answer!: () => void;
+    sink.dataHold = Promise.race([new Promise<void>((resolve) => (answer = resolve)), Bun.sleep(3_000)]);
     const id = await send(["x@one.test"]);
     // The sink has the message and holds its answer: the job is leased, the recipient processed.
     await waitFor(() => sink.answering > 0 || null);
@@ -215,6 +218,7 @@ describe("message retry and cancel", () => {
     const res = await h.request("POST", `/v1/messages/${id}/cancel`);
     expect(res.json.data.cancelled).toBe(1);
     expect(h.recipients(id)[0]!.status).toBe("failed");
+    answer();
     // The attempt ends (the sink answers 250) and its outcome commits after the cancel: the
     // receiver has the message, so it is delivered, not cancelled.
     await waitFor(() => sink.received.length === 1 || null);
