@@ -26,6 +26,7 @@ import { formatAddress, parseEmail } from "../mail/address.ts";
 import { tokenAuthenticator } from "../auth/tokens.ts";
 import { authThrottle } from "../auth/throttle.ts";
 import { acceptMessages } from "../sending/acceptance.ts";
+import { blockedAttachment } from "../sending/blocked-file-types.ts";
 import { RESERVED_HEADERS, type SendInput } from "../sending/validation.ts";
 import { baseServerOptions, DEFAULT_LIMITS, greetDelayOption, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
 import { ByteGate } from "./byte-gate.ts";
@@ -151,6 +152,22 @@ export function submissionInputs(parsed: ParsedMail, envelope: { mailFrom: strin
   return { inputs, idempotencyKey: headerValue(parsed, IDEMPOTENCY_HEADER) };
 }
 
+/**
+ * The reply refusing a message with an attachment of a blocked type, as /v1/send refuses it with a
+ * 422 (src/sending/blocked-file-types.ts): a permanent 554 5.7.1 naming the part and why, or null.
+ * Inline parts count, and the name is the part's own (a client's default name cannot hide .exe).
+ */
+export function blockedAttachmentReply(attachments: readonly { filename?: string; contentType?: string }[]): Error | null {
+  for (const [i, a] of attachments.entries()) {
+    const blocked = blockedAttachment(a.filename, a.contentType);
+    if (!blocked) continue;
+    // The sender's file name, on one line and bounded, inside our reply.
+    const name = a.filename ? ` (${a.filename.replace(/[\x00-\x1f\x7f]+/g, " ").slice(0, 100)})` : "";
+    return smtpError(554, `5.7.1 Attachment ${i + 1}${name} refused: ${blocked.message}`);
+  }
+  return null;
+}
+
 /** An acceptance error as an SMTP reply. */
 function smtpReplyFor(err: unknown): Error {
   if (err instanceof ValidationError) {
@@ -262,6 +279,8 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
       } catch {
         throw smtpError(554, "5.6.0 The message could not be parsed as MIME");
       }
+      const blocked = blockedAttachmentReply(parsed.attachments);
+      if (blocked) throw blocked;
       const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
       const { inputs, idempotencyKey } = submissionInputs(parsed, { mailFrom, recipients: session.envelope.rcptTo.map((r) => r.address) });
       try {

@@ -167,6 +167,33 @@ describe("SMTP submission", () => {
     expect((await messages()).find((m) => m.id === id)!.status).toBe("suppressed");
   });
 
+  test("an attachment of a blocked file type is refused with 554 5.7.1 naming it and why, as /v1/send refuses it with a 422; nothing is stored", async () => {
+    const before = (await messages()).length;
+    const refused = async (attachments: Mail.Attachment[]) => {
+      const err = (await send({ from: "hello@brand.test", to: "ann@example.net", subject: "Blocked", text: "see attached", attachments }).then(
+        () => null,
+        (e: { responseCode?: number; response?: string }) => e,
+      ))!;
+      expect(err).not.toBeNull();
+      expect(err.responseCode).toBe(554);
+      return err.response!;
+    };
+    // The last extension counts (invoice.pdf.exe is an .exe), whatever the content type says.
+    expect(await refused([{ filename: "invoice.pdf.exe", content: "MZ", contentType: "application/pdf" }])).toBe(
+      "554 5.7.1 Attachment 1 (invoice.pdf.exe) refused: Attachments of type .exe are not allowed (see GET /v1/blocked-file-types).",
+    );
+    // Trailing dots and case do not hide it; the second part is named.
+    expect(await refused([{ filename: "notes.txt", content: "hi" }, { filename: "Setup.MSI.", content: "x" }])).toStartWith("554 5.7.1 Attachment 2 (Setup.MSI.) refused: Attachments of type .msi");
+    // By content type, under a harmless name.
+    expect(await refused([{ filename: "tool.bin", content: "MZ", contentType: "application/x-msdownload" }])).toContain("Attachments of type application/x-msdownload are not allowed");
+    // An inline part is an attachment too.
+    expect(await refused([{ filename: "run.js", content: "alert(1)", cid: "script@x", contentDisposition: "inline" }])).toContain("Attachments of type .js are not allowed");
+    expect((await messages()).length).toBe(before);
+    // An allowed type goes through.
+    const ok = await send({ from: "hello@brand.test", to: "ann@example.net", subject: "Allowed", text: "see attached", attachments: [{ filename: "invoice.pdf", content: "%PDF" }] });
+    expect(ok.response).toMatch(/^250 2\.6\.0 Queued as /);
+  });
+
   test("when every recipient is Bcc, each gets its own copy with only itself in To", async () => {
     const info = await send({ from: "hello@brand.test", to: "Undisclosed recipients:;", bcc: ["a@example.net", "b@example.net"], subject: "Newsletter", text: "news" });
     expect(info.response).toMatch(/Queued as \S+ and 1 more$/);
