@@ -3,6 +3,21 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "..");
+
+// The dashboard is bundled into the binary (src/web/assets.ts). First its API types are made
+// again from this code's OpenAPI document (scripts/dashboard-api-types.ts) and the dashboard is
+// type-checked against them: no binary whose dashboard reads a field the API does not answer.
+for (const [what, cmd] of [
+  ["dashboard API types", [process.execPath, join(root, "scripts", "dashboard-api-types.ts")]],
+  ["dashboard type check", [join(root, "node_modules", ".bin", "tsc"), "--noEmit", "-p", join(root, "src", "web", "app")]],
+] as const) {
+  const step = Bun.spawnSync([...cmd], { cwd: root, stdout: "inherit", stderr: "inherit" });
+  if (step.exitCode !== 0) {
+    console.error(`build: ${what} failed (exit ${step.exitCode})`);
+    process.exit(1);
+  }
+}
+
 mkdirSync(join(root, "dist"), { recursive: true });
 const result = await Bun.build({
   // Worker threads are entry points of their own; in the binary they sit beside main.ts under the

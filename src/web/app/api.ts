@@ -2,6 +2,8 @@
  * The dashboard's client of the /v1 API: same origin, the session cookie, and the session's CSRF
  * token on every request that changes something. Errors carry the API's message (and field errors).
  */
+import type { paths } from "./api-types.ts";
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -66,25 +68,21 @@ export const api = {
     return res.text();
   },
   /** Who is signed in, or null. */
-  session: () => request<{ data: Session }>("GET", "/v1/auth/session", undefined, { quiet401: true }).then((r) => r.data, () => null),
+  session: () => request<ApiBody<"/v1/auth/session">>("GET", "/v1/auth/session", undefined, { quiet401: true }).then((r) => r.data, () => null),
 };
 
-export interface TeamRef {
-  id: string;
-  name: string;
-  role: string;
-}
-export interface Session {
-  user: { id: string; name: string; email: string };
-  team: TeamRef;
-  teams: TeamRef[];
-  csrf_token: string;
-  expires_at: string;
-}
+/**
+ * The shapes the dashboard reads are the API's own, as its OpenAPI document declares them:
+ * api-types.ts is generated from it (bun scripts/dashboard-api-types.ts), never written by hand,
+ * so a field the API stops answering, or answers with another type, is a type error here.
+ */
+type Method = "get" | "post" | "put" | "delete";
+type OkJson<R> = { [S in keyof R]: S extends 200 | 201 | 202 ? (R[S] extends { content: { "application/json": infer T } } ? T : never) : never }[keyof R];
+/** The JSON of a successful answer to `method path` (path as the document writes it: "/v1/webhooks/{id}"). */
+export type ApiBody<P extends keyof paths, M extends Method = "get"> = paths[P][M] extends { responses: infer R } ? OkJson<R> : never;
+/** One item of the `data` a list (or a `{ data }` answer) carries. */
+export type ApiItem<P extends keyof paths, M extends Method = "get"> = ApiBody<P, M> extends { data: (infer T)[] } ? T : never;
+/** The `data` of an answer that wraps one object in it. */
+export type ApiData<P extends keyof paths, M extends Method = "get"> = ApiBody<P, M> extends { data: infer T } ? T : never;
 
-export interface Page<T> {
-  data: T[];
-  per_page: number;
-  next_cursor: string | null;
-  prev_cursor: string | null;
-}
+export type Session = ApiData<"/v1/auth/session">;

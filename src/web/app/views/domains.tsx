@@ -1,44 +1,19 @@
 import { useState } from "preact/hooks";
-import { api, type Page } from "../api.ts";
+import { api, type ApiBody } from "../api.ts";
 import { CopyButton, ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Section, Status, useActions, useLoad } from "../ui.tsx";
 
-interface DnsRecord {
-  id: string;
-  /** Posthorn's purpose (dkim, dkim_ed25519, spf, return_path, dmarc); `purpose` is Lettermint's coarser one. */
-  kind: string;
-  type: string;
-  hostname: string;
-  fqdn: string;
-  content: string;
-  status: string;
-  /** DKIM records: current (signs), next (a rotation's key to publish) or retiring (kept until keep_until). */
-  key_state: "current" | "next" | "retiring" | null;
-  keep_until: string | null;
-}
-interface Domain {
-  id: string;
-  domain: string;
-  /** pending | active | failed (`status` is Lettermint's vocabulary). */
-  sending_status: string;
-  created_at: string;
-  dns_records: DnsRecord[];
-  projects: { id: string; name: string }[];
-}
-interface VerifyResult {
-  verified: boolean;
-  message: string;
-  failed: { id: string; kind: string; fqdn: string; status: string; reason: string; found?: string[] | string | null }[];
-}
+type Domain = ApiBody<"/v1/domains/{domainId}">;
+type VerifyResult = ApiBody<"/v1/domains/{domainId}/dns-records/verify", "post">;
 
 export function Domains() {
-  const list = useLoad(() => api.get<Page<Domain>>("/v1/domains", { "page[size]": 100 }), []);
+  const list = useLoad(() => api.get<ApiBody<"/v1/domains">>("/v1/domains", { "page[size]": 100 }), []);
   const [name, setName] = useState("");
   const [error, setError] = useState<string | null>(null);
   const add = async (e: Event) => {
     e.preventDefault();
     setError(null);
     try {
-      const d = await api.post<{ id: string }>("/v1/domains", { domain: name });
+      const d = await api.post<ApiBody<"/v1/domains", "post">>("/v1/domains", { domain: name });
       go(`/domains/${d.id}`);
     } catch (err) {
       setError(messageOf(err));

@@ -1,17 +1,11 @@
 import { useState } from "preact/hooks";
-import { api, type Page, type Session } from "../api.ts";
+import { api, type ApiBody, type ApiItem, type Session } from "../api.ts";
 import { Field, fmtDate, ListStatus, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
 
-interface Member {
-  id: string;
-  role: string;
-  joined_at: string | null;
-  status?: "active" | "pending";
-  user: { id: string; name: string; email: string };
-}
+type Member = ApiItem<"/v1/team/members">;
 
 export function Members({ session }: { session: Session }) {
-  const list = useLoad(() => api.get<Page<Member>>("/v1/team/members", { "page[size]": 100 }), []);
+  const list = useLoad(() => api.get<ApiBody<"/v1/team/members">>("/v1/team/members", { "page[size]": 100 }), []);
   const [email, setEmail] = useState("");
   const [role, setRole] = useState("member");
   const [link, setLink] = useState<{ label: string; url: string } | null>(null);
@@ -21,7 +15,7 @@ export function Members({ session }: { session: Session }) {
     e.preventDefault();
     setError(null);
     try {
-      const res = await api.post<{ password_url: string | null; invitation_url: string | null }>("/v1/team/members", { email, role });
+      const res = await api.post<ApiBody<"/v1/team/members", "post">>("/v1/team/members", { email, role });
       setLink(
         res.password_url
           ? { label: `Password link for ${email} (valid 7 days; setting the password accepts the invitation)`, url: res.password_url }

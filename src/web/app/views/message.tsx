@@ -1,42 +1,16 @@
 import { useState } from "preact/hooks";
-import { api, type Page } from "../api.ts";
+import { api, type ApiBody, type ApiItem } from "../api.ts";
 import { ErrorBox, fmtDate, Loading, Section, Status, useLoad } from "../ui.tsx";
 
-interface Message {
-  id: string;
-  type: string;
-  status: string;
-  status_changed_at: string;
-  tag: string | null;
-  from_email: string;
-  from_name: string;
-  subject: string;
-  to: { email: string; name: string }[];
-  cc: { email: string; name: string }[];
-  reply_to: string[];
-  attachments: { filename: string; size: number; content_type: string; content_id: string | null }[];
-  metadata: Record<string, string>;
-  route_id: string | null;
-  created_at: string;
-  spam_score: number | null;
-  spam_symbols: { name: string; score: number; options: string[]; description: string }[];
-}
-interface MessageEvent {
-  id: string;
-  /** Posthorn's kind (message.delivered, …); `event` is the service's type (delivered, …). */
-  kind: string;
-  status: string | null;
-  recipient: string | null;
-  data: Record<string, unknown>;
-  created_at: string;
-}
+type Message = ApiBody<"/v1/messages/{messageId}">;
+type MessageEvent = ApiItem<"/v1/messages/{messageId}/events">;
 
 /** Every event, page after page (a message's history is short). */
 async function allEvents(id: string): Promise<MessageEvent[]> {
   const out: MessageEvent[] = [];
   let cursor: string | null = null;
   for (let i = 0; i < 20; i++) {
-    const page: Page<MessageEvent> = await api.get(`/v1/messages/${id}/events`, { "page[size]": 100, "page[cursor]": cursor });
+    const page: ApiBody<"/v1/messages/{messageId}/events"> = await api.get(`/v1/messages/${id}/events`, { "page[size]": 100, "page[cursor]": cursor });
     out.push(...page.data);
     if (!(cursor = page.next_cursor)) break;
   }
@@ -67,7 +41,7 @@ function replyOf(data: Record<string, unknown>): string | null {
 export function MessageDetail({ id }: { id: string }) {
   const message = useLoad(() => api.get<Message>(`/v1/messages/${id}`), [id]);
   const events = useLoad(() => allEvents(id), [id]);
-  const recipients = useLoad(() => api.get<{ data: { email: string; status: string }[] }>(`/v1/messages/${id}/recipients`), [id]);
+  const recipients = useLoad(() => api.get<ApiBody<"/v1/messages/{messageId}/recipients">>(`/v1/messages/${id}/recipients`), [id]);
   const [tab, setTab] = useState<"html" | "headers" | "source">("html");
   const [images, setImages] = useState(false);
   const source = useLoad(() => (tab === "html" ? Promise.resolve(null) : api.text(`/v1/messages/${id}/source`)), [id, tab === "html"]);

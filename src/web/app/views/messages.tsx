@@ -1,18 +1,6 @@
 import { useState } from "preact/hooks";
-import { api, type Page } from "../api.ts";
+import { api, type ApiBody } from "../api.ts";
 import { ErrorBox, Field, fmtDate, go, Loading, Pager, Section, Status, useLoad, type Route } from "../ui.tsx";
-
-interface MessageRow {
-  id: string;
-  type: string;
-  status: string;
-  from_email: string;
-  from_name: string;
-  subject: string;
-  to: { email: string; name: string }[];
-  tag: string | null;
-  created_at: string;
-}
 
 const STATUSES = [
   "pending", "queued", "processed", "delivered", "soft_bounced", "hard_bounced", "failed", "suppressed",
@@ -33,7 +21,7 @@ const FILTERS = ["subject", "from_email", "status", "type", "tag", "route_id", "
 export function Messages({ route }: { route: Route }) {
   const q = route.query;
   const query = Object.fromEntries([...q.entries()]);
-  const list = useLoad(() => api.get<Page<MessageRow>>("/v1/messages", { ...query, "page[size]": query["page[size]"] ?? 50 }), [q.toString()]);
+  const list = useLoad(() => api.get<ApiBody<"/v1/messages">>("/v1/messages", { ...query, "page[size]": query["page[size]"] ?? 50 }), [q.toString()]);
   const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(FILTERS.map((f) => [f, q.get(`filter[${f}]`) ?? ""])));
   const [sort, setSort] = useState(q.get("sort") ?? "-created_at");
 

@@ -1,31 +1,12 @@
-import { api, type Page } from "../api.ts";
+import { api, type ApiBody } from "../api.ts";
 import { ErrorBox, Loading, Section, useLoad } from "../ui.tsx";
 
-interface RouteRow {
-  id: string;
-  name: string;
-  slug: string;
-  route_type: string;
-}
-interface Project {
-  id: string;
-  name: string;
-  routes: RouteRow[];
-}
-interface RouteStats {
-  messages_total: number;
-  messages_by_status: Record<string, number>;
-  deliverability: number;
-  opens_human: number;
-  opens_machine: number;
-  clicks_human: number;
-  clicks_machine: number;
-}
+type RouteStats = NonNullable<ApiBody<"/v1/routes/{routeId}">["statistics"]>;
 
 /** The figures of one route's last 28 days: messages by status, and tracking hits by people and by machines. */
 const figures = (s: RouteStats) => {
   const by = s.messages_by_status;
-  const n = (...keys: string[]) => keys.reduce((sum, k) => sum + (by[k] ?? 0), 0);
+  const n = (...keys: (keyof typeof by)[]) => keys.reduce((sum, k) => sum + (by[k] ?? 0), 0);
   return {
     sent: s.messages_total,
     delivered: n("delivered", "opened", "clicked", "unsubscribed", "spam_complaint"),
@@ -55,10 +36,11 @@ const MACHINE: Partial<Record<keyof Figures, keyof Figures>> = { opens_human: "o
 
 /** Every route's statistics at once (the project list already names the routes). */
 async function loadOverview() {
-  const projects = await api.get<Page<Project>>("/v1/projects", { "page[size]": 100 });
+  const projects = await api.get<ApiBody<"/v1/projects">>("/v1/projects", { "page[size]": 100 });
   const routes = projects.data.flatMap((project) => project.routes.map((route) => ({ project, route })));
-  const stats = await Promise.all(routes.map(({ route }) => api.get<{ statistics: RouteStats }>(`/v1/routes/${route.id}`, { include: "statistics" })));
-  return routes.map((r, i) => ({ ...r, figures: figures(stats[i]!.statistics) }));
+  const stats = await Promise.all(routes.map(({ route }) => api.get<ApiBody<"/v1/routes/{routeId}">>(`/v1/routes/${route.id}`, { include: "statistics" })));
+  // statistics is optional in the document: answered when asked for (include=statistics), as here.
+  return routes.map((r, i) => ({ ...r, figures: figures(stats[i]!.statistics!) }));
 }
 
 /** Queue depth and dead jobs per queue, from /metrics (this server's, all teams). */

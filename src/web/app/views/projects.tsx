@@ -1,43 +1,30 @@
 import { useState } from "preact/hooks";
-import { api, type Page } from "../api.ts";
+import { api, type ApiBody, type ApiItem } from "../api.ts";
 import { type Actions, Field, go, ListStatus, Section, ShownOnce, useActions, useLoad } from "../ui.tsx";
 
-interface Project {
-  id: string;
-  name: string;
-  smtp_enabled: boolean;
-}
-interface RouteRow {
-  id: string;
-  name: string;
-  slug: string;
-  route_type: string;
-  is_default: boolean;
-  inbound_address: string | null;
-  track_opens: boolean;
-  track_clicks: boolean;
-}
+type Project = ApiItem<"/v1/projects">;
+type RouteRow = ApiItem<"/v1/projects/{projectId}/routes">;
 
 /** Every route of every project, for pickers. */
 export async function allRoutes(): Promise<(RouteRow & { project_name: string })[]> {
-  const projects = await api.get<Page<Project>>("/v1/projects", { "page[size]": 100 });
+  const projects = await api.get<ApiBody<"/v1/projects">>("/v1/projects", { "page[size]": 100 });
   const out: (RouteRow & { project_name: string })[] = [];
   for (const p of projects.data) {
-    const routes = await api.get<Page<RouteRow>>(`/v1/projects/${p.id}/routes`, { "page[size]": 100 });
+    const routes = await api.get<ApiBody<"/v1/projects/{projectId}/routes">>(`/v1/projects/${p.id}/routes`, { "page[size]": 100 });
     out.push(...routes.data.map((r) => ({ ...r, project_name: p.name })));
   }
   return out;
 }
 
 export function Projects() {
-  const list = useLoad(() => api.get<Page<Project>>("/v1/projects", { "page[size]": 100 }), []);
+  const list = useLoad(() => api.get<ApiBody<"/v1/projects">>("/v1/projects", { "page[size]": 100 }), []);
   const [name, setName] = useState("");
   const [token, setToken] = useState<{ label: string; value: string } | null>(null);
   const { error, run: act } = useActions(list.reload);
   const create = (e: Event) => {
     e.preventDefault();
     return act(async () => {
-      const res = await api.post<{ data: Project; token: string }>("/v1/projects", { name });
+      const res = await api.post<ApiBody<"/v1/projects", "post">>("/v1/projects", { name });
       setToken({ label: `Sending token of ${res.data.name}`, value: res.token });
       setName("");
     });
@@ -60,11 +47,11 @@ export function Projects() {
 }
 
 function ProjectCard({ project, act, onToken }: { project: Project; act: Actions["run"]; onToken: (t: string) => void }) {
-  const routes = useLoad(() => api.get<Page<RouteRow>>(`/v1/projects/${project.id}/routes`, { "page[size]": 100 }), [project.id]);
+  const routes = useLoad(() => api.get<ApiBody<"/v1/projects/{projectId}/routes">>(`/v1/projects/${project.id}/routes`, { "page[size]": 100 }), [project.id]);
   const rotate = () =>
     act(async () => {
       if (!confirm(`Replace the sending token of ${project.name}? The old one stops working at once.`)) return;
-      onToken((await api.post<{ token: string }>(`/v1/projects/${project.id}/rotate-token`)).token);
+      onToken((await api.post<ApiBody<"/v1/projects/{projectId}/rotate-token", "post">>(`/v1/projects/${project.id}/rotate-token`)).new_token);
     });
   const smtp = (on: boolean) => act(async () => void (await api.put(`/v1/projects/${project.id}`, { smtp_enabled: on })));
   const [route, setRoute] = useState({ name: "", route_type: "transactional", slug: "" });
@@ -72,7 +59,7 @@ function ProjectCard({ project, act, onToken }: { project: Project; act: Actions
     e.preventDefault();
     return act(async () => {
       const body = { name: route.name, route_type: route.route_type, ...(route.slug ? { slug: route.slug } : {}) };
-      const res = await api.post<{ data: RouteRow }>(`/v1/projects/${project.id}/routes`, body);
+      const res = await api.post<ApiBody<"/v1/projects/{projectId}/routes", "post">>(`/v1/projects/${project.id}/routes`, body);
       go(`/routes/${res.data.id}`);
     });
   };

@@ -1,40 +1,13 @@
 import { useState } from "preact/hooks";
-import { api, type Page } from "../api.ts";
+import { api, type ApiBody, type ApiItem } from "../api.ts";
 import { ErrorBox, Field, fmtDate, go, ListStatus, Notice, Pager, Section, Status, type Route, useActions, useLoad } from "../ui.tsx";
 import { allRoutes } from "./projects.tsx";
 
-interface Reply {
-  code: number | null;
-  enhanced_code: string | null;
-  message: string;
-}
-interface QueuedMessage {
-  id: string;
-  route_id: string | null;
-  status: string;
-  from_email: string;
-  subject: string;
-  created_at: string;
-  next_attempt_at: string | null;
-  attempts: number;
-  last_response: Reply | null;
-  recipients: { email: string; status: string; attempts: number }[];
-}
-interface Destination {
-  name: string;
-  domains: string[];
-  paused: boolean;
-  paused_until: string | null;
-  concurrency: number | null;
-  max_concurrency: number | null;
-  per_minute: number | null;
-  max_per_minute: number | null;
-  strikes: number;
-  throttled_at: string | null;
-  last_reply: Reply | null;
-}
+type QueuedMessage = ApiItem<"/v1/queue">;
+type Destination = ApiItem<"/v1/queue/destinations">;
+type Reply = QueuedMessage["last_response"];
 
-const replyText = (r: Reply | null) => (r ? [r.code, r.enhanced_code, r.message].filter((x) => x !== null && x !== "").join(" ") : "");
+const replyText = (r: Reply | Destination["last_reply"]) => (r ? [r.code, r.enhanced_code, r.message].filter((x) => x !== null && x !== "").join(" ") : "");
 /** "now / of at most", or "no limit". */
 const limit = (now: number | null, max: number | null) => (now === null ? "no limit" : `${now}${max !== null && max !== now ? ` of ${max}` : ""}`);
 
@@ -42,7 +15,7 @@ const limit = (now: number | null, max: number | null) => (now === null ? "no li
 export function Queue({ route }: { route: Route }) {
   const q = route.query;
   const filters = { "filter[domain]": q.get("filter[domain]") ?? "", "filter[route_id]": q.get("filter[route_id]") ?? "" };
-  const list = useLoad(() => api.get<Page<QueuedMessage>>("/v1/queue", { ...Object.fromEntries(q.entries()), "page[size]": 50 }), [q.toString()]);
+  const list = useLoad(() => api.get<ApiBody<"/v1/queue">>("/v1/queue", { ...Object.fromEntries(q.entries()), "page[size]": 50 }), [q.toString()]);
   const routes = useLoad(allRoutes, []);
   const [draft, setDraft] = useState(filters);
   const { error, notice, run: act } = useActions(list.reload);
@@ -74,12 +47,12 @@ export function Queue({ route }: { route: Route }) {
         action === "retry" ? `Attempt ${what} now?` : `Cancel ${what}? Their remaining recipients fail with reason "cancelled"; this cannot be undone.`;
       if (!confirm(question)) return "Nothing was changed.";
       const path = `/v1/queue/${action}?${new URLSearchParams(applied)}`;
-      return (await api.post<{ message: string }>(path)).message;
+      return (await api.post<ApiBody<"/v1/queue/retry" | "/v1/queue/cancel", "post">>(path)).message;
     });
   const one = (m: QueuedMessage, action: "retry" | "cancel") =>
     act(async () => {
       if (action === "cancel" && !confirm(`Cancel "${m.subject || "(no subject)"}"? Its remaining recipients fail with reason "cancelled".`)) return "Nothing was changed.";
-      return (await api.post<{ message: string }>(`/v1/messages/${m.id}/${action}`)).message;
+      return (await api.post<ApiBody<"/v1/messages/{messageId}/retry" | "/v1/messages/{messageId}/cancel", "post">>(`/v1/messages/${m.id}/${action}`)).message;
     });
 
   return (
@@ -197,7 +170,7 @@ export function Queue({ route }: { route: Route }) {
 
 /** Where mail is going and how fast each destination takes it (the server's, the same for every team). */
 function Destinations() {
-  const list = useLoad(() => api.get<{ data: Destination[] }>("/v1/queue/destinations"), []);
+  const list = useLoad(() => api.get<ApiBody<"/v1/queue/destinations">>("/v1/queue/destinations"), []);
   return (
     <Section title="Destinations (this server)">
       <ErrorBox error={list.error} />

@@ -1,31 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { api, type ApiBody } from "../api.ts";
 import { CopyButton, ErrorBox, Field, go, Loading, Notice, Section, useActions, useLoad } from "../ui.tsx";
 
-interface InboundRecord {
-  purpose: string;
-  type: string;
-  fqdn: string;
-  content: string;
-}
-interface Route {
-  id: string;
-  name: string;
-  slug: string;
-  route_type: "transactional" | "broadcast" | "inbound";
-  is_default: boolean;
-  inbound_address: string | null;
-  inbound_domain: string | null;
-  inbound_domain_verified_at: string | null;
-  inbound_spam_threshold: number | null;
-  attachment_delivery: string;
-  track_opens: boolean;
-  track_clicks: boolean;
-  webhooks_count: number;
-  suppressed_recipients_count: number;
-  inbound_domain_records?: InboundRecord[];
-  project: { id: string; name: string } | null;
-}
+type Route = ApiBody<"/v1/routes/{routeId}">;
 
 /** The form's values: what PUT /v1/routes/{id} takes, as the inputs hold them. */
 const formOf = (r: Route) => ({
@@ -63,9 +40,9 @@ export function RouteSettings({ id }: { id: string }) {
           },
         }
       : { name: form.name, track_opens: form.track_opens, track_clicks: form.track_clicks };
-    return run(async () => (await api.put<{ message: string }>(`/v1/routes/${id}`, body)).message);
+    return run(async () => (await api.put<ApiBody<"/v1/routes/{routeId}", "put">>(`/v1/routes/${id}`, body)).message);
   };
-  const verify = () => run(async () => (await api.post<{ data: { message: string } }>(`/v1/routes/${id}/verify-inbound-domain`)).data.message);
+  const verify = () => run(async () => (await api.post<ApiBody<"/v1/routes/{routeId}/verify-inbound-domain", "post">>(`/v1/routes/${id}/verify-inbound-domain`)).data.message);
   const remove = async () => {
     if (!confirm(`Delete the route ${r.name}? Its webhooks and route suppressions go with it; its messages stay.`)) return;
     await run(async () => {

@@ -1,18 +1,12 @@
 import { useState } from "preact/hooks";
-import { api, type Page } from "../api.ts";
+import { api, type ApiBody, type ApiItem } from "../api.ts";
 import { Field, fmtDate, go, ListStatus, messageOf, Notice, Pager, Section, type Route, useLoad } from "../ui.tsx";
 
-interface Suppression {
-  id: string;
-  email: string;
-  scope: string;
-  reason: string;
-  created_at: string;
-}
+type Suppression = ApiItem<"/v1/suppressions">;
 
 export function Suppressions({ route }: { route: Route }) {
   const q = route.query;
-  const list = useLoad(() => api.get<Page<Suppression>>("/v1/suppressions", { ...Object.fromEntries(q.entries()), "page[size]": 50 }), [q.toString()]);
+  const list = useLoad(() => api.get<ApiBody<"/v1/suppressions">>("/v1/suppressions", { ...Object.fromEntries(q.entries()), "page[size]": 50 }), [q.toString()]);
   const [search, setSearch] = useState(q.get("filter[email]") ?? "");
   const [bulk, setBulk] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
@@ -27,7 +21,7 @@ export function Suppressions({ route }: { route: Route }) {
     setError(null);
     const emails = bulk.split(/[\s,;]+/).filter(Boolean);
     try {
-      const res = await api.post<{ message: string }>("/v1/suppressions", { emails, scope: "team", reason: "manual" });
+      const res = await api.post<ApiBody<"/v1/suppressions", "post">>("/v1/suppressions", { emails, scope: "team", reason: "manual" });
       setNotice(res.message);
       setBulk("");
       list.reload();

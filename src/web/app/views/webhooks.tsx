@@ -1,31 +1,9 @@
 import { useState } from "preact/hooks";
-import { api, type Page } from "../api.ts";
+import { api, type ApiBody } from "../api.ts";
 import { ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Notice, Section, ShownOnce, useActions, useLoad } from "../ui.tsx";
 import { allRoutes } from "./projects.tsx";
 
-interface Webhook {
-  id: string;
-  route_id: string;
-  name: string;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  disabled_reason: string | null;
-  last_called_at: string | null;
-}
-interface Delivery {
-  id: string;
-  event_id: string;
-  event: string;
-  attempt: number;
-  outcome: string;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  response_excerpt: string | null;
-  next_attempt_at: string | null;
-  created_at: string;
-}
+type Webhook = ApiBody<"/v1/webhooks/{id}">;
 
 export const EVENT_KINDS = [
   "message.created", "message.sent", "message.delivered", "message.soft_bounced", "message.hard_bounced", "message.bounced",
@@ -34,7 +12,7 @@ export const EVENT_KINDS = [
 ];
 
 export function Webhooks() {
-  const list = useLoad(() => api.get<Page<Webhook>>("/v1/webhooks", { "page[size]": 100 }), []);
+  const list = useLoad(() => api.get<ApiBody<"/v1/webhooks">>("/v1/webhooks", { "page[size]": 100 }), []);
   const routes = useLoad(allRoutes, []);
   const [form, setForm] = useState({ name: "", url: "https://", route_id: "" });
   const [events, setEvents] = useState<string[]>(["message.delivered", "message.bounced"]);
@@ -45,7 +23,7 @@ export function Webhooks() {
     setError(null);
     try {
       const route_id = form.route_id || routes.data?.[0]?.id || "";
-      const res = await api.post<{ data: { id: string; secret: string } }>("/v1/webhooks", { ...form, route_id, events });
+      const res = await api.post<ApiBody<"/v1/webhooks", "post">>("/v1/webhooks", { ...form, route_id, events });
       setSecret(res.data.secret);
       list.reload();
     } catch (err) {
@@ -114,16 +92,16 @@ export function Webhooks() {
 }
 
 export function WebhookDetail({ id }: { id: string }) {
-  const hook = useLoad(() => api.get<{ data: Webhook } | Webhook>(`/v1/webhooks/${id}`).then((r) => ("data" in r ? r.data : r)), [id]);
-  const deliveries = useLoad(() => api.get<Page<Delivery>>(`/v1/webhooks/${id}/deliveries`, { "page[size]": 50 }), [id]);
+  const hook = useLoad(() => api.get<Webhook>(`/v1/webhooks/${id}`), [id]);
+  const deliveries = useLoad(() => api.get<ApiBody<"/v1/webhooks/{id}/deliveries">>(`/v1/webhooks/${id}/deliveries`, { "page[size]": 50 }), [id]);
   const [secret, setSecret] = useState<string | null>(null);
   const { error, notice, run: act } = useActions(() => {
     deliveries.reload();
     hook.reload();
   });
-  const test = () => act(async () => (await api.post<{ message: string }>(`/v1/webhooks/${id}/test`)).message);
-  const redeliver = (deliveryId: string) => act(async () => (await api.post<{ message: string }>(`/v1/webhooks/${id}/deliveries/${deliveryId}/redeliver`)).message);
-  const rotate = () => act(async () => setSecret((await api.post<{ data: { secret: string } }>(`/v1/webhooks/${id}/regenerate-secret`)).data.secret));
+  const test = () => act(async () => (await api.post<ApiBody<"/v1/webhooks/{id}/test", "post">>(`/v1/webhooks/${id}/test`)).message);
+  const redeliver = (deliveryId: string) => act(async () => (await api.post<ApiBody<"/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", "post">>(`/v1/webhooks/${id}/deliveries/${deliveryId}/redeliver`)).message);
+  const rotate = () => act(async () => setSecret((await api.post<ApiBody<"/v1/webhooks/{id}/regenerate-secret", "post">>(`/v1/webhooks/${id}/regenerate-secret`)).data.secret));
   const remove = () =>
     act(async () => {
       if (!confirm("Delete this webhook?")) return;
