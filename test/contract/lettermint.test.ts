@@ -39,10 +39,6 @@ const KNOWN: Record<string, string> = {
     "role stays the spec's string (owner or member), where the SDK declares an object {id, name}: the spec wins; name, email and project_access are given beside the spec's user",
   "team.members":
     "role stays the spec's string (owner or member), where the SDK declares an object {id, name}: the spec wins; name, email and project_access are given beside the spec's user",
-  "messages.events":
-    "event keeps Posthorn's event kinds (message.delivered, message.sent, …), which the dashboard and Posthorn's clients read; the service's names (delivered, processed, …) are not given",
-  "suppressions.create":
-    "data.created and data.skipped hold Posthorn's records ({id, email, type, value, …} and {email, reason}), not strings; the spec shows no element shape, and Posthorn's own clients read the records",
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -160,8 +156,9 @@ function renderTable(): string {
     "Also served for the SDKs: the project token in `x-lettermint-token` as well as `x-service-token`",
     "(both present with different values → 401); webhook deliveries carry `X-Lettermint-Signature`,",
     "`-Event`, `-Delivery` and `-Attempt` beside the spec's `X-Service-*` headers, with identical values,",
-    "so `Webhook.verifyHeaders` verifies them; every error body has `error`, a short stable string,",
-    "beside `message` and `errors`.",
+    "so `Webhook.verifyHeaders` verifies them; a webhook may subscribe to every kind the SDK's `WebhookEvent`",
+    "names, `suppression.added` and `suppression.removed` (data: `SuppressedRecipientData`) included;",
+    "every error body has `error`, a short stable string, beside `message` and `errors`.",
     "",
   ];
   return lines.join("\n");
@@ -176,12 +173,14 @@ let tokens: { team_token: string; project_id: string; project_token: string };
 let api: ApiClient;
 let email: () => EmailEndpoint;
 let receiver: TestReceiver;
+let hookCert: ReturnType<typeof makeTestCert>;
 let dns: TestDnsServer;
 
 beforeAll(async () => {
   dns = await startDnsServer();
   dns.set("hooks.example.test", "A", ["127.0.0.1"]);
   const cert = makeTestCert(["hooks.example.test"]);
+  hookCert = cert;
   receiver = startReceiver(cert);
   cleanups.push(() => receiver.stop(), () => dns.close());
   const env = {
@@ -434,6 +433,35 @@ describe("the SDKs' headers and error bodies, over real sockets", () => {
       .catch((e) => e);
     expect(batch.statusCode).toBe(422);
     expect(Object.keys(batch.responseBody.errors)).toEqual(["1.attachments.1.filename"]);
+  });
+
+  test("every event kind the SDK's WebhookEvent names can be subscribed to; a suppression made and lifted through the SDK arrives as suppression.added and suppression.removed, verified by the SDK's Webhook, with SuppressedRecipientData", async () => {
+    const webhookEvent = shapes.types.WebhookEvent as { kind: "union"; of: { kind: string; value: string }[] };
+    const kinds = webhookEvent.of.map((s) => s.value);
+    expect(kinds).toContain("suppression.added");
+    const own = startReceiver(hookCert);
+    cleanups.push(() => own.stop());
+    const routes = (await api.projects.routes(tokens.project_id)) as any;
+    const routeId = routes.data.find((r: any) => r.route_type === "transactional").id;
+    const hook = (await api.webhooks.create({ route_id: routeId, name: "Every SDK kind", url: own.url(), events: kinds as any })) as any;
+    expect([...hook.data.events].sort()).toEqual([...kinds].sort());
+    own.secret = hook.data.secret;
+
+    const made = (await api.suppressions.create({ email: "kinds@example.net", reason: "manual", scope: "team" })) as any;
+    expect(made.data).toEqual({ created: ["kinds@example.net"], skipped: [] });
+    const arrived = async (kind: string) => {
+      const d = await waitFor(() => own.deliveries.find((x) => x.headers["x-service-event"] === kind), 15_000);
+      expect(d.verified).toBe(true);
+      const payload = new Webhook(own.secret).verifyHeaders(d.headers, Buffer.from(d.rawBody)) as { event: string; data: Record<string, unknown> };
+      expect(payload.event).toBe(kind);
+      expect(problems(payload.data, { kind: "ref", name: "SuppressedRecipientData" })).toEqual([]);
+      return payload.data;
+    };
+    const added = await arrived("suppression.added");
+    expect(added).toMatchObject({ type: "email", value: "kinds@example.net", reason: "manual", scope: "team" });
+    await api.suppressions.delete(added.id as string);
+    expect(await arrived("suppression.removed")).toMatchObject({ id: added.id, value: "kinds@example.net" });
+    await api.webhooks.delete(hook.data.id);
   });
 
   test("the SDK's send fields: settings.track_* taken; scheduled_at, tags and enforced TLS refused (422), never sent now, untagged or in the clear", async () => {
