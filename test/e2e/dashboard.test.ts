@@ -237,9 +237,12 @@ describe.skipIf(!requireTool("chromium"))("the dashboard in Chromium", () => {
     await page.getByLabel("Name").fill("Orders");
     await page.getByLabel("URL (https)").fill(receiver.url());
     await page.getByRole("checkbox", { name: "webhook.test" }).check();
+    // Every kind the API accepts is offered (the list is type-checked against the OpenAPI document's enum).
+    await page.getByRole("checkbox", { name: "suppression.added" }).check();
     await page.getByRole("button", { name: "Create webhook" }).click();
     const secret = await page.locator(".once code").textContent();
     expect(secret).toMatch(/^whsec_/);
+    expect((await api("GET", "/v1/webhooks")).json.data.find((w: { name: string }) => w.name === "Orders").events).toEqual(["message.delivered", "message.bounced", "webhook.test", "suppression.added"]);
     receiver.secret = secret!;
     await page.getByRole("link", { name: "Orders" }).click();
     await page.getByRole("button", { name: "Send test" }).click();

@@ -85,4 +85,7 @@ export type ApiItem<P extends keyof paths, M extends Method = "get"> = ApiBody<P
 /** The `data` of an answer that wraps one object in it. */
 export type ApiData<P extends keyof paths, M extends Method = "get"> = ApiBody<P, M> extends { data: infer T } ? T : never;
 
+/** The JSON body `method path` takes. */
+export type ApiRequest<P extends keyof paths, M extends Method = "post"> = paths[P][M] extends { requestBody?: { content: { "application/json": infer T } } } ? T : never;
+
 export type Session = ApiData<"/v1/auth/session">;

@@ -1,21 +1,27 @@
 import { useState } from "preact/hooks";
-import { api, type ApiBody } from "../api.ts";
+import { api, type ApiBody, type ApiRequest } from "../api.ts";
 import { ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Notice, Section, ShownOnce, useActions, useLoad } from "../ui.tsx";
 import { allRoutes } from "./projects.tsx";
 
 type Webhook = ApiBody<"/v1/webhooks/{id}">;
 
+type EventKind = ApiRequest<"/v1/webhooks">["events"][number];
+/** The kinds a webhook subscribes to, in the form's order: each one the API accepts (a type error otherwise), */
 export const EVENT_KINDS = [
   "message.created", "message.sent", "message.delivered", "message.soft_bounced", "message.hard_bounced", "message.bounced",
   "message.failed", "message.suppressed", "message.opened", "message.clicked", "message.spam_complaint", "message.unsubscribed",
-  "message.auto_replied", "message.inbound", "message.policy_rejected", "domain.dns_record_failed", "webhook.test",
-];
+  "message.auto_replied", "message.inbound", "message.policy_rejected", "domain.dns_record_failed", "suppression.added",
+  "suppression.removed", "webhook.test",
+] as const satisfies readonly EventKind[];
+/** and every one it accepts is offered: a kind added to the API and not here is a type error. */
+const everyKind: [Exclude<EventKind, (typeof EVENT_KINDS)[number]>] extends [never] ? true : never = true;
+void everyKind;
 
 export function Webhooks() {
   const list = useLoad(() => api.get<ApiBody<"/v1/webhooks">>("/v1/webhooks", { "page[size]": 100 }), []);
   const routes = useLoad(allRoutes, []);
   const [form, setForm] = useState({ name: "", url: "https://", route_id: "" });
-  const [events, setEvents] = useState<string[]>(["message.delivered", "message.bounced"]);
+  const [events, setEvents] = useState<EventKind[]>(["message.delivered", "message.bounced"]);
   const [secret, setSecret] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const create = async (e: Event) => {
@@ -23,14 +29,15 @@ export function Webhooks() {
     setError(null);
     try {
       const route_id = form.route_id || routes.data?.[0]?.id || "";
-      const res = await api.post<ApiBody<"/v1/webhooks", "post">>("/v1/webhooks", { ...form, route_id, events });
+      const body: ApiRequest<"/v1/webhooks"> = { ...form, route_id, events };
+      const res = await api.post<ApiBody<"/v1/webhooks", "post">>("/v1/webhooks", body);
       setSecret(res.data.secret);
       list.reload();
     } catch (err) {
       setError(messageOf(err));
     }
   };
-  const toggle = (kind: string) => setEvents(events.includes(kind) ? events.filter((k) => k !== kind) : [...events, kind]);
+  const toggle = (kind: EventKind) => setEvents(events.includes(kind) ? events.filter((k) => k !== kind) : [...events, kind]);
   return (
     <Section title="Webhooks">
       <form onSubmit={create} aria-label="Create a webhook">
