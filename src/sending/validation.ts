@@ -125,6 +125,16 @@ function addressList(errors: Errors, path: string, value: unknown, opts: { requi
   return out;
 }
 
+/**
+ * Where one email's checks write: `errors`, under the email's prefix `p` ("" or "3."). Each check
+ * below looks at one field, adds what is wrong with it and returns what it kept; the order of the
+ * checks is the order of the error keys in the answer.
+ */
+interface Checks {
+  errors: Errors;
+  p: string;
+}
+
 /** Everything that can be checked without the database. Errors are keyed under `p` ("" or "3."). */
 function prepareEmail(input: SendInput, index: number, p: string, maxBytes: number, errors: Errors): PreparedEmail | null {
   const before = Object.keys(errors).length;
@@ -132,165 +142,24 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
     addError(errors, p ? p.slice(0, -1) : "body", "Each email must be an object.");
     return null;
   }
-  const from = parseAddress(input.from);
-  if (!from) {
-    addError(errors, `${p}from`, typeof input.from === "string" && HEADER_CONTROL.test(input.from)
-      ? "The from field may not contain line breaks or other control characters."
-      : 'The from field must be an email address, optionally with a name: "Name <user@example.com>".');
-  }
-
-  let subject = "";
-  if (typeof input.subject !== "string") addError(errors, `${p}subject`, "The subject field is required.");
-  else if (input.subject.length > LIMITS.subject) addError(errors, `${p}subject`, `The subject may not be longer than ${LIMITS.subject} characters.`);
-  else if (HEADER_CONTROL.test(input.subject)) addError(errors, `${p}subject`, "The subject may not contain line breaks or other control characters.");
-  else subject = input.subject;
-
+  const c: Checks = { errors, p };
+  const from = checkFrom(c, input.from);
+  const subject = checkSubject(c, input.subject);
   const to = addressList(errors, `${p}to`, input.to, { required: true, max: LIMITS.recipients });
   const cc = addressList(errors, `${p}cc`, input.cc, { max: LIMITS.recipients });
   const bcc = addressList(errors, `${p}bcc`, input.bcc, { max: LIMITS.recipients });
   const replyTo = addressList(errors, `${p}reply_to`, input.reply_to, { max: LIMITS.replyTo });
-
-  let tag: string | null = null;
-  if (input.tag !== undefined && input.tag !== null) {
-    if (typeof input.tag !== "string" || input.tag.length > LIMITS.tag || !/^[A-Za-z0-9_ -]*$/.test(input.tag)) {
-      addError(errors, `${p}tag`, `The tag may contain letters, digits, underscores, hyphens and spaces, at most ${LIMITS.tag} characters.`);
-    } else tag = input.tag || null;
-  }
-
-  let route: string | null = null;
-  if (input.route !== undefined && input.route !== null) {
-    if (typeof input.route !== "string" || !input.route || input.route.length > 255) addError(errors, `${p}route`, "The route field must be a route slug or id.");
-    else route = input.route;
-  }
-
-  const body = (field: "html" | "text"): string | null => {
-    const v = input[field];
-    if (v === undefined || v === null) return null;
-    if (typeof v !== "string" || v.length < LIMITS.bodyMin) {
-      addError(errors, `${p}${field}`, `The ${field} field must be at least ${LIMITS.bodyMin} characters.`);
-      return null;
-    }
-    return v;
-  };
-  const html = body("html");
-  const text = body("text");
-  if ((input.html === undefined || input.html === null) && (input.text === undefined || input.text === null)) {
-    addError(errors, `${p}html`, "Either html or text is required.");
-  }
-
-  const headers = emptyDict<string>();
-  if (input.headers !== undefined && input.headers !== null) {
-    if (!isStringRecord(input.headers)) addError(errors, `${p}headers`, "The headers field must be an object of string values.");
-    else {
-      const entries = Object.entries(input.headers);
-      // Past the limit nothing else is looked at: the answer is the same, and it stays O(limit).
-      if (entries.length > LIMITS.headers) addError(errors, `${p}headers`, `At most ${LIMITS.headers} custom headers are allowed.`);
-      const seen = new Set<string>();
-      for (const [name, value] of entries.length > LIMITS.headers ? [] : entries) {
-        const path = `${p}headers.${name}`;
-        if (!HEADER_NAME.test(name) || name.length > LIMITS.headerName) {
-          addError(errors, path, `${JSON.stringify(name.slice(0, 100))} is not a valid header name (printable ASCII without spaces or colons).`);
-        } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
-          addError(errors, path, `The ${name} header is set by the service and cannot be overridden.`);
-        } else if (HEADER_CONTROL.test(value)) {
-          addError(errors, path, `The ${name} header value may not contain line breaks or other control characters.`);
-        } else if (value.length > LIMITS.headerValue) {
-          addError(errors, path, `The ${name} header value may not be longer than ${LIMITS.headerValue} characters.`);
-        } else if (seen.has(name.toLowerCase())) {
-          addError(errors, path, `The ${name} header is given twice.`);
-        } else {
-          seen.add(name.toLowerCase());
-          headers[name] = value;
-        }
-      }
-    }
-  }
-
-  const metadata = emptyDict<string>();
-  if (input.metadata !== undefined && input.metadata !== null) {
-    if (!isStringRecord(input.metadata)) addError(errors, `${p}metadata`, "The metadata field must be an object of string values.");
-    else {
-      const entries = Object.entries(input.metadata);
-      if (entries.length > LIMITS.metadataKeys) addError(errors, `${p}metadata`, `At most ${LIMITS.metadataKeys} metadata keys are allowed.`);
-      for (const [k, v] of entries.length > LIMITS.metadataKeys ? [] : entries) {
-        if (!k || k.length > LIMITS.metadataKey) addError(errors, `${p}metadata`, `Metadata keys must be 1 to ${LIMITS.metadataKey} characters.`);
-        else if (v.length > LIMITS.metadataValue) addError(errors, `${p}metadata.${k}`, `Metadata values may not be longer than ${LIMITS.metadataValue} characters.`);
-        else metadata[k] = v;
-      }
-    }
-  }
-
-  const attachments: PreparedEmail["attachments"] = [];
-  let bytes = Buffer.byteLength(html ?? "") + Buffer.byteLength(text ?? "");
-  if (input.attachments !== undefined && input.attachments !== null) {
-    if (!Array.isArray(input.attachments)) addError(errors, `${p}attachments`, "The attachments field must be an array.");
-    else if (input.attachments.length > LIMITS.attachments) addError(errors, `${p}attachments`, `At most ${LIMITS.attachments} attachments are allowed.`);
-    else {
-      const cids = new Set<string>();
-      input.attachments.forEach((a, i) => {
-        const ap = `${p}attachments.${i}`;
-        if (typeof a !== "object" || a === null) return addError(errors, ap, "Each attachment must be an object.");
-        const ok = Object.keys(errors).length;
-        if (typeof a.filename !== "string" || !a.filename || a.filename.length > 255 || /[\0-\x1f\x7f-\x9f]/.test(a.filename)) {
-          addError(errors, `${ap}.filename`, "The filename must be 1 to 255 characters without control characters.");
-        }
-        let content: Buffer | null = null;
-        if (typeof a.content !== "string") addError(errors, `${ap}.content`, "The content must be a base64 string.");
-        else {
-          const b64 = a.content.replace(/\s+/g, "");
-          if (!BASE64.test(b64) || b64.length % 4 === 1) addError(errors, `${ap}.content`, "The content must be valid base64.");
-          else content = Buffer.from(b64, "base64");
-        }
-        let contentId: string | null = null;
-        if (a.content_id !== undefined && a.content_id !== null) {
-          const cid = typeof a.content_id === "string" ? a.content_id.replace(/^<(.*)>$/, "$1") : "";
-          if (!cid || cid.length > 255 || !/^[\x21-\x7e]+$/.test(cid) || /[<>"]/.test(cid)) {
-            addError(errors, `${ap}.content_id`, "The content_id must be 1 to 255 printable characters without spaces, quotes or angle brackets.");
-          } else if (cids.has(cid)) addError(errors, `${ap}.content_id`, `The content_id ${cid} is used twice.`);
-          else {
-            cids.add(cid);
-            contentId = cid;
-          }
-        }
-        let contentType = "";
-        if (a.content_type !== undefined && a.content_type !== null) {
-          if (typeof a.content_type !== "string" || !CONTENT_TYPE.test(a.content_type) || a.content_type.length > 255) {
-            addError(errors, `${ap}.content_type`, "The content_type must be a MIME type such as image/png.");
-          } else contentType = a.content_type.toLowerCase();
-        }
-        if (Object.keys(errors).length !== ok || !content) return;
-        contentType ||= detectMimeType(extname(a.filename).slice(1).toLowerCase() || "bin");
-        bytes += content.length;
-        attachments.push({ filename: a.filename, contentType, contentId, content });
-      });
-    }
-  }
-  if (bytes > maxBytes) addError(errors, `${p}attachments`, `The email is larger than the limit of ${maxBytes} bytes (html, text and decoded attachments).`);
-
-  const seen = new Set<string>();
-  const recipients: PreparedEmail["recipients"] = [];
-  for (const [list, kind] of [
-    [to, "to"],
-    [cc, "cc"],
-    [bcc, "bcc"],
-  ] as const) {
-    for (const a of list) {
-      const key = a.email.toLowerCase();
-      if (seen.has(key)) continue;
-      seen.add(key);
-      recipients.push({ email: a.email, kind });
-    }
-  }
+  const tag = checkTag(c, input.tag);
+  const route = checkRoute(c, input.route);
+  const { html, text } = checkBody(c, input);
+  const headers = checkHeaders(c, input.headers);
+  const metadata = checkMetadata(c, input.metadata);
+  const attachments = checkAttachments(c, input.attachments);
+  checkSize(c, maxBytes, html, text, attachments);
+  const recipients = distinctRecipients(to, cc, bcc);
   if (recipients.length > LIMITS.recipients) addError(errors, `${p}to`, `An email may have at most ${LIMITS.recipients} distinct recipients (to, cc and bcc together).`);
-
-  const tracking = (field: "track_opens" | "track_clicks"): boolean | null => {
-    const v: unknown = input[field];
-    if (v === undefined || v === null) return null;
-    if (typeof v !== "boolean") addError(errors, `${p}${field}`, `The ${field} field must be true, false or null.`);
-    return v === true;
-  };
-  const trackOpens = tracking("track_opens");
-  const trackClicks = tracking("track_clicks");
+  const trackOpens = checkTracking(c, "track_opens", input.track_opens);
+  const trackClicks = checkTracking(c, "track_clicks", input.track_clicks);
 
   if (Object.keys(errors).length !== before || !from) return null;
   const addr = (a: ParsedAddress): Address => ({ email: a.email, name: a.name });
@@ -313,6 +182,204 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
     trackOpens,
     trackClicks,
   };
+}
+
+function checkFrom({ errors, p }: Checks, value: unknown): ParsedAddress | null {
+  const from = parseAddress(value);
+  if (!from) {
+    addError(errors, `${p}from`, typeof value === "string" && HEADER_CONTROL.test(value)
+      ? "The from field may not contain line breaks or other control characters."
+      : 'The from field must be an email address, optionally with a name: "Name <user@example.com>".');
+  }
+  return from;
+}
+
+function checkSubject({ errors, p }: Checks, value: unknown): string {
+  if (typeof value !== "string") addError(errors, `${p}subject`, "The subject field is required.");
+  else if (value.length > LIMITS.subject) addError(errors, `${p}subject`, `The subject may not be longer than ${LIMITS.subject} characters.`);
+  else if (HEADER_CONTROL.test(value)) addError(errors, `${p}subject`, "The subject may not contain line breaks or other control characters.");
+  else return value;
+  return "";
+}
+
+function checkTag({ errors, p }: Checks, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string" || value.length > LIMITS.tag || !/^[A-Za-z0-9_ -]*$/.test(value)) {
+    addError(errors, `${p}tag`, `The tag may contain letters, digits, underscores, hyphens and spaces, at most ${LIMITS.tag} characters.`);
+    return null;
+  }
+  return value || null;
+}
+
+function checkRoute({ errors, p }: Checks, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string" || !value || value.length > 255) {
+    addError(errors, `${p}route`, "The route field must be a route slug or id.");
+    return null;
+  }
+  return value;
+}
+
+/** html and text: each optional and at least LIMITS.bodyMin long, one of them required. */
+function checkBody(c: Checks, input: SendInput): { html: string | null; text: string | null } {
+  const body = (field: "html" | "text"): string | null => {
+    const v: unknown = input[field];
+    if (v === undefined || v === null) return null;
+    if (typeof v !== "string" || v.length < LIMITS.bodyMin) {
+      addError(c.errors, `${c.p}${field}`, `The ${field} field must be at least ${LIMITS.bodyMin} characters.`);
+      return null;
+    }
+    return v;
+  };
+  const html = body("html");
+  const text = body("text");
+  if ((input.html === undefined || input.html === null) && (input.text === undefined || input.text === null)) {
+    addError(c.errors, `${c.p}html`, "Either html or text is required.");
+  }
+  return { html, text };
+}
+
+function checkHeaders({ errors, p }: Checks, value: unknown): Record<string, string> {
+  const headers = emptyDict<string>();
+  if (value === undefined || value === null) return headers;
+  if (!isStringRecord(value)) {
+    addError(errors, `${p}headers`, "The headers field must be an object of string values.");
+    return headers;
+  }
+  const entries = Object.entries(value);
+  // Past the limit nothing else is looked at: the answer is the same, and it stays O(limit).
+  if (entries.length > LIMITS.headers) addError(errors, `${p}headers`, `At most ${LIMITS.headers} custom headers are allowed.`);
+  const seen = new Set<string>();
+  for (const [name, v] of entries.length > LIMITS.headers ? [] : entries) {
+    const path = `${p}headers.${name}`;
+    if (!HEADER_NAME.test(name) || name.length > LIMITS.headerName) {
+      addError(errors, path, `${JSON.stringify(name.slice(0, 100))} is not a valid header name (printable ASCII without spaces or colons).`);
+    } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      addError(errors, path, `The ${name} header is set by the service and cannot be overridden.`);
+    } else if (HEADER_CONTROL.test(v)) {
+      addError(errors, path, `The ${name} header value may not contain line breaks or other control characters.`);
+    } else if (v.length > LIMITS.headerValue) {
+      addError(errors, path, `The ${name} header value may not be longer than ${LIMITS.headerValue} characters.`);
+    } else if (seen.has(name.toLowerCase())) {
+      addError(errors, path, `The ${name} header is given twice.`);
+    } else {
+      seen.add(name.toLowerCase());
+      headers[name] = v;
+    }
+  }
+  return headers;
+}
+
+function checkMetadata({ errors, p }: Checks, value: unknown): Record<string, string> {
+  const metadata = emptyDict<string>();
+  if (value === undefined || value === null) return metadata;
+  if (!isStringRecord(value)) {
+    addError(errors, `${p}metadata`, "The metadata field must be an object of string values.");
+    return metadata;
+  }
+  const entries = Object.entries(value);
+  if (entries.length > LIMITS.metadataKeys) addError(errors, `${p}metadata`, `At most ${LIMITS.metadataKeys} metadata keys are allowed.`);
+  for (const [k, v] of entries.length > LIMITS.metadataKeys ? [] : entries) {
+    if (!k || k.length > LIMITS.metadataKey) addError(errors, `${p}metadata`, `Metadata keys must be 1 to ${LIMITS.metadataKey} characters.`);
+    else if (v.length > LIMITS.metadataValue) addError(errors, `${p}metadata.${k}`, `Metadata values may not be longer than ${LIMITS.metadataValue} characters.`);
+    else metadata[k] = v;
+  }
+  return metadata;
+}
+
+type PreparedAttachment = PreparedEmail["attachments"][number];
+type AttachmentInput = NonNullable<SendInput["attachments"]>[number];
+
+function checkAttachments({ errors, p }: Checks, value: SendInput["attachments"]): PreparedAttachment[] {
+  const attachments: PreparedAttachment[] = [];
+  if (value === undefined || value === null) return attachments;
+  if (!Array.isArray(value)) addError(errors, `${p}attachments`, "The attachments field must be an array.");
+  else if (value.length > LIMITS.attachments) addError(errors, `${p}attachments`, `At most ${LIMITS.attachments} attachments are allowed.`);
+  else {
+    // content_ids seen so far: each may be used once.
+    const cids = new Set<string>();
+    value.forEach((a, i) => {
+      const attachment = checkAttachment(errors, `${p}attachments.${i}`, a, cids);
+      if (attachment) attachments.push(attachment);
+    });
+  }
+  return attachments;
+}
+
+/** One attachment, its errors under `ap` ("attachments.2"); null when any of its fields is wrong. */
+function checkAttachment(errors: Errors, ap: string, a: AttachmentInput, cids: Set<string>): PreparedAttachment | null {
+  if (typeof a !== "object" || a === null) {
+    addError(errors, ap, "Each attachment must be an object.");
+    return null;
+  }
+  const ok = Object.keys(errors).length;
+  if (typeof a.filename !== "string" || !a.filename || a.filename.length > 255 || /[\0-\x1f\x7f-\x9f]/.test(a.filename)) {
+    addError(errors, `${ap}.filename`, "The filename must be 1 to 255 characters without control characters.");
+  }
+  let content: Buffer | null = null;
+  if (typeof a.content !== "string") addError(errors, `${ap}.content`, "The content must be a base64 string.");
+  else {
+    const b64 = a.content.replace(/\s+/g, "");
+    if (!BASE64.test(b64) || b64.length % 4 === 1) addError(errors, `${ap}.content`, "The content must be valid base64.");
+    else content = Buffer.from(b64, "base64");
+  }
+  const contentId = checkContentId(errors, ap, a.content_id, cids);
+  let contentType = "";
+  if (a.content_type !== undefined && a.content_type !== null) {
+    if (typeof a.content_type !== "string" || !CONTENT_TYPE.test(a.content_type) || a.content_type.length > 255) {
+      addError(errors, `${ap}.content_type`, "The content_type must be a MIME type such as image/png.");
+    } else contentType = a.content_type.toLowerCase();
+  }
+  if (Object.keys(errors).length !== ok || !content) return null;
+  contentType ||= detectMimeType(extname(a.filename).slice(1).toLowerCase() || "bin");
+  return { filename: a.filename, contentType, contentId, content };
+}
+
+/** An attachment's content_id without its angle brackets, once per email (`cids`), or null. */
+function checkContentId(errors: Errors, ap: string, value: unknown, cids: Set<string>): string | null {
+  if (value === undefined || value === null) return null;
+  const cid = typeof value === "string" ? value.replace(/^<(.*)>$/, "$1") : "";
+  if (!cid || cid.length > 255 || !/^[\x21-\x7e]+$/.test(cid) || /[<>"]/.test(cid)) {
+    addError(errors, `${ap}.content_id`, "The content_id must be 1 to 255 printable characters without spaces, quotes or angle brackets.");
+  } else if (cids.has(cid)) addError(errors, `${ap}.content_id`, `The content_id ${cid} is used twice.`);
+  else {
+    cids.add(cid);
+    return cid;
+  }
+  return null;
+}
+
+/** html, text and the decoded attachments together, at most `maxBytes`. */
+function checkSize({ errors, p }: Checks, maxBytes: number, html: string | null, text: string | null, attachments: readonly PreparedAttachment[]): void {
+  let bytes = Buffer.byteLength(html ?? "") + Buffer.byteLength(text ?? "");
+  for (const a of attachments) bytes += a.content.length;
+  if (bytes > maxBytes) addError(errors, `${p}attachments`, `The email is larger than the limit of ${maxBytes} bytes (html, text and decoded attachments).`);
+}
+
+/** Distinct recipients (by address, case-insensitive), first mention wins: to, then cc, then bcc. */
+function distinctRecipients(to: readonly ParsedAddress[], cc: readonly ParsedAddress[], bcc: readonly ParsedAddress[]): PreparedEmail["recipients"] {
+  const seen = new Set<string>();
+  const recipients: PreparedEmail["recipients"] = [];
+  for (const [list, kind] of [
+    [to, "to"],
+    [cc, "cc"],
+    [bcc, "bcc"],
+  ] as const) {
+    for (const a of list) {
+      const key = a.email.toLowerCase();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      recipients.push({ email: a.email, kind });
+    }
+  }
+  return recipients;
+}
+
+/** track_opens / track_clicks: true, false, or null for the route's setting. */
+function checkTracking({ errors, p }: Checks, field: "track_opens" | "track_clicks", value: unknown): boolean | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "boolean") addError(errors, `${p}${field}`, `The ${field} field must be true, false or null.`);
+  return value === true;
 }
 
 /**
