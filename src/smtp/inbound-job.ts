@@ -17,7 +17,7 @@ import { attachmentDownloadUrl } from "../auth/attachment-links.ts";
 import { serverSecretOf } from "../secrets.ts";
 import { INBOUND_QUEUE, type InboundJob } from "./accept.ts";
 import { boundedParseView, unparsedAnalysis, type Address, type InboundAnalysis } from "./analysis.ts";
-import { Analyzer } from "./analyzer.ts";
+import { Analyzer, type Analyzed } from "./analyzer.ts";
 import { AUTH_DNS_CACHE_MS, createAuthResolver, type AuthResolver } from "./auth-resolver.ts";
 import { checkWithRspamd, RspamdError, rspamdHealthOf } from "./rspamd.ts";
 import { authSymbols, sumScore, type SpamSymbol, type SpamVerdict } from "./spam.ts";
@@ -68,21 +68,54 @@ export function stopInboundAnalysis(deps: Deps): void {
   analyzers.delete(deps);
 }
 
+/**
+ * What every job of one handler shares, made once by inboundJobHandler and passed to each step:
+ * the DNS for the authentication checks, the analysis workers, rspamd's health and the settings.
+ */
+interface InboundStage {
+  deps: Deps;
+  resolver: AuthResolver;
+  analyzer: Analyzer;
+  rspamd: ReturnType<typeof rspamdHealthOf>;
+  rspamdRetryMs: (attempt: number) => number;
+  /** How long a message waits for rspamd at most since it was received. */
+  fallbackMs: number;
+  analysisAttempts: number;
+  /** The attachment links' secret, read once when first needed. */
+  linkSecret: () => Promise<string>;
+}
+
+/** A pending message with its route and source: what the steps after loading work on. */
+interface PendingInbound {
+  row: { id: string; team_id: string };
+  route: RouteRow;
+  raw: Uint8Array;
+}
+
 export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
+  const stage = createStage(deps, opts);
+  // Message bytes between reading their source and their outcome, for all jobs together: many
+  // small messages run at once (their outcomes share commits), few large ones (each holds its
+  // source, the worker's copy and its parts until the outcome is written).
+  const gate = new ByteGate(opts.analysisBudgetBytes ?? DEFAULT_ANALYSIS_BUDGET_BYTES);
+  return async (job: Job<InboundJob>): Promise<JobOutcome> => {
+    // Before the source is read: what a job holds from here on grows with the message.
+    const leave = await gate.enter(job.payload.bytes ?? 0);
+    try {
+      return await processInbound(stage, job);
+    } finally {
+      leave();
+    }
+  };
+}
+
+function createStage(deps: Deps, opts: InboundJobOptions): InboundStage {
   const resolver = opts.resolver ?? createAuthResolver(deps.dns);
   const threads = opts.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
   analyzers.get(deps)?.close();
   // Workers cache answers as long as the default resolver does; a given resolver caches as it likes.
   const analyzer = new Analyzer({ threads, dnsCacheMs: opts.resolver ? 0 : AUTH_DNS_CACHE_MS }, resolver, deps.log);
   analyzers.set(deps, analyzer);
-  const rspamdRetryMs = opts.rspamdRetryMs ?? (() => 5_000);
-  const rspamd = rspamdHealthOf(deps);
-  const fallbackMs = deps.config.rspamdFallbackSeconds * 1000;
-  const analysisAttempts = opts.analysisAttempts ?? 3;
-  // Message bytes between reading their source and their outcome, for all jobs together: many
-  // small messages run at once (their outcomes share commits), few large ones (each holds its
-  // source, the worker's copy and its parts until the outcome is written).
-  const gate = new ByteGate(opts.analysisBudgetBytes ?? DEFAULT_ANALYSIS_BUDGET_BYTES);
   // Read once, when attachment links are first made: the secret never changes.
   let secret: Promise<string> | undefined;
   const linkSecret = () =>
@@ -90,181 +123,228 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
       secret = undefined;
       throw err;
     }));
-
-  async function score(job: Job<InboundJob>, raw: Uint8Array, analysis: InboundAnalysis): Promise<SpamVerdict | { retryMs: number; error: string }> {
-    const p = job.payload;
-    if (!deps.config.rspamdUrl) return { score: sumScore(analysis.symbols), symbols: analysis.symbols, engine: "builtin" };
-    try {
-      const verdict = await checkWithRspamd(deps.config.rspamdUrl, Buffer.from(raw), {
-        ip: p.ip,
-        helo: p.helo,
-        mailFrom: p.mailFrom,
-        recipients: p.recipients,
-        queueId: p.messageId,
-        hostname: deps.config.hostname,
-      });
-      rspamd.succeeded(deps.log);
-      return verdict;
-    } catch (err) {
-      if (!(err instanceof RspamdError)) throw err;
-      rspamd.failed(deps.log, err, deps.config.rspamdFallbackSeconds);
-      // A message waits for rspamd at most fallbackMs since it was received (and never into the
-      // job's last attempt); once rspamd has been down that long, later messages do not wait at all.
-      const now = Date.now();
-      const retryMs = rspamdRetryMs(job.attempt);
-      const wait = rspamd.downForMs(now) < fallbackMs && now - job.createdAt + retryMs < fallbackMs && job.attempt < job.maxAttempts - 1;
-      if (wait) return { retryMs, error: err.message };
-      deps.log.info("scoring with built-in rules: rspamd unreachable", { message: p.messageId, error: err.message });
-      // The analysis skipped the authentication checks for rspamd; run them here instead.
-      let auth: SpamSymbol[];
-      try {
-        auth = await authSymbols(boundedParseView(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)), { ip: p.ip, helo: p.helo, mailFrom: p.mailFrom, hostname: deps.config.hostname, resolver });
-      } catch (authErr) {
-        auth = [{ name: "AUTH_CHECK_ERROR", score: 0, options: [String(authErr).slice(0, 200)], description: "SPF/DKIM/DMARC checks could not run" }];
-      }
-      const note = { name: "RSPAMD_UNAVAILABLE", score: 0, options: [err.message], description: "rspamd could not be reached; built-in rules were used" };
-      const symbols = [...auth, ...analysis.symbols, note];
-      return { score: sumScore(symbols), symbols, engine: "builtin" };
-    }
-  }
-
-  return async (job: Job<InboundJob>): Promise<JobOutcome> => {
-    // Before the source is read: what a job holds from here on grows with the message.
-    const leave = await gate.enter(job.payload.bytes ?? 0);
-    try {
-      return await handle(job);
-    } finally {
-      leave();
-    }
+  return {
+    deps,
+    resolver,
+    analyzer,
+    rspamd: rspamdHealthOf(deps),
+    rspamdRetryMs: opts.rspamdRetryMs ?? (() => 5_000),
+    fallbackMs: deps.config.rspamdFallbackSeconds * 1000,
+    analysisAttempts: opts.analysisAttempts ?? 3,
+    linkSecret,
   };
+}
 
-  async function handle(job: Job<InboundJob>): Promise<JobOutcome> {
-    const p = job.payload;
-    const row = await deps.store.read.messages.findInboundSource(p.messageId);
-    if (!row || row.status !== INBOUND_PENDING) return { type: "done" };
-    const route = row.route_id ? await deps.store.read.routes.find(row.route_id) : null;
-    const now0 = Date.now();
-    if (!route || !row.raw) {
-      // The route was deleted after the message was accepted: nobody to hand it to.
-      return { type: "done", write: (tx) => tx.messages.failPendingInbound(row.id, now0) };
-    }
-    return analyzeAndPublish(job, row, route, row.raw);
+/** One job, step by step: load, analyse, score, then the outcome (stored and published in its write). */
+async function processInbound(stage: InboundStage, job: Job<InboundJob>): Promise<JobOutcome> {
+  const loaded = await loadPending(stage.deps, job.payload.messageId);
+  if ("outcome" in loaded) return loaded.outcome;
+  const analyzed = await analyzeSource(stage, job, loaded.raw);
+  if ("outcome" in analyzed) return analyzed.outcome;
+  const verdict = await spamVerdict(stage, job, analyzed.raw, analyzed.analysis);
+  if ("retryMs" in verdict) return { type: "retry", delayMs: verdict.retryMs, error: verdict.error };
+  const finish = await inboundOutcome(stage, job.payload, loaded, analyzed.analysis, verdict);
+  return { type: "done", write: (tx) => finishInbound(tx, finish) };
+}
+
+/** Step 1: the message, if still pending, with its route and source; otherwise the job's outcome. */
+async function loadPending(deps: Deps, messageId: string): Promise<PendingInbound | { outcome: JobOutcome }> {
+  const row = await deps.store.read.messages.findInboundSource(messageId);
+  if (!row || row.status !== INBOUND_PENDING) return { outcome: { type: "done" } };
+  const route = row.route_id ? await deps.store.read.routes.find(row.route_id) : null;
+  const now = Date.now();
+  if (!route || !row.raw) {
+    // The route was deleted after the message was accepted: nobody to hand it to.
+    return { outcome: { type: "done", write: (tx) => tx.messages.failPendingInbound(row.id, now) } };
   }
+  return { row, route, raw: row.raw };
+}
 
-  async function analyzeAndPublish(
-    job: Job<InboundJob>,
-    row: { id: string; team_id: string },
-    route: RouteRow,
-    raw: Uint8Array,
-  ): Promise<JobOutcome> {
-    const p = job.payload;
-    let analysis: InboundAnalysis;
-    // Lent to the worker (moved, not copied) unless this is the last attempt, whose failure
-    // publishes the message unparsed and so needs the bytes after a failed analysis.
-    const lend = job.attempt < analysisAttempts;
-    try {
-      ({ analysis, raw } = await analyzer.analyze(
-        raw,
-        {
-          ip: p.ip,
-          helo: p.helo,
-          mailFrom: p.mailFrom,
-          hostname: deps.config.hostname,
-          envelopeRecipientCount: p.envelopeRecipientCount,
-          checkAuth: !deps.config.rspamdUrl,
-        },
-        { lend },
-      ));
-    } catch (err) {
-      const error = err instanceof Error ? err.message : String(err);
-      if (job.attempt < analysisAttempts) return { type: "retry", delayMs: exponentialBackoff(job.attempt, { baseMs: 5_000, capMs: 300_000 }), error };
-      // Accepted mail is never lost: after repeated failures it is published with what the
-      // header block says, flagged so that the receiver knows.
-      deps.log.error("inbound analysis kept failing; publishing unparsed", { message: p.messageId, error });
-      analysis = unparsedAnalysis(raw, [{ name: "ANALYSIS_FAILED", score: 0, options: [error.slice(0, 200)], description: "The message could not be analyzed; headers only" }]);
-    }
-    const verdict = await score(job, raw, analysis);
-    if ("retryMs" in verdict) return { type: "retry", delayMs: verdict.retryMs, error: verdict.error };
+/**
+ * Step 2: parse and check the message on an analysis worker. A failure retries; on the last
+ * attempt the message goes on unparsed (headers only), flagged.
+ */
+async function analyzeSource(stage: InboundStage, job: Job<InboundJob>, raw: Uint8Array): Promise<Analyzed | { outcome: JobOutcome }> {
+  const { deps, analysisAttempts } = stage;
+  const p = job.payload;
+  // Lent to the worker (moved, not copied) unless this is the last attempt, whose failure
+  // publishes the message unparsed and so needs the bytes after a failed analysis.
+  const lend = job.attempt < analysisAttempts;
+  const input = {
+    ip: p.ip,
+    helo: p.helo,
+    mailFrom: p.mailFrom,
+    hostname: deps.config.hostname,
+    envelopeRecipientCount: p.envelopeRecipientCount,
+    checkAuth: !deps.config.rspamdUrl,
+  };
+  try {
+    return await stage.analyzer.analyze(raw, input, { lend });
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    if (job.attempt < analysisAttempts) return { outcome: { type: "retry", delayMs: exponentialBackoff(job.attempt, { baseMs: 5_000, capMs: 300_000 }), error } };
+    // Accepted mail is never lost: after repeated failures it is published with what the
+    // header block says, flagged so that the receiver knows.
+    deps.log.error("inbound analysis kept failing; publishing unparsed", { message: p.messageId, error });
+    const failed = { name: "ANALYSIS_FAILED", score: 0, options: [error.slice(0, 200)], description: "The message could not be analyzed; headers only" };
+    return { analysis: unparsedAnalysis(raw, [failed]), raw };
+  }
+}
 
-    const now = Date.now();
-    const envelopeFrom = clip(p.mailFrom, FIELD_BOUNDS.address);
-    const from: Address = analysis.from ?? { email: envelopeFrom, name: "" };
-    // rspamd's options (and the built-in ones naming a DKIM or SPF domain) come from the message too.
-    const spamSymbols = boundSymbols(verdict.symbols);
-    const threshold = route.inbound_spam_threshold;
-    const rejected = threshold !== null && verdict.score >= threshold;
-    const status = rejected ? "policy_rejected" : INBOUND_PROCESSED;
-    const byUrl = route.attachment_delivery === "url";
-
-    const files = analysis.attachments.map((a) => ({ ...a, id: newId(), content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) }));
-    const secret = byUrl && files.length > 0 ? await linkSecret() : "";
-    const attachmentPayload = files.map((f) => {
-      const base = { id: f.id, filename: f.filename, content_type: f.contentType, content_id: f.contentId, disposition: f.disposition, size: f.content.length };
-      if (!byUrl) return { ...base, content: f.content.toString("base64") };
-      const link = attachmentDownloadUrl(secret, deps.config.publicUrl, f.id, now);
-      return { ...base, url: link.url, expires_at: iso(link.expiresAt) };
-    });
-
-    const common = {
-      message_id: row.id,
-      route: { id: route.id, slug: route.slug, name: route.name, project_id: route.project_id },
-      from,
-      to: analysis.to,
-      cc: analysis.cc,
-      reply_to: analysis.replyTo,
-      recipient: p.recipients[0] ?? null,
+/**
+ * Step 3: the spam verdict: the built-in rules' sum, or rspamd's. While rspamd is unreachable a
+ * message waits for it (a retry) within POSTHORN_RSPAMD_FALLBACK_SECONDS, then falls back.
+ */
+async function spamVerdict(stage: InboundStage, job: Job<InboundJob>, raw: Uint8Array, analysis: InboundAnalysis): Promise<SpamVerdict | { retryMs: number; error: string }> {
+  const { deps, rspamd } = stage;
+  const p = job.payload;
+  if (!deps.config.rspamdUrl) return { score: sumScore(analysis.symbols), symbols: analysis.symbols, engine: "builtin" };
+  try {
+    const verdict = await checkWithRspamd(deps.config.rspamdUrl, Buffer.from(raw), {
+      ip: p.ip,
+      helo: p.helo,
+      mailFrom: p.mailFrom,
       recipients: p.recipients,
-      subaddress: p.subaddress,
-      envelope_from: envelopeFrom || null,
-      subject: analysis.subject,
-      date: analysis.date,
-      message_id_header: analysis.messageIdHeader,
-      spam_score: verdict.score,
-      spam_symbols: spamSymbols,
-    };
-    const data = rejected
-      ? { ...common, status, spam_threshold: threshold }
-      : {
-          ...common,
-          status,
-          in_reply_to: analysis.inReplyTo,
-          references: analysis.references,
-          body: { text: analysis.text, html: analysis.html },
-          headers: analysis.headers,
-          attachments: attachmentPayload,
-          received_at: iso(now),
-        };
-    const storedHeaders = emptyDict<string>();
-    for (const h of analysis.headers) {
-      const k = h.name.toLowerCase();
-      storedHeaders[k] = k in storedHeaders ? `${storedHeaders[k]}\n${h.value}` : h.value;
-    }
-
-    return {
-      type: "done",
-      write: (tx) =>
-        finishInbound(tx, {
-          messageId: row.id,
-          teamId: row.team_id,
-          routeId: route.id,
-          status,
-          from,
-          to: analysis.to,
-          cc: analysis.cc,
-          replyTo: analysis.replyTo,
-          subject: analysis.subject,
-          messageIdHeader: analysis.messageIdHeader,
-          verdict: { ...verdict, symbols: spamSymbols },
-          html: analysis.html,
-          text: analysis.text,
-          headers: storedHeaders,
-          files,
-          eventKind: rejected ? "message.policy_rejected" : "message.inbound",
-          eventData: data,
-          now,
-        }),
-    };
+      queueId: p.messageId,
+      hostname: deps.config.hostname,
+    });
+    rspamd.succeeded(deps.log);
+    return verdict;
+  } catch (err) {
+    if (!(err instanceof RspamdError)) throw err;
+    rspamd.failed(deps.log, err, deps.config.rspamdFallbackSeconds);
+    // A message waits for rspamd at most fallbackMs since it was received (and never into the
+    // job's last attempt); once rspamd has been down that long, later messages do not wait at all.
+    const now = Date.now();
+    const retryMs = stage.rspamdRetryMs(job.attempt);
+    const wait = rspamd.downForMs(now) < stage.fallbackMs && now - job.createdAt + retryMs < stage.fallbackMs && job.attempt < job.maxAttempts - 1;
+    if (wait) return { retryMs, error: err.message };
+    deps.log.info("scoring with built-in rules: rspamd unreachable", { message: p.messageId, error: err.message });
+    return builtinInsteadOfRspamd(stage, p, raw, analysis, err);
   }
+}
+
+/** The built-in verdict when rspamd cannot be reached, with the authentication checks the analysis left to rspamd. */
+async function builtinInsteadOfRspamd(stage: InboundStage, p: InboundJob, raw: Uint8Array, analysis: InboundAnalysis, err: RspamdError): Promise<SpamVerdict> {
+  let auth: SpamSymbol[];
+  try {
+    const view = boundedParseView(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
+    auth = await authSymbols(view, { ip: p.ip, helo: p.helo, mailFrom: p.mailFrom, hostname: stage.deps.config.hostname, resolver: stage.resolver });
+  } catch (authErr) {
+    auth = [{ name: "AUTH_CHECK_ERROR", score: 0, options: [String(authErr).slice(0, 200)], description: "SPF/DKIM/DMARC checks could not run" }];
+  }
+  const note = { name: "RSPAMD_UNAVAILABLE", score: 0, options: [err.message], description: "rspamd could not be reached; built-in rules were used" };
+  const symbols = [...auth, ...analysis.symbols, note];
+  return { score: sumScore(symbols), symbols, engine: "builtin" };
+}
+
+/**
+ * Step 4: the route's decision (at or above its spam threshold: policy_rejected, else processed),
+ * the attachments as the route hands them out, and the row and event that finishInbound writes.
+ */
+async function inboundOutcome(stage: InboundStage, p: InboundJob, msg: PendingInbound, analysis: InboundAnalysis, verdict: SpamVerdict): Promise<Finish> {
+  const { row, route } = msg;
+  const now = Date.now();
+  const envelopeFrom = clip(p.mailFrom, FIELD_BOUNDS.address);
+  const from: Address = analysis.from ?? { email: envelopeFrom, name: "" };
+  // rspamd's options (and the built-in ones naming a DKIM or SPF domain) come from the message too.
+  const spamSymbols = boundSymbols(verdict.symbols);
+  const threshold = route.inbound_spam_threshold;
+  const rejected = threshold !== null && verdict.score >= threshold;
+  const status = rejected ? "policy_rejected" : INBOUND_PROCESSED;
+  const { files, payload } = await attachmentsFor(stage, route, analysis, now);
+  const eventData = inboundEventData({ p, row, route, analysis, from, envelopeFrom, verdict, spamSymbols, status, rejectedAt: rejected ? threshold : null, attachments: payload, now });
+  return {
+    messageId: row.id,
+    teamId: row.team_id,
+    routeId: route.id,
+    status,
+    from,
+    to: analysis.to,
+    cc: analysis.cc,
+    replyTo: analysis.replyTo,
+    subject: analysis.subject,
+    messageIdHeader: analysis.messageIdHeader,
+    verdict: { ...verdict, symbols: spamSymbols },
+    html: analysis.html,
+    text: analysis.text,
+    headers: headerDict(analysis.headers),
+    files,
+    eventKind: rejected ? "message.policy_rejected" : "message.inbound",
+    eventData,
+    now,
+  };
+}
+
+/** The attachments to store (each with its id) and as the event gives them: inline base64, or a signed link when the route says "url". */
+async function attachmentsFor(stage: InboundStage, route: RouteRow, analysis: InboundAnalysis, now: number): Promise<{ files: Finish["files"]; payload: Record<string, unknown>[] }> {
+  const byUrl = route.attachment_delivery === "url";
+  const files = analysis.attachments.map((a) => ({ ...a, id: newId(), content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) }));
+  const secret = byUrl && files.length > 0 ? await stage.linkSecret() : "";
+  const payload = files.map((f) => {
+    const base = { id: f.id, filename: f.filename, content_type: f.contentType, content_id: f.contentId, disposition: f.disposition, size: f.content.length };
+    if (!byUrl) return { ...base, content: f.content.toString("base64") };
+    const link = attachmentDownloadUrl(secret, stage.deps.config.publicUrl, f.id, now);
+    return { ...base, url: link.url, expires_at: iso(link.expiresAt) };
+  });
+  return { files, payload };
+}
+
+/** The webhook payload: message.policy_rejected carries the summary and threshold; message.inbound the whole message. */
+function inboundEventData(e: {
+  p: InboundJob;
+  row: { id: string };
+  route: RouteRow;
+  analysis: InboundAnalysis;
+  from: Address;
+  envelopeFrom: string;
+  verdict: SpamVerdict;
+  spamSymbols: SpamSymbol[];
+  status: string;
+  /** The route's threshold when the message was rejected by it, else null. */
+  rejectedAt: number | null;
+  attachments: Record<string, unknown>[];
+  now: number;
+}): Record<string, unknown> {
+  const { p, route, analysis } = e;
+  const common = {
+    message_id: e.row.id,
+    route: { id: route.id, slug: route.slug, name: route.name, project_id: route.project_id },
+    from: e.from,
+    to: analysis.to,
+    cc: analysis.cc,
+    reply_to: analysis.replyTo,
+    recipient: p.recipients[0] ?? null,
+    recipients: p.recipients,
+    subaddress: p.subaddress,
+    envelope_from: e.envelopeFrom || null,
+    subject: analysis.subject,
+    date: analysis.date,
+    message_id_header: analysis.messageIdHeader,
+    spam_score: e.verdict.score,
+    spam_symbols: e.spamSymbols,
+  };
+  if (e.rejectedAt !== null) return { ...common, status: e.status, spam_threshold: e.rejectedAt };
+  return {
+    ...common,
+    status: e.status,
+    in_reply_to: analysis.inReplyTo,
+    references: analysis.references,
+    body: { text: analysis.text, html: analysis.html },
+    headers: analysis.headers,
+    attachments: e.attachments,
+    received_at: iso(e.now),
+  };
+}
+
+/** Header lines as stored: by lower-case name, repeated ones joined by newlines. */
+function headerDict(headers: readonly { name: string; value: string }[]): Record<string, string> {
+  const stored = emptyDict<string>();
+  for (const h of headers) {
+    const k = h.name.toLowerCase();
+    stored[k] = k in stored ? `${stored[k]}\n${h.value}` : h.value;
+  }
+  return stored;
 }
 
 interface Finish {
