@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, type ApiBody } from "../api.ts";
+import { api, type ApiBody, type ApiRequest } from "../api.ts";
 import { CopyButton, ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Section, Status, useActions, useLoad } from "../ui.tsx";
 
 type Domain = ApiBody<"/v1/domains/{domainId}">;
@@ -13,7 +13,7 @@ export function Domains() {
     e.preventDefault();
     setError(null);
     try {
-      const d = await api.post<ApiBody<"/v1/domains", "post">>("/v1/domains", { domain: name });
+      const d = await api.post<ApiBody<"/v1/domains", "post">>("/v1/domains", { domain: name } satisfies ApiRequest<"/v1/domains">);
       go(`/domains/${d.id}`);
     } catch (err) {
       setError(messageOf(err));

@@ -1,13 +1,14 @@
 import { useState } from "preact/hooks";
-import { api, type ApiBody, type ApiItem, type Session } from "../api.ts";
+import { api, type ApiBody, type ApiItem, type Session, type ApiRequest } from "../api.ts";
 import { Field, fmtDate, ListStatus, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
 
 type Member = ApiItem<"/v1/team/members">;
+type Role = NonNullable<ApiRequest<"/v1/team/members">["role"]>;
 
 export function Members({ session }: { session: Session }) {
   const list = useLoad(() => api.get<ApiBody<"/v1/team/members">>("/v1/team/members", { "page[size]": 100 }), []);
   const [email, setEmail] = useState("");
-  const [role, setRole] = useState("member");
+  const [role, setRole] = useState<Role>("member");
   const [link, setLink] = useState<{ label: string; url: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const owner = session.team.role === "owner";
@@ -15,7 +16,7 @@ export function Members({ session }: { session: Session }) {
     e.preventDefault();
     setError(null);
     try {
-      const res = await api.post<ApiBody<"/v1/team/members", "post">>("/v1/team/members", { email, role });
+      const res = await api.post<ApiBody<"/v1/team/members", "post">>("/v1/team/members", { email, role } satisfies ApiRequest<"/v1/team/members">);
       setLink(
         res.password_url
           ? { label: `Password link for ${email} (valid 7 days; setting the password accepts the invitation)`, url: res.password_url }
@@ -49,7 +50,7 @@ export function Members({ session }: { session: Session }) {
         <form class="inline" onSubmit={invite} aria-label="Invite a member">
           <Field label="Email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
           <Field label="Role">
-            <select value={role} onChange={(e) => setRole(e.currentTarget.value)}>
+            <select value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
               <option value="member">member</option>
               <option value="owner">owner</option>
             </select>

@@ -1,9 +1,10 @@
 import { useState } from "preact/hooks";
-import { api, type ApiBody, type ApiItem } from "../api.ts";
+import { api, type ApiBody, type ApiItem, type ApiRequest } from "../api.ts";
 import { type Actions, Field, go, ListStatus, Section, ShownOnce, useActions, useLoad } from "../ui.tsx";
 
 type Project = ApiItem<"/v1/projects">;
 type RouteRow = ApiItem<"/v1/projects/{projectId}/routes">;
+type RouteType = ApiRequest<"/v1/projects/{projectId}/routes">["route_type"];
 
 /** Every route of every project, for pickers. */
 export async function allRoutes(): Promise<(RouteRow & { project_name: string })[]> {
@@ -24,7 +25,7 @@ export function Projects() {
   const create = (e: Event) => {
     e.preventDefault();
     return act(async () => {
-      const res = await api.post<ApiBody<"/v1/projects", "post">>("/v1/projects", { name });
+      const res = await api.post<ApiBody<"/v1/projects", "post">>("/v1/projects", { name } satisfies ApiRequest<"/v1/projects">);
       setToken({ label: `Sending token of ${res.data.name}`, value: res.token });
       setName("");
     });
@@ -54,11 +55,11 @@ function ProjectCard({ project, act, onToken }: { project: Project; act: Actions
       onToken((await api.post<ApiBody<"/v1/projects/{projectId}/rotate-token", "post">>(`/v1/projects/${project.id}/rotate-token`)).new_token);
     });
   const smtp = (on: boolean) => act(async () => void (await api.put(`/v1/projects/${project.id}`, { smtp_enabled: on })));
-  const [route, setRoute] = useState({ name: "", route_type: "transactional", slug: "" });
+  const [route, setRoute] = useState({ name: "", route_type: "transactional" as RouteType, slug: "" });
   const createRoute = (e: Event) => {
     e.preventDefault();
     return act(async () => {
-      const body = { name: route.name, route_type: route.route_type, ...(route.slug ? { slug: route.slug } : {}) };
+      const body: ApiRequest<"/v1/projects/{projectId}/routes"> = { name: route.name, route_type: route.route_type, ...(route.slug ? { slug: route.slug } : {}) };
       const res = await api.post<ApiBody<"/v1/projects/{projectId}/routes", "post">>(`/v1/projects/${project.id}/routes`, body);
       go(`/routes/${res.data.id}`);
     });
@@ -113,7 +114,7 @@ function ProjectCard({ project, act, onToken }: { project: Project; act: Actions
       <form class="inline" onSubmit={createRoute} aria-label={`Create a route in ${project.name}`}>
         <Field label="New route name" required maxLength={255} value={route.name} onInput={(e) => setRoute({ ...route, name: e.currentTarget.value })} />
         <Field label="Type">
-          <select value={route.route_type} onChange={(e) => setRoute({ ...route, route_type: e.currentTarget.value })}>
+          <select value={route.route_type} onChange={(e) => setRoute({ ...route, route_type: e.currentTarget.value as RouteType })}>
             <option value="transactional">transactional</option>
             <option value="broadcast">broadcast</option>
             <option value="inbound">inbound</option>

@@ -1,8 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, type ApiBody } from "../api.ts";
+import { api, type ApiBody, type ApiRequest } from "../api.ts";
 import { CopyButton, ErrorBox, Field, go, Loading, Notice, Section, useActions, useLoad } from "../ui.tsx";
 
 type Route = ApiBody<"/v1/routes/{routeId}">;
+/** inline | url: what PUT takes (the route's answer declares a plain string). */
+type AttachmentDelivery = NonNullable<NonNullable<ApiRequest<"/v1/routes/{routeId}", "put">["inbound_settings"]>["attachment_delivery"]>;
 
 /** The form's values: what PUT /v1/routes/{id} takes, as the inputs hold them. */
 const formOf = (r: Route) => ({
@@ -11,7 +13,7 @@ const formOf = (r: Route) => ({
   track_clicks: r.track_clicks,
   inbound_domain: r.inbound_domain ?? "",
   inbound_spam_threshold: r.inbound_spam_threshold === null ? "" : String(r.inbound_spam_threshold),
-  attachment_delivery: r.attachment_delivery,
+  attachment_delivery: r.attachment_delivery as AttachmentDelivery,
 });
 
 /** A route's settings: name, tracking (outbound) or inbound domain, spam threshold and attachments (inbound). */
@@ -30,7 +32,7 @@ export function RouteSettings({ id }: { id: string }) {
 
   const save = (e: Event) => {
     e.preventDefault();
-    const body = inbound
+    const body: ApiRequest<"/v1/routes/{routeId}", "put"> = inbound
       ? {
           name: form.name,
           inbound_settings: {
@@ -109,7 +111,7 @@ export function RouteSettings({ id }: { id: string }) {
                 onInput={(e) => set({ inbound_spam_threshold: e.currentTarget.value })}
               />
               <Field label="Attachments in webhooks">
-                <select value={form.attachment_delivery} onChange={(e) => set({ attachment_delivery: e.currentTarget.value })}>
+                <select value={form.attachment_delivery} onChange={(e) => set({ attachment_delivery: e.currentTarget.value as AttachmentDelivery })}>
                   <option value="inline">inline (base64 in the payload)</option>
                   <option value="url">url (signed, expiring links)</option>
                 </select>

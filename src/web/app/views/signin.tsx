@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, type ApiBody, type Session } from "../api.ts";
+import { api, type ApiBody, type Session, type ApiRequest } from "../api.ts";
 import { ErrorBox, Field, go, messageOf } from "../ui.tsx";
 
 export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
@@ -12,7 +12,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
     setBusy(true);
     setError(null);
     try {
-      const res = await api.post<ApiBody<"/v1/auth/sign-in", "post">>("/v1/auth/sign-in", { email, password }, { quiet401: true });
+      const res = await api.post<ApiBody<"/v1/auth/sign-in", "post">>("/v1/auth/sign-in", { email, password } satisfies ApiRequest<"/v1/auth/sign-in">, { quiet401: true });
       onSignedIn(res.data);
     } catch (err) {
       setError(messageOf(err));
@@ -88,7 +88,7 @@ export function AcceptInvitation({ token, session, onAccepted, onSignOut }: { to
     setBusy(true);
     setError(null);
     try {
-      const res = await api.post<ApiBody<"/v1/auth/invitations/accept", "post">>("/v1/auth/invitations/accept", session ? { token } : { token, password }, { quiet401: true });
+      const res = await api.post<ApiBody<"/v1/auth/invitations/accept", "post">>("/v1/auth/invitations/accept", (session ? { token } : { token, password }) satisfies ApiRequest<"/v1/auth/invitations/accept">, { quiet401: true });
       onAccepted(res.data);
       go("/");
     } catch (err) {

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, type ApiBody, type ApiItem } from "../api.ts";
+import { api, type ApiBody, type ApiItem, type ApiRequest } from "../api.ts";
 import { Field, fmtDate, go, ListStatus, messageOf, Notice, Pager, Section, type Route, useLoad } from "../ui.tsx";
 
 type Suppression = ApiItem<"/v1/suppressions">;
@@ -21,7 +21,7 @@ export function Suppressions({ route }: { route: Route }) {
     setError(null);
     const emails = bulk.split(/[\s,;]+/).filter(Boolean);
     try {
-      const res = await api.post<ApiBody<"/v1/suppressions", "post">>("/v1/suppressions", { emails, scope: "team", reason: "manual" });
+      const res = await api.post<ApiBody<"/v1/suppressions", "post">>("/v1/suppressions", { emails, scope: "team", reason: "manual" } satisfies ApiRequest<"/v1/suppressions">);
       setNotice(res.message);
       setBulk("");
       list.reload();
