@@ -21,11 +21,11 @@ for (const [what, cmd] of [
 mkdirSync(join(root, "dist"), { recursive: true });
 const result = await Bun.build({
   // Worker threads are entry points of their own; in the binary they sit beside main.ts under the
-  // bundle root (src/), where src/mail/composer.ts, src/smtp/analyzer.ts and src/db/checkpointer.ts look for them.
+  // bundle root (src/), where src/mail/composer.ts, src/smtp/analysis-pool.ts and src/db/checkpointer.ts look for them.
   entrypoints: [
     join(root, "src", "main.ts"),
     join(root, "src", "mail", "compose-worker.ts"),
-    join(root, "src", "smtp", "analysis-worker.ts"),
+    join(root, "src", "smtp", "analysis-thread.ts"),
     join(root, "src", "db", "checkpoint-worker.ts"),
   ],
   compile: { outfile: join(root, "dist", "posthorn") },

@@ -1,4 +1,4 @@
-// The inbound analysis alone (src/smtp/analysis.ts: mailparser, SPF/DKIM/DMARC/ARC with mailauth,
+// The inbound analysis alone (src/smtp/analyze-inbound.ts: mailparser, SPF/DKIM/DMARC/ARC with mailauth,
 // content symbols) on this thread, in a loop on inbound.ts's message, its sender's records answered
 // from memory: CPU per message of this thread and of JSC's JIT threads, per window of messages
 // (the JIT settles after some 10,000). What the analysis worker spends per message, without the
@@ -6,7 +6,7 @@
 //
 //   bun scripts/bench/analysis.ts [messages=8000] [windows=1] [bytes=2048]
 import { readdirSync, readFileSync } from "node:fs";
-import { analyzeInbound } from "../../src/smtp/analysis.ts";
+import { analyzeInbound } from "../../src/smtp/analyze-inbound.ts";
 import { generateDkimKeyPair } from "../../src/dns/dkim-key.ts";
 import { benchMessage, senderRecords } from "./inbound-message.ts";
 

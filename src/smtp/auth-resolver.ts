@@ -2,7 +2,7 @@
  * The `resolver(name, rrtype)` mailauth calls for SPF, DKIM, DMARC and ARC, answered by the
  * product's DnsResolver (POSTHORN_DNS_SERVERS), with a small TTL cache: a busy MX sees the
  * same senders' records over and over, as a caching resolver would. Analysis workers ask the
- * main thread's resolver through their message channel (see analyzer.ts), behind a cache of
+ * main thread's resolver through their message channel (see analysis-pool.ts), behind a cache of
  * their own with the same lifetime, so that a repeated question does not cross threads.
  */
 import { DnsError, type DnsFailure, type DnsResolver } from "../dns/resolver.ts";

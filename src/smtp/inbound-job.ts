@@ -16,8 +16,8 @@ import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
 import { attachmentDownloadUrl } from "../auth/attachment-links.ts";
 import { serverSecretOf } from "../secrets.ts";
 import { INBOUND_QUEUE, type InboundJob } from "./accept.ts";
-import { boundedParseView, unparsedAnalysis, type Address, type InboundAnalysis } from "./analysis.ts";
-import { Analyzer, type Analyzed } from "./analyzer.ts";
+import { boundedParseView, unparsedAnalysis, type Address, type InboundAnalysis } from "./analyze-inbound.ts";
+import { AnalysisPool, type Analyzed } from "./analysis-pool.ts";
 import { AUTH_DNS_CACHE_MS, createAuthResolver, type AuthResolver } from "./auth-resolver.ts";
 import { checkWithRspamd, RspamdError, rspamdHealthOf } from "./rspamd.ts";
 import { authSymbols, sumScore, type SpamSymbol, type SpamVerdict } from "./spam.ts";
@@ -60,12 +60,12 @@ export const DEFAULT_INBOUND_CONCURRENCY = 64;
 /** About what 16 jobs of 200 KB messages hold: large mail runs as few at once as before. */
 export const DEFAULT_ANALYSIS_BUDGET_BYTES = 4 * 1024 * 1024;
 
-const analyzers = new WeakMap<Deps, Analyzer>();
+const analysisPools = new WeakMap<Deps, AnalysisPool>();
 
 /** Stops the analysis workers of `deps` (at shutdown). */
 export function stopInboundAnalysis(deps: Deps): void {
-  analyzers.get(deps)?.close();
-  analyzers.delete(deps);
+  analysisPools.get(deps)?.close();
+  analysisPools.delete(deps);
 }
 
 /**
@@ -75,7 +75,7 @@ export function stopInboundAnalysis(deps: Deps): void {
 interface InboundStage {
   deps: Deps;
   resolver: AuthResolver;
-  analyzer: Analyzer;
+  pool: AnalysisPool;
   rspamd: ReturnType<typeof rspamdHealthOf>;
   rspamdRetryMs: (attempt: number) => number;
   /** How long a message waits for rspamd at most since it was received. */
@@ -112,10 +112,10 @@ export function inboundJobHandler(deps: Deps, opts: InboundJobOptions = {}) {
 function createStage(deps: Deps, opts: InboundJobOptions): InboundStage {
   const resolver = opts.resolver ?? createAuthResolver(deps.dns);
   const threads = opts.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
-  analyzers.get(deps)?.close();
+  analysisPools.get(deps)?.close();
   // Workers cache answers as long as the default resolver does; a given resolver caches as it likes.
-  const analyzer = new Analyzer({ threads, dnsCacheMs: opts.resolver ? 0 : AUTH_DNS_CACHE_MS }, resolver, deps.log);
-  analyzers.set(deps, analyzer);
+  const pool = new AnalysisPool({ threads, dnsCacheMs: opts.resolver ? 0 : AUTH_DNS_CACHE_MS }, resolver, deps.log);
+  analysisPools.set(deps, pool);
   // Read once, when attachment links are first made: the secret never changes.
   let secret: Promise<string> | undefined;
   const linkSecret = () =>
@@ -126,7 +126,7 @@ function createStage(deps: Deps, opts: InboundJobOptions): InboundStage {
   return {
     deps,
     resolver,
-    analyzer,
+    pool,
     rspamd: rspamdHealthOf(deps),
     rspamdRetryMs: opts.rspamdRetryMs ?? (() => 5_000),
     fallbackMs: deps.config.rspamdFallbackSeconds * 1000,
@@ -179,7 +179,7 @@ async function analyzeSource(stage: InboundStage, job: Job<InboundJob>, raw: Uin
     checkAuth: !deps.config.rspamdUrl,
   };
   try {
-    return await stage.analyzer.analyze(raw, input, { lend });
+    return await stage.pool.analyze(raw, input, { lend });
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     if (job.attempt < analysisAttempts) return { outcome: { type: "retry", delayMs: exponentialBackoff(job.attempt, { baseMs: 5_000, capMs: 300_000 }), error } };

@@ -1,12 +1,12 @@
 /**
- * Worker thread that parses, authenticates and scores inbound messages (analysis.ts), so that
+ * Worker thread that parses, authenticates and scores inbound messages (analyze-inbound.ts), so that
  * mailparser and mailauth run beside the event loop that serves SMTP sessions and commits.
  * DNS lookups are asked of the main thread (its DnsResolver, POSTHORN_DNS_SERVERS, and its
- * cache), behind a cache of the worker's own (Analyzer's dnsCacheMs). Messages in: config,
+ * cache), behind a cache of the worker's own (AnalysisPool's dnsCacheMs). Messages in: config,
  * analyze {id, raw, input} and dns answers; out: results (with the raw message back) and dns
  * questions.
  */
-import { analyzeInbound, type AnalysisInput, type InboundAnalysis } from "./analysis.ts";
+import { analyzeInbound, type AnalysisInput, type InboundAnalysis } from "./analyze-inbound.ts";
 import { collectGarbageAsHeapGrows } from "../heap-collector.ts";
 import { cachedResolver, dnsError, type AuthResolver } from "./auth-resolver.ts";
 
@@ -56,7 +56,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
   }
   try {
     const analysis = await analyzeInbound(msg.raw, msg.input, resolver);
-    // The message goes back moved, not copied (the caller may have lent it: see Analyzer.analyze).
+    // The message goes back moved, not copied (the caller may have lent it: see AnalysisPool.analyze).
     self.postMessage({ type: "result", id: msg.id, analysis, raw: msg.raw } satisfies FromWorker, [msg.raw.buffer as ArrayBuffer]);
   } catch (err) {
     self.postMessage({ type: "error", id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies FromWorker);

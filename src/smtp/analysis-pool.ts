@@ -8,26 +8,26 @@
  * pathological message) terminates its worker, which is replaced on next use.
  */
 import type { Logger } from "../log.ts";
-import { analyzeInbound, type AnalysisInput, type InboundAnalysis } from "./analysis.ts";
+import { analyzeInbound, type AnalysisInput, type InboundAnalysis } from "./analyze-inbound.ts";
 import type { AuthResolver } from "./auth-resolver.ts";
-import type { FromWorker, ToWorker } from "./analysis-worker.ts";
+import type { FromWorker, ToWorker } from "./analysis-thread.ts";
 
 /**
- * In a compiled binary (bun build --compile src/main.ts src/smtp/analysis-worker.ts …), modules
+ * In a compiled binary (bun build --compile src/main.ts src/smtp/analysis-thread.ts …), modules
  * live under /$bunfs/root and a worker entry point is found by its path from the entry points'
  * common directory (src/); from source, next to this file.
  */
-const WORKER_URL = import.meta.url.includes("/$bunfs/") ? "./smtp/analysis-worker.ts" : new URL("./analysis-worker.ts", import.meta.url).href;
+const WORKER_URL = import.meta.url.includes("/$bunfs/") ? "./smtp/analysis-thread.ts" : new URL("./analysis-thread.ts", import.meta.url).href;
 
-export class AnalyzerUnavailableError extends Error {
-  override name = "AnalyzerUnavailableError";
+export class AnalysisUnavailableError extends Error {
+  override name = "AnalysisUnavailableError";
 }
 
 type Pending = { raw: Uint8Array; input: AnalysisInput; resolve: (a: Analyzed) => void; reject: (e: Error) => void; timer: Timer };
 /** `answered`: the worker has sent something, so it did start. */
 type Thread = { worker: Worker; pending: Map<number, Pending>; answered: boolean };
 
-export interface AnalyzerOptions {
+export interface AnalysisPoolOptions {
   /** Worker threads; 0 analyzes on the calling thread. */
   threads: number;
   /** Longest time one analysis may take before its worker is replaced. */
@@ -48,14 +48,14 @@ export interface Analyzed {
   raw: Uint8Array;
 }
 
-export class Analyzer {
+export class AnalysisPool {
   private readonly threads: Thread[] = [];
   private nextId = 1;
   private disabled = false;
   private readonly timeoutMs: number;
 
   constructor(
-    private readonly opts: AnalyzerOptions,
+    private readonly opts: AnalysisPoolOptions,
     /** Answers the workers' DNS questions (and in-thread analyses). */
     private readonly resolver: AuthResolver,
     private readonly log: Logger,
@@ -77,7 +77,7 @@ export class Analyzer {
     return new Promise<Analyzed>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.log.warn("inbound analysis timed out; replacing its worker", { timeoutMs: this.timeoutMs });
-        this.fail(thread, new AnalyzerUnavailableError(`analysis took longer than ${this.timeoutMs} ms`));
+        this.fail(thread, new AnalysisUnavailableError(`analysis took longer than ${this.timeoutMs} ms`));
       }, this.timeoutMs);
       thread.pending.set(id, { raw, input, resolve, reject, timer });
       thread.worker.postMessage({ type: "analyze", id, raw, input } satisfies ToWorker, move ? [raw.buffer as ArrayBuffer] : []);
@@ -134,7 +134,7 @@ export class Analyzer {
         this.log.warn("analysis workers unavailable; analyzing inbound mail on the main thread", { error: event.message });
         const held = [...thread.pending.values()];
         thread.pending.clear();
-        this.fail(thread, new AnalyzerUnavailableError("analysis worker did not start"));
+        this.fail(thread, new AnalysisUnavailableError("analysis worker did not start"));
         for (const p of held) {
           clearTimeout(p.timer);
           analyzeInbound(p.raw, p.input, this.resolver).then((analysis) => p.resolve({ analysis, raw: p.raw }), p.reject);
@@ -142,7 +142,7 @@ export class Analyzer {
         return;
       }
       this.log.error("analysis worker failed", { error: event.message });
-      this.fail(thread, new AnalyzerUnavailableError(`analysis worker failed: ${event.message}`));
+      this.fail(thread, new AnalysisUnavailableError(`analysis worker failed: ${event.message}`));
     };
     worker.unref();
     return thread;
@@ -161,6 +161,6 @@ export class Analyzer {
   }
 
   close(): void {
-    for (const t of [...this.threads]) this.fail(t, new AnalyzerUnavailableError("analyzer closed"));
+    for (const t of [...this.threads]) this.fail(t, new AnalysisUnavailableError("analyzer closed"));
   }
 }

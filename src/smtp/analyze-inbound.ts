@@ -1,7 +1,7 @@
 /**
  * What the inbound job needs to know about a raw message: its parsed parts (mailparser), its
  * SPF/DKIM/DMARC/ARC symbols (mailauth) and its content symbols. Pure and CPU-heavy, so it runs
- * on an analysis worker (analyzer.ts); the result is plain data that crosses threads.
+ * on an analysis worker (analysis-pool.ts); the result is plain data that crosses threads.
  */
 import type { AddressObject, ParsedMail, SimpleParserOptions } from "mailparser";
 import { loadMailparser } from "../mail/libraries.ts";

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { createLogger } from "../../src/log.ts";
-import { Analyzer, AnalyzerUnavailableError } from "../../src/smtp/analyzer.ts";
+import { AnalysisPool, AnalysisUnavailableError } from "../../src/smtp/analysis-pool.ts";
 import type { AuthResolver } from "../../src/smtp/auth-resolver.ts";
 
 const raw = new TextEncoder().encode("From: Ann <ann@sender.test>\r\nTo: x@inbound.test\r\nSubject: Hello\r\nDate: Wed, 1 May 2024 10:00:00 +0000\r\nMessage-ID: <m1@sender.test>\r\n\r\nHi there\r\n");
@@ -14,7 +14,7 @@ const resolver: AuthResolver = async (name, rrtype) => {
 const log = createLogger("silent");
 
 test("a worker analyzes the message and asks its DNS questions back through the given resolver", async () => {
-  const analyzer = new Analyzer({ threads: 1 }, resolver, log);
+  const analyzer = new AnalysisPool({ threads: 1 }, resolver, log);
   try {
     questions.length = 0;
     const { analysis: a } = await analyzer.analyze(raw, input);
@@ -28,7 +28,7 @@ test("a worker analyzes the message and asks its DNS questions back through the 
 });
 
 test("when the worker cannot start, messages are analyzed on the calling thread", async () => {
-  const analyzer = new Analyzer({ threads: 1, workerUrl: new URL("./no-such-worker.ts", import.meta.url).href }, resolver, log);
+  const analyzer = new AnalysisPool({ threads: 1, workerUrl: new URL("./no-such-worker.ts", import.meta.url).href }, resolver, log);
   try {
     const [a, b] = await Promise.all([analyzer.analyze(raw, input, { lend: true }), analyzer.analyze(raw, input, { lend: true })]);
     expect(a.analysis.subject).toBe("Hello");
@@ -42,10 +42,10 @@ test("when the worker cannot start, messages are analyzed on the calling thread"
 
 test("an analysis that takes too long fails (the job retries) and its worker is replaced", async () => {
   const slow: AuthResolver = (name, rrtype) => new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error("absent"), { code: "ENOTFOUND" })), 300));
-  const analyzer = new Analyzer({ threads: 1, timeoutMs: 100 }, slow, log);
+  const analyzer = new AnalysisPool({ threads: 1, timeoutMs: 100 }, slow, log);
   try {
     const started = Date.now();
-    await expect(analyzer.analyze(raw, input)).rejects.toBeInstanceOf(AnalyzerUnavailableError);
+    await expect(analyzer.analyze(raw, input)).rejects.toBeInstanceOf(AnalysisUnavailableError);
     expect(Date.now() - started).toBeLessThan(300);
   } finally {
     analyzer.close();
@@ -53,7 +53,7 @@ test("an analysis that takes too long fails (the job retries) and its worker is 
 });
 
 test("a lent message moves to the worker and back with its analysis, not copied", async () => {
-  const analyzer = new Analyzer({ threads: 1 }, resolver, log);
+  const analyzer = new AnalysisPool({ threads: 1 }, resolver, log);
   try {
     await analyzer.analyze(raw, input); // the worker has answered: it runs
     const own = raw.slice();
@@ -71,8 +71,8 @@ test("a lent message moves to the worker and back with its analysis, not copied"
 });
 
 test("with dnsCacheMs, a worker answers a repeated DNS question from its own cache", async () => {
-  const cached = new Analyzer({ threads: 1, dnsCacheMs: 60_000 }, resolver, log);
-  const uncached = new Analyzer({ threads: 1 }, resolver, log);
+  const cached = new AnalysisPool({ threads: 1, dnsCacheMs: 60_000 }, resolver, log);
+  const uncached = new AnalysisPool({ threads: 1 }, resolver, log);
   try {
     for (const [analyzer, again] of [[cached, 0], [uncached, 1]] as const) {
       questions.length = 0;
