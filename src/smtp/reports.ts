@@ -7,6 +7,7 @@
 import type { ParsedMail, SimpleParserOptions } from "mailparser";
 import { loadMailparser } from "../mail/libraries.ts";
 import type { Repositories } from "../db/store.ts";
+import type { RecipientWithMessage } from "../db/recipients.ts";
 import { changeRecipientStatus } from "../events/message-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { newId, sha256Hex } from "../ids.ts";
@@ -79,104 +80,130 @@ export async function applyReport(tx: Repositories, recipientId: string, a: Repo
   const r = await tx.recipients.withMessage(recipientId);
   if (!r) return "recipient_gone";
   if (await tx.recipients.hasReport(r.message_id, r.id, a.id)) return "duplicate";
-
+  const to: ReportTarget = { tx, r, now };
   const base = { id: a.id, from: a.from, subject: a.subject };
-  const history = (kind: string, report: Record<string, unknown>) =>
-    tx.recipients.appendHistory({
-      id: newId(),
-      message_id: r.message_id,
-      recipient_id: r.id,
-      kind,
-      status: null,
-      data: JSON.stringify({ message_id: r.message_id, recipient: r.email, report }),
-      created_at: now,
-    });
-
-  const bounce = async (verdict: BounceVerdict, report: Record<string, unknown>): Promise<ReportOutcome> => {
-    // An expiry is final but says nothing bad of the address: failed, like our own queue's, never a suppression.
-    const allowed = verdict.type === "hard" ? HARD_FROM : SOFT_FROM;
-    if (!allowed.has(r.status)) {
-      // Already bounced, complained, unsubscribed…: keep a trace, count nothing.
-      await history("message.report_received", { ...report, applied: false });
-      return r.status === "hard_bounced" ? "duplicate" : "unchanged";
-    }
-    const status = verdict.type === "hard" ? "hard_bounced" : verdict.type === "expired" ? "failed" : "soft_bounced";
-    await changeRecipientStatus(
-      tx,
-      {
-        recipientId: r.id,
-        status,
-        response: { code: verdict.code, enhanced_code: verdict.enhancedCode, message: verdict.message },
-        details: { report },
-        suppress: verdict.type === "hard" ? "hard_bounce" : null,
-      },
-      now,
-    );
-    return status;
-  };
-
   switch (a.kind) {
-    case "dsn": {
-      const entry = pickDsnRecipient(a.report, r.email);
-      const report = {
-        ...base,
-        type: "dsn",
-        reporting_mta: a.report.reportingMta,
-        remote_mta: entry.remoteMta,
-        final_recipient: entry.finalRecipient,
-        action: entry.action,
-        status: entry.status,
-        diagnostic_code: entry.diagnosticCode,
-      };
-      const verdict = classifyDsnRecipient(entry, a.report.reportingMta);
-      if (!verdict) {
-        // A success report (delivered, relayed, expanded): history only.
-        await history("message.report_received", report);
-        return "recorded";
-      }
-      return bounce(verdict, report);
-    }
+    case "dsn":
+      return applyDsn(to, base, a.report);
     case "text_bounce":
-      return bounce(a.verdict, { ...base, type: "text_bounce", status: a.verdict.enhancedCode, diagnostic_code: clip(a.verdict.message, FIELD_BOUNDS.reply) });
-    case "arf": {
-      const report = {
-        ...base,
-        type: "arf",
-        feedback_type: a.report.feedbackType,
-        user_agent: a.report.userAgent,
-        source_ip: a.report.sourceIp,
-        arrival_date: a.report.arrivalDate,
-        original_rcpt_to: a.report.originalRcptTo,
-      };
-      if (!isComplaint(a.report)) {
-        await history("message.report_received", report);
-        return "recorded";
-      }
-      if (r.status === "spam_complaint") {
-        await history("message.report_received", { ...report, applied: false });
-        return "duplicate";
-      }
-      await changeRecipientStatus(tx, { recipientId: r.id, status: "spam_complaint", details: { report }, suppress: "spam_complaint" }, now);
-      return "spam_complaint";
-    }
-    case "auto_reply": {
-      const report = { ...base, type: "auto_reply", reason: a.reason, text: a.text };
-      await history("message.auto_replied", report);
-      await publishEvent(
-        tx,
-        {
-          teamId: r.team_id,
-          routeId: r.route_id,
-          messageId: r.message_id,
-          kind: "message.auto_replied",
-          data: { message_id: r.message_id, recipient: r.email, status: r.status, tag: r.tag, metadata: JSON.parse(r.metadata), report },
-        },
-        now,
-      );
-      return "auto_replied";
-    }
+      return applyBounce(to, a.verdict, { ...base, type: "text_bounce", status: a.verdict.enhancedCode, diagnostic_code: clip(a.verdict.message, FIELD_BOUNDS.reply) });
+    case "arf":
+      return applyFeedback(to, base, a.report);
+    case "auto_reply":
+      return applyAutoReply(to, { ...base, type: "auto_reply", reason: a.reason, text: a.text });
     case "unrecognized":
-      await history("message.report_received", { ...base, type: "unrecognized" });
+      await recordReport(to, "message.report_received", { ...base, type: "unrecognized" });
       return "recorded";
   }
+}
+
+/** The recipient a report is about, in the accepting transaction: what each step below works on. */
+interface ReportTarget {
+  tx: Repositories;
+  r: RecipientWithMessage;
+  now: number;
+}
+
+/** What every report's history entry carries about the report itself. */
+type ReportBase = { id: string; from: string | null; subject: string };
+
+/** A history entry for the recipient, with the report as received (no status change). */
+async function recordReport({ tx, r, now }: ReportTarget, kind: string, report: Record<string, unknown>): Promise<void> {
+  await tx.recipients.appendHistory({
+    id: newId(),
+    message_id: r.message_id,
+    recipient_id: r.id,
+    kind,
+    status: null,
+    data: JSON.stringify({ message_id: r.message_id, recipient: r.email, report }),
+    created_at: now,
+  });
+}
+
+/** A DSN: its entry for this recipient bounces it, or (delivered, relayed, expanded) is only recorded. */
+async function applyDsn(to: ReportTarget, base: ReportBase, dsn: DeliveryStatusReport): Promise<ReportOutcome> {
+  const entry = pickDsnRecipient(dsn, to.r.email);
+  const report = {
+    ...base,
+    type: "dsn",
+    reporting_mta: dsn.reportingMta,
+    remote_mta: entry.remoteMta,
+    final_recipient: entry.finalRecipient,
+    action: entry.action,
+    status: entry.status,
+    diagnostic_code: entry.diagnosticCode,
+  };
+  const verdict = classifyDsnRecipient(entry, dsn.reportingMta);
+  if (!verdict) {
+    // A success report (delivered, relayed, expanded): history only.
+    await recordReport(to, "message.report_received", report);
+    return "recorded";
+  }
+  return applyBounce(to, verdict, report);
+}
+
+/** A bounce (DSN or plain text): the recipient's new status, unless it is already past what a bounce may change. */
+async function applyBounce(to: ReportTarget, verdict: BounceVerdict, report: Record<string, unknown>): Promise<ReportOutcome> {
+  const { r } = to;
+  // An expiry is final but says nothing bad of the address: failed, like our own queue's, never a suppression.
+  const allowed = verdict.type === "hard" ? HARD_FROM : SOFT_FROM;
+  if (!allowed.has(r.status)) {
+    // Already bounced, complained, unsubscribed…: keep a trace, count nothing.
+    await recordReport(to, "message.report_received", { ...report, applied: false });
+    return r.status === "hard_bounced" ? "duplicate" : "unchanged";
+  }
+  const status = verdict.type === "hard" ? "hard_bounced" : verdict.type === "expired" ? "failed" : "soft_bounced";
+  await changeRecipientStatus(
+    to.tx,
+    {
+      recipientId: r.id,
+      status,
+      response: { code: verdict.code, enhanced_code: verdict.enhancedCode, message: verdict.message },
+      details: { report },
+      suppress: verdict.type === "hard" ? "hard_bounce" : null,
+    },
+    to.now,
+  );
+  return status;
+}
+
+/** An ARF report: a complaint marks and suppresses the recipient (once); other feedback is only recorded. */
+async function applyFeedback(to: ReportTarget, base: ReportBase, arf: FeedbackReport): Promise<ReportOutcome> {
+  const report = {
+    ...base,
+    type: "arf",
+    feedback_type: arf.feedbackType,
+    user_agent: arf.userAgent,
+    source_ip: arf.sourceIp,
+    arrival_date: arf.arrivalDate,
+    original_rcpt_to: arf.originalRcptTo,
+  };
+  if (!isComplaint(arf)) {
+    await recordReport(to, "message.report_received", report);
+    return "recorded";
+  }
+  if (to.r.status === "spam_complaint") {
+    await recordReport(to, "message.report_received", { ...report, applied: false });
+    return "duplicate";
+  }
+  await changeRecipientStatus(to.tx, { recipientId: to.r.id, status: "spam_complaint", details: { report }, suppress: "spam_complaint" }, to.now);
+  return "spam_complaint";
+}
+
+/** An automatic reply: recorded and published as message.auto_replied; the recipient's status stays. */
+async function applyAutoReply(to: ReportTarget, report: Record<string, unknown>): Promise<ReportOutcome> {
+  const { r } = to;
+  await recordReport(to, "message.auto_replied", report);
+  await publishEvent(
+    to.tx,
+    {
+      teamId: r.team_id,
+      routeId: r.route_id,
+      messageId: r.message_id,
+      kind: "message.auto_replied",
+      data: { message_id: r.message_id, recipient: r.email, status: r.status, tag: r.tag, metadata: JSON.parse(r.metadata), report },
+    },
+    to.now,
+  );
+  return "auto_replied";
 }
