@@ -110,9 +110,29 @@ async function storeMessages(
   batch: boolean,
   now: number,
 ): Promise<AcceptedMessage[]> {
+  const targets = await resolveTargets(tx, config, principal, emails, batch);
+  const accepted: AcceptedMessage[] = [];
+  for (const [i, e] of emails.entries()) accepted.push(await storeMessage(tx, principal, e, targets[i]!, now));
+  return accepted;
+}
+
+/** Where an email goes: its route and sending domain, and its tracking (the email's override, else the route's). */
+interface SendTarget {
+  routeId: string;
+  domainId: string;
+  trackOpens: boolean;
+  trackClicks: boolean;
+}
+
+/**
+ * Step 1: each email's route and domain, looked up and checked; any email that cannot be sent
+ * (no such route, an inbound route, a broadcast header, a domain not the project's or unverified)
+ * refuses the whole request before the first insert.
+ */
+async function resolveTargets(tx: Repositories, config: Deps["config"], principal: SendPrincipal, emails: PreparedEmail[], batch: boolean): Promise<SendTarget[]> {
   const lookup = new ProjectLookup(tx, principal);
   const errors: Errors = fieldErrors();
-  const resolved: { routeId: string; domainId: string; trackOpens: boolean; trackClicks: boolean }[] = [];
+  const resolved: SendTarget[] = [];
   // Every lookup asked at once: on PostgreSQL they travel together (pipelined), on SQLite they are done already.
   const looked = await Promise.all(emails.map((e) => Promise.all([lookup.route(e.route), lookup.domain(e.from.domain)])));
   for (const [i, e] of emails.entries()) {
@@ -140,79 +160,91 @@ async function storeMessages(
     });
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return resolved;
+}
 
-  const accepted: AcceptedMessage[] = [];
-  for (const [i, e] of emails.entries()) {
-    const { routeId, domainId, trackOpens, trackClicks } = resolved[i]!;
-    const id = newId();
-    // Asked before the inserts and read after them: on PostgreSQL one wait for all of them.
-    const scope = { teamId: principal.teamId, projectId: principal.projectId, routeId };
-    const suppressedLookup = suppressedAmong(tx, scope, e.recipients.map((r) => r.email));
-    suppressedLookup.catch(() => {}); // awaited below; an insert failing first must not leave it unhandled
-    await tx.messages.insertOutbound({
-      id,
-      team_id: principal.teamId,
-      project_id: principal.projectId,
-      route_id: routeId,
-      domain_id: domainId,
-      tag: e.tag,
-      from_email: e.from.email,
-      from_name: e.from.name,
-      subject: e.subject,
-      to: JSON.stringify(e.to),
-      cc: JSON.stringify(e.cc),
-      bcc: JSON.stringify(e.bcc),
-      reply_to: JSON.stringify(e.replyTo),
-      metadata: JSON.stringify(e.metadata),
-      message_id_header: `${id}@${e.from.domain}`,
-      html: e.html,
-      text: e.text,
-      headers: JSON.stringify(e.headers),
-      track_opens: trackOpens ? 1 : 0,
-      track_clicks: trackClicks ? 1 : 0,
-      created_at: now,
-    });
-    if (e.attachments.length > 0) {
-      await tx.messages.insertAttachments(
-        id,
-        e.attachments.map((a) => ({ id: newId(), filename: a.filename, content_type: a.contentType, content_id: a.contentId, content: a.content })),
-      );
-    }
+/**
+ * Step 2, per email: the message row, its attachments and recipients, message.created (history
+ * and event), then its suppressed recipients marked and, if anyone is left, the outbound job.
+ */
+async function storeMessage(tx: Repositories, principal: SendPrincipal, e: PreparedEmail, target: SendTarget, now: number): Promise<AcceptedMessage> {
+  const id = newId();
+  const { routeId } = target;
+  // Asked before the inserts and read after them: on PostgreSQL one wait for all of them.
+  const scope = { teamId: principal.teamId, projectId: principal.projectId, routeId };
+  const suppressedLookup = suppressedAmong(tx, scope, e.recipients.map((r) => r.email));
+  suppressedLookup.catch(() => {}); // awaited below; an insert failing first must not leave it unhandled
+  await insertMessage(tx, principal, id, e, target, now);
+  const recipients = e.recipients.map((r) => ({ id: newId(), email: r.email, kind: r.kind }));
+  await tx.messages.insertRecipients(id, recipients, now);
+  await recordCreated(tx, principal.teamId, routeId, id, e, now);
 
-    const recipients = e.recipients.map((r) => ({ id: newId(), email: r.email, kind: r.kind }));
-    await tx.messages.insertRecipients(id, recipients, now);
-    const data = {
-      message_id: id,
-      status: "pending",
-      from: e.from.email,
-      to: e.to.map((a) => a.email),
-      cc: e.cc.map((a) => a.email),
-      bcc: e.bcc.map((a) => a.email),
-      subject: e.subject,
-      tag: e.tag,
-      metadata: e.metadata,
-    };
-    await tx.recipients.appendHistory({
-      id: newId(),
-      message_id: id,
-      recipient_id: null,
-      kind: "message.created",
-      status: "pending",
-      data: JSON.stringify(data),
-      created_at: now,
-    });
-    await publishEvent(tx, { teamId: principal.teamId, routeId, messageId: id, kind: "message.created", data }, now);
-
-    const suppressed = await suppressedLookup;
-    let status: string = "pending";
-    let sendable = 0;
-    for (const r of recipients) {
-      if (suppressed.has(r.email.toLowerCase())) {
-        status = await changeRecipientStatus(tx, { recipientId: r.id, status: "suppressed", details: { reason: "suppressed" } }, now);
-      } else sendable++;
-    }
-    if (sendable > 0) await tx.jobs.enqueue(OUTBOUND_QUEUE, { messageId: id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });
-    accepted.push({ message_id: id, status: (sendable > 0 ? "pending" : status) as MessageStatus });
+  const suppressed = await suppressedLookup;
+  let status: string = "pending";
+  let sendable = 0;
+  for (const r of recipients) {
+    if (suppressed.has(r.email.toLowerCase())) {
+      status = await changeRecipientStatus(tx, { recipientId: r.id, status: "suppressed", details: { reason: "suppressed" } }, now);
+    } else sendable++;
   }
-  return accepted;
+  if (sendable > 0) await tx.jobs.enqueue(OUTBOUND_QUEUE, { messageId: id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });
+  return { message_id: id, status: (sendable > 0 ? "pending" : status) as MessageStatus };
+}
+
+/** The outbound message row and its attachments. */
+async function insertMessage(tx: Repositories, principal: SendPrincipal, id: string, e: PreparedEmail, target: SendTarget, now: number): Promise<void> {
+  await tx.messages.insertOutbound({
+    id,
+    team_id: principal.teamId,
+    project_id: principal.projectId,
+    route_id: target.routeId,
+    domain_id: target.domainId,
+    tag: e.tag,
+    from_email: e.from.email,
+    from_name: e.from.name,
+    subject: e.subject,
+    to: JSON.stringify(e.to),
+    cc: JSON.stringify(e.cc),
+    bcc: JSON.stringify(e.bcc),
+    reply_to: JSON.stringify(e.replyTo),
+    metadata: JSON.stringify(e.metadata),
+    message_id_header: `${id}@${e.from.domain}`,
+    html: e.html,
+    text: e.text,
+    headers: JSON.stringify(e.headers),
+    track_opens: target.trackOpens ? 1 : 0,
+    track_clicks: target.trackClicks ? 1 : 0,
+    created_at: now,
+  });
+  if (e.attachments.length > 0) {
+    await tx.messages.insertAttachments(
+      id,
+      e.attachments.map((a) => ({ id: newId(), filename: a.filename, content_type: a.contentType, content_id: a.contentId, content: a.content })),
+    );
+  }
+}
+
+/** message.created: in the message's history and published to the route's webhooks. */
+async function recordCreated(tx: Repositories, teamId: string, routeId: string, id: string, e: PreparedEmail, now: number): Promise<void> {
+  const data = {
+    message_id: id,
+    status: "pending",
+    from: e.from.email,
+    to: e.to.map((a) => a.email),
+    cc: e.cc.map((a) => a.email),
+    bcc: e.bcc.map((a) => a.email),
+    subject: e.subject,
+    tag: e.tag,
+    metadata: e.metadata,
+  };
+  await tx.recipients.appendHistory({
+    id: newId(),
+    message_id: id,
+    recipient_id: null,
+    kind: "message.created",
+    status: "pending",
+    data: JSON.stringify(data),
+    created_at: now,
+  });
+  await publishEvent(tx, { teamId, routeId, messageId: id, kind: "message.created", data }, now);
 }
