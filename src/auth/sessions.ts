@@ -140,9 +140,9 @@ export async function signIn(
     await tx.accounts.deleteExpiredSessions(user.id, now - SESSION_IDLE_MS, now - SESSION_MAX_MS);
     await tx.accounts.insertSession(session);
     await tx.rateLimits.clearFailures(`email:${email}`, now - SIGN_IN_WINDOW_MS);
+    // A sign-in that worked is no failure: its place in the IP's counter is given back (the address's was cleared above).
+    await throttle.releaseIn(tx, reservation);
   });
-  // A sign-in that worked is no failure: its place in the IP's counter is given back (the address's was cleared above).
-  await throttle.release(reservation).catch((err: unknown) => deps.log.warn("sign-in throttle release failed", { error: String(err) }));
   return {
     token,
     teams,

@@ -15,6 +15,7 @@
  */
 import type { Deps } from "../context.ts";
 import type { FailureRow } from "../db/rate-limits.ts";
+import type { Repositories } from "../db/store.ts";
 import { RateLimitedError } from "../errors.ts";
 import { parseIp } from "../net/ip.ts";
 
@@ -254,11 +255,16 @@ export class AuthThrottle {
   async release(reservation: Reservation): Promise<void> {
     if (reservation.places.length === 0) return;
     const { store } = this.deps;
-    await store.detached(() =>
-      store.write(async (tx) => {
-        for (const place of reservation.places) await tx.rateLimits.giveBackAttempt(place.rule.key, place.windowStartedAt);
-      }),
-    );
+    await store.detached(() => store.write((tx) => this.releaseIn(tx, reservation)));
+  }
+
+  /**
+   * release, inside `tx`: the write that made the attempt a success. A request that has written
+   * must give its places back there: a detached write waits for the request's own unit of work,
+   * which on SQLite holds the writer until the request answers (the hold limit, 1 s, then a warning).
+   */
+  async releaseIn(tx: Repositories, reservation: Reservation): Promise<void> {
+    for (const place of reservation.places) await tx.rateLimits.giveBackAttempt(place.rule.key, place.windowStartedAt);
   }
 
   /**

@@ -150,8 +150,8 @@ export async function acceptInvitationWithPassword(deps: Pick<Deps, "store" | "l
     const taken = await takeInvitation(tx, input.token, user.id, now);
     const opened = await openSession(tx, user.id, taken, client, now);
     await tx.rateLimits.clearFailures(`email:${user.email}`, now - SIGN_IN_WINDOW_MS);
+    await throttle.releaseIn(tx, reservation);
     return { ...opened, team: { id: taken.team_id, name: taken.team_name } };
   });
-  await throttle.release(reservation).catch((err: unknown) => deps.log.warn("invitation throttle release failed", { error: String(err) }));
   return accepted;
 }
