@@ -3,11 +3,8 @@ import { bootstrapIfEmpty, type BootstrapResult } from "./bootstrap.ts";
 import type { Config } from "./config.ts";
 import type { Deps } from "./context.ts";
 import { JobRunner } from "./jobs/runner.ts";
-import { registerWebhookJobs } from "./events/webhook-job.ts";
-import { closeOutbound, registerOutboundJobs } from "./mail/outbound-job.ts";
-import { ensureDomainRecheckScheduled, registerDomainRecheck } from "./modules/domains/recheck.ts";
-import { registerRetention, startRetention } from "./modules/retention/service.ts";
-import { registerInboundJobs } from "./smtp/inbound-job.ts";
+import { registerJobHandlers, scheduleRecurringJobs } from "./job-handlers.ts";
+import { closeOutbound } from "./mail/outbound-job.ts";
 import { openDeps } from "./runtime.ts";
 import { startSmtpListeners } from "./smtp/index.ts";
 import { HttpsListener } from "./tls/https-listener.ts";
@@ -56,16 +53,10 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   await certificates.load();
 
   const runner = new JobRunner(deps);
-  // The queues and their handlers: jobs/ knows none of them.
-  registerOutboundJobs(runner, deps);
-  registerWebhookJobs(runner, deps);
-  registerDomainRecheck(runner, deps);
-  registerInboundJobs(runner, deps);
-  registerRetention(runner, deps);
-  // The periodic DNS re-check is a job that re-enqueues itself; this queues the first one.
-  await ensureDomainRecheckScheduled(deps);
-  // Retention's one job across the cluster (and, once, the SQLite file's switch to incremental vacuum).
-  await startRetention(deps);
+  // Every queue and its handler (src/job-handlers.ts): jobs/ knows none of them.
+  registerJobHandlers(runner, deps);
+  // The DNS re-check's and retention's first job (each re-enqueues itself).
+  await scheduleRecurringJobs(deps);
   runner.start();
 
   const app = createApp(deps).listen({
