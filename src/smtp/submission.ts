@@ -23,8 +23,8 @@ import type { Deps } from "../context.ts";
 import { AppError, ConflictError, RateLimitedError, UnauthenticatedError, ValidationError } from "../errors.ts";
 import { sha256Hex } from "../ids.ts";
 import { formatAddress, parseEmail } from "../mail/address.ts";
-import { tokenAuthenticator } from "../auth/tokens.ts";
-import { authThrottle } from "../auth/throttle.ts";
+import { tokenAuthenticator, type TokenAuthenticator } from "../auth/tokens.ts";
+import { authThrottle, type AuthThrottle } from "../auth/throttle.ts";
 import { acceptMessages } from "../sending/acceptance.ts";
 import { blockedAttachment } from "../sending/blocked-file-types.ts";
 import { RESERVED_HEADERS, type SendInput } from "../sending/validation.ts";
@@ -192,12 +192,26 @@ export interface SubmissionOptions {
   greetDelayMs?: number;
 }
 
-export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts: SubmissionOptions = {}): SMTPServer {
-  const plainFromLoopback = opts.plainAuthFromLoopback ?? true;
-  const tokens = tokenAuthenticator(deps);
-  const throttle = authThrottle(deps);
-  const budget = new ByteGate(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes));
+/**
+ * What the submission listener's sessions share, made once by createSubmissionServer and passed
+ * to each step: the token check, the failed-authentication throttle and the byte budget.
+ */
+interface Submission {
+  deps: Deps;
+  tokens: TokenAuthenticator;
+  throttle: AuthThrottle;
+  budget: ByteGate;
+  plainFromLoopback: boolean;
+}
 
+export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts: SubmissionOptions = {}): SMTPServer {
+  const sub: Submission = {
+    deps,
+    tokens: tokenAuthenticator(deps),
+    throttle: authThrottle(deps),
+    budget: new ByteGate(Math.max(limits.maxBufferedBytes, deps.config.maxMessageBytes)),
+    plainFromLoopback: opts.plainAuthFromLoopback ?? true,
+  };
   return new SMTPServer({
     ...baseServerOptions(deps.config, limits),
     ...(opts.greetDelayMs === undefined ? {} : greetDelayOption(opts.greetDelayMs)),
@@ -206,7 +220,7 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
     allowInsecureAuth: true,
     onConnect(session, callback) {
       try {
-        throttle.checkIp(session.remoteAddress);
+        sub.throttle.checkIp(session.remoteAddress);
       } catch (err) {
         if (err instanceof RateLimitedError) return callback(throttledReply(err));
         throw err;
@@ -214,25 +228,10 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
       callback();
     },
     onAuth(auth, session, callback) {
-      if (!session.secure && !(plainFromLoopback && isLoopback(session.remoteAddress))) {
-        return callback(smtpError(538, "5.7.11 Encryption required: use STARTTLS before AUTH"));
-      }
-      tokens.authenticateProject(auth.password ?? "", session.remoteAddress).then(
-        (principal) => {
-          if (!principal.smtpEnabled) return callback(smtpError(535, "5.7.8 SMTP submission is disabled for this project"));
-          const user: SubmissionUser = { teamId: principal.teamId, projectId: principal.projectId };
-          callback(null, { user });
-        },
-        (err: unknown) => {
-          if (err instanceof UnauthenticatedError) return callback(smtpError(535, "5.7.8 Authentication credentials invalid"));
-          if (err instanceof RateLimitedError) return callback(throttledReply(err));
-          deps.log.error("submission auth failed", { error: String(err) });
-          callback(smtpError(454, "4.7.0 Temporary authentication failure"));
-        },
-      );
+      authenticate(sub, auth.password ?? "", session, callback);
     },
     onMailFrom(address, session, callback) {
-      checkSender(session.user as SubmissionUser, address.address).then(
+      checkSender(deps, session.user as SubmissionUser, address.address).then(
         () => callback(),
         (err: Error & { responseCode?: number }) => {
           if (err.responseCode) return callback(err);
@@ -246,59 +245,81 @@ export function createSubmissionServer(deps: Deps, limits: ListenerLimits, opts:
       callback();
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
-      void submit(stream, session).then(
+      void submit(sub, stream, session).then(
         (reply) => callback(null, reply),
         (err: Error) => callback(err),
       );
     },
   });
+}
 
-  /** MAIL FROM: the project still takes submission, and the sender's domain is one it may send from. Throws the SMTP reply. */
-  async function checkSender(user: SubmissionUser, address: string): Promise<void> {
-    const read = deps.store.read;
-    // Checked again per message: the switch may have been turned off since AUTH.
-    if (!(await read.projects.smtpEnabled(user.projectId))) throw smtpError(550, "5.7.1 SMTP submission is disabled for this project");
-    const sender = parseEmail(address);
-    if (!sender) throw smtpError(553, "5.1.7 A sender address is required");
-    const domain = await read.domains.sendingDomainOf(user.teamId, user.projectId, sender.domain);
-    if (!domain) throw smtpError(553, `5.7.1 ${sender.domain} is not a sending domain of this project`);
-    if (deps.config.requireVerifiedDomain && domain.status !== "active") {
-      throw smtpError(553, `5.7.1 ${sender.domain} is not verified yet: publish its DNS records and verify it`);
-    }
+/** AUTH: over TLS (or plain from loopback when allowed), with a project token of a project that takes submission. */
+function authenticate(sub: Submission, password: string, session: SMTPServerSession, callback: (err: Error | null | undefined, response?: { user: SubmissionUser }) => void): void {
+  if (!session.secure && !(sub.plainFromLoopback && isLoopback(session.remoteAddress))) {
+    return callback(smtpError(538, "5.7.11 Encryption required: use STARTTLS before AUTH"));
   }
+  sub.tokens.authenticateProject(password, session.remoteAddress).then(
+    (principal) => {
+      if (!principal.smtpEnabled) return callback(smtpError(535, "5.7.8 SMTP submission is disabled for this project"));
+      const user: SubmissionUser = { teamId: principal.teamId, projectId: principal.projectId };
+      callback(null, { user });
+    },
+    (err: unknown) => {
+      if (err instanceof UnauthenticatedError) return callback(smtpError(535, "5.7.8 Authentication credentials invalid"));
+      if (err instanceof RateLimitedError) return callback(throttledReply(err));
+      sub.deps.log.error("submission auth failed", { error: String(err) });
+      callback(smtpError(454, "4.7.0 Temporary authentication failure"));
+    },
+  );
+}
 
-  async function submit(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
-    const { raw, oversized, starved, release } = await readMessage(stream, deps.config.maxMessageBytes, budget);
+/** MAIL FROM: the project still takes submission, and the sender's domain is one it may send from. Throws the SMTP reply. */
+async function checkSender(deps: Deps, user: SubmissionUser, address: string): Promise<void> {
+  const read = deps.store.read;
+  // Checked again per message: the switch may have been turned off since AUTH.
+  if (!(await read.projects.smtpEnabled(user.projectId))) throw smtpError(550, "5.7.1 SMTP submission is disabled for this project");
+  const sender = parseEmail(address);
+  if (!sender) throw smtpError(553, "5.1.7 A sender address is required");
+  const domain = await read.domains.sendingDomainOf(user.teamId, user.projectId, sender.domain);
+  if (!domain) throw smtpError(553, `5.7.1 ${sender.domain} is not a sending domain of this project`);
+  if (deps.config.requireVerifiedDomain && domain.status !== "active") {
+    throw smtpError(553, `5.7.1 ${sender.domain} is not verified yet: publish its DNS records and verify it`);
+  }
+}
+
+/** DATA: read within the byte budget, parsed, its attachments checked, then accepted as /v1/send accepts (acceptMessages). */
+async function submit(sub: Submission, stream: SMTPServerDataStream, session: SMTPServerSession): Promise<string> {
+  const { deps } = sub;
+  const { raw, oversized, starved, release } = await readMessage(stream, deps.config.maxMessageBytes, sub.budget);
+  try {
+    if (oversized) throw smtpError(552, `5.3.4 Message exceeds the size limit of ${deps.config.maxMessageBytes} bytes`);
+    if (starved) throw starvedError();
+    const user = session.user as SubmissionUser;
+    let parsed: ParsedMail;
     try {
-      if (oversized) throw smtpError(552, `5.3.4 Message exceeds the size limit of ${deps.config.maxMessageBytes} bytes`);
-      if (starved) throw starvedError();
-      const user = session.user as SubmissionUser;
-      let parsed: ParsedMail;
-      try {
-        parsed = await (await loadMailparser()).simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
-      } catch {
-        throw smtpError(554, "5.6.0 The message could not be parsed as MIME");
-      }
-      const blocked = blockedAttachmentReply(parsed.attachments);
-      if (blocked) throw blocked;
-      const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
-      const { inputs, idempotencyKey } = submissionInputs(parsed, { mailFrom, recipients: session.envelope.rcptTo.map((r) => r.address) });
-      try {
-        const accepted = await acceptMessages(deps, user, inputs, {
-          batch: inputs.length > 1,
-          idempotencyKey,
-          requestHash: idempotencyKey ? sha256Hex(`smtp\n${JSON.stringify(inputs)}`) : null,
-        });
-        const suppressed = accepted.every((a) => a.status === "suppressed") ? " (all recipients suppressed)" : "";
-        const more = accepted.length > 1 ? ` and ${accepted.length - 1} more` : "";
-        return `Queued as ${accepted[0]!.message_id}${more}${suppressed}`;
-      } catch (err) {
-        if (!(err instanceof AppError)) deps.log.error("submission could not be stored", { error: String(err), session: session.id });
-        throw smtpReplyFor(err);
-      }
-    } finally {
-      release();
+      parsed = await (await loadMailparser()).simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
+    } catch {
+      throw smtpError(554, "5.6.0 The message could not be parsed as MIME");
     }
+    const blocked = blockedAttachmentReply(parsed.attachments);
+    if (blocked) throw blocked;
+    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+    const { inputs, idempotencyKey } = submissionInputs(parsed, { mailFrom, recipients: session.envelope.rcptTo.map((r) => r.address) });
+    try {
+      const accepted = await acceptMessages(deps, user, inputs, {
+        batch: inputs.length > 1,
+        idempotencyKey,
+        requestHash: idempotencyKey ? sha256Hex(`smtp\n${JSON.stringify(inputs)}`) : null,
+      });
+      const suppressed = accepted.every((a) => a.status === "suppressed") ? " (all recipients suppressed)" : "";
+      const more = accepted.length > 1 ? ` and ${accepted.length - 1} more` : "";
+      return `Queued as ${accepted[0]!.message_id}${more}${suppressed}`;
+    } catch (err) {
+      if (!(err instanceof AppError)) deps.log.error("submission could not be stored", { error: String(err), session: session.id });
+      throw smtpReplyFor(err);
+    }
+  } finally {
+    release();
   }
 }
 
