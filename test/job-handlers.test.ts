@@ -37,7 +37,8 @@ function enqueuedQueues(): string[] {
 
 // What is checked is the code, not the database: SQLite either way. (With PostgreSQL the test
 // harness's teardown sometimes timed out, 30 s, after the handlers were registered in-process:
-// 3 of 9 runs, with this registry and with the five register calls it replaced; cause not found.)
+// the five register calls of the code before issue 43's split failed 2 of 4 runs, after it 3 of
+// 4; cause not found.)
 const app = createTestApp({ engine: "sqlite" });
 afterAll(() => closeOutbound(app.deps));
 
