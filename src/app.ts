@@ -1,6 +1,6 @@
 import { Elysia, type AnyElysia } from "elysia";
 import type { Deps } from "./context.ts";
-import { errorHandler } from "./http/errors.ts";
+import { errorHandler } from "./http/error-responses.ts";
 import { dashboardController } from "./http/dashboard.ts";
 import { openapiController } from "./http/openapi.ts";
 import { unitOfWork } from "./http/unit-of-work.ts";

@@ -1,7 +1,7 @@
 import { emptyDict } from "./dict.ts";
 
 /**
- * The one error hierarchy. Services throw these; src/http/errors.ts maps them to HTTP in one
+ * The one error hierarchy. Services throw these; src/http/error-responses.ts maps them to HTTP in one
  * place. Nothing here knows about HTTP beyond the status each kind stands for.
  */
 export abstract class AppError extends Error {

@@ -12,7 +12,7 @@ import { CertificateManager } from "./tls/manager.ts";
 
 /**
  * Bun's own cut-off, set so high that it never answers: the limit is POSTHORN_MAX_BODY_BYTES,
- * enforced by the app (src/http/errors.ts, src/http/body.ts) with the JSON 413 of every other
+ * enforced by the app (src/http/error-responses.ts, src/http/body.ts) with the JSON 413 of every other
  * error. A body declared larger is refused from its Content-Length before a byte of it is read;
  * one sent without a length is cut off while it is read, and a route that takes no body cancels
  * the stream unread. Bun's cut-off answered a bare 413 with an empty body, which clients that

@@ -50,7 +50,7 @@ if (process.argv[2] === "--receiver") {
 async function main() {
   const { changeRecipientStatus } = await import("../../src/events/message-status.ts");
   const { publishEvent } = await import("../../src/events/publish.ts");
-  const { WebhookSender, useWebhookSender } = await import("../../src/events/deliver.ts");
+  const { WebhookSender, useWebhookSender } = await import("../../src/events/webhook-post.ts");
   const { registerWebhookJobs } = await import("../../src/events/webhook-job.ts");
   const { JobRunner } = await import("../../src/jobs/runner.ts");
   const { newId } = await import("../../src/ids.ts");

@@ -26,7 +26,7 @@ const ROUTE_BY_VERIFIED_DOMAIN = {
 };
 
 /**
- * Who an envelope recipient on the MX is (see src/smtp/recipients.ts): an inbound route's
+ * Who an envelope recipient on the MX is (see src/smtp/rcpt-resolver.ts): an inbound route's
  * address or verified domain, an outbound recipient's bounce address, or a name of ours at all.
  * Domain names passed here are lower-case.
  */

@@ -3,7 +3,7 @@ import { scheduledBackoff, WEBHOOK_SCHEDULE_MS } from "../backoff.ts";
 import type { Job } from "../db/job-queue.ts";
 import type { Store } from "../db/store.ts";
 import type { JobOutcome, JobRunner, OutcomeWrite } from "../jobs/runner.ts";
-import { webhookSenderFor, type WebhookSender } from "./deliver.ts";
+import { webhookSenderFor, type WebhookSender } from "./webhook-post.ts";
 import { WEBHOOK_QUEUE, type WebhookJob } from "./publish.ts";
 
 export interface WebhookJobOptions {

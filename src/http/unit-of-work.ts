@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Store } from "../db/store.ts";
 import type { Logger } from "../log.ts";
-import { errorResponse } from "./errors.ts";
+import { errorResponse } from "./error-responses.ts";
 
 /** The status an answer goes out with: a returned Response's own, else what the handler set. */
 function statusOf(response: unknown, set: { status?: number | string }): number {

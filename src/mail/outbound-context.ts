@@ -16,7 +16,7 @@ import { DELIVERY_SCHEDULE_MS } from "../backoff.ts";
 import { serverSecretOf } from "../secrets.ts";
 import { Composer } from "./composer.ts";
 import { collectAfterBytes, DeliveryMemory } from "./delivery-memory.ts";
-import { Deliverer } from "./deliver.ts";
+import { Deliverer } from "./smtp-delivery.ts";
 import { ReceiptBatch } from "./receipts.ts";
 import { Shaper, type ShapingOptions } from "./shaping.ts";
 import { SmtpAgent } from "./smtp-agent.ts";

@@ -6,7 +6,7 @@
  */
 import type { DueRecipientRow } from "../db/recipients.ts";
 import type { RemoteReply } from "../events/message-status.ts";
-import type { OutboundRecipient, RecipientOutcome } from "./deliver.ts";
+import type { OutboundRecipient, RecipientOutcome } from "./smtp-delivery.ts";
 import { domainOf, type OutboundContext } from "./outbound-context.ts";
 import type { Copies } from "./outbound-copies.ts";
 import type { Admission } from "./shaping.ts";

@@ -8,7 +8,7 @@ import { changeDueRecipientStatus } from "../events/message-status.ts";
 import { iso } from "../ids.ts";
 import { scheduledBackoff } from "../backoff.ts";
 import type { JobOutcome } from "../jobs/runner.ts";
-import type { RecipientOutcome } from "./deliver.ts";
+import type { RecipientOutcome } from "./smtp-delivery.ts";
 import { domainOf } from "./outbound-context.ts";
 import { isRateReply, requestedRetryMs } from "./reply.ts";
 import type { Admission } from "./shaping.ts";

@@ -3,7 +3,7 @@ import { isIP } from "node:net";
 /**
  * IP addresses and CIDR networks: parsing literals and networks, membership, and which ranges are
  * not public (loopback, private, link-local, …). Used by config.ts and http/auth.ts (trusted
- * proxies), auth/throttle.ts (per-address limits) and the webhook target policy (events/deliver.ts,
+ * proxies), auth/throttle.ts (per-address limits) and the webhook target policy (events/webhook-post.ts,
  * modules/webhooks), which refuses non-public addresses so a user-chosen URL cannot reach the
  * server's loopback services, the cloud metadata endpoint (169.254.169.254) or the private network.
  *

@@ -7,7 +7,7 @@
  */
 import type { Deps } from "../context.ts";
 import { newId } from "../ids.ts";
-import type { InboundTarget } from "./recipients.ts";
+import type { InboundTarget } from "./rcpt-resolver.ts";
 import { analyzeReport, applyReport, type ReportOutcome } from "./reports.ts";
 import { receivedHeader } from "./listener.ts";
 import { clip, FIELD_BOUNDS } from "../bounds.ts";

@@ -16,7 +16,7 @@ import { baseServerOptions, DEFAULT_LIMITS, greetDelayOption, readMessage, smtpE
 import { ByteGate } from "./byte-gate.ts";
 import { InflowGate, registerInflowGate } from "./inflow-gate.ts";
 import { RCPT_FAILURE_WINDOW_MS, RcptFailureThrottle } from "./rcpt-throttle.ts";
-import { RecipientResolver, splitAddress, type InboundTarget, type RecipientVerdict } from "./recipients.ts";
+import { RecipientResolver, splitAddress, type InboundTarget, type RecipientVerdict } from "./rcpt-resolver.ts";
 
 export interface InboundListenerOptions extends Partial<ListenerLimits> {
   host?: string;

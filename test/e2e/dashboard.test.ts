@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { trackingToken } from "../../src/auth/tracking-tokens.ts";
 import type { BootstrapResult } from "../../src/bootstrap.ts";
 import { PostgresExecutor } from "../../src/db/postgres.ts";
-import { WebhookSender, useWebhookSender } from "../../src/events/deliver.ts";
+import { WebhookSender, useWebhookSender } from "../../src/events/webhook-post.ts";
 import { serverSecretOf } from "../../src/secrets.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { databaseEnv, sqlOf, tempDir, testConfig, waitFor } from "../helpers.ts";

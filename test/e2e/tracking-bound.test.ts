@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { simpleParser } from "mailparser";
 import { createApp } from "../../src/app.ts";
-import { WebhookSender } from "../../src/events/deliver.ts";
+import { WebhookSender } from "../../src/events/webhook-post.ts";
 import { registerWebhookJobs } from "../../src/events/webhook-job.ts";
 import { EVENTS_BURST } from "../../src/modules/tracking/service.ts";
 import { openDeps } from "../../src/runtime.ts";

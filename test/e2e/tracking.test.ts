@@ -10,7 +10,7 @@ import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { simpleParser } from "mailparser";
 import { trackingToken } from "../../src/auth/tracking-tokens.ts";
 import { DnsResolver } from "../../src/dns/resolver.ts";
-import { WebhookSender } from "../../src/events/deliver.ts";
+import { WebhookSender } from "../../src/events/webhook-post.ts";
 import { registerWebhookJobs } from "../../src/events/webhook-job.ts";
 import { serverSecretOf } from "../../src/secrets.ts";
 import { waitFor } from "../helpers.ts";

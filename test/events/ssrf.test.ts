@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { assertAllowedAddress, parseRetryAfter, TargetRefusedError } from "../../src/events/deliver.ts";
+import { assertAllowedAddress, parseRetryAfter, TargetRefusedError } from "../../src/events/webhook-post.ts";
 import { forbiddenKind, inNetworks, parseCidr, parseIp } from "../../src/net/ip.ts";
 
 describe("webhook address policy", () => {

@@ -3,7 +3,7 @@ import { Elysia, t as tb } from "elysia";
 import { createApp } from "../../src/app.ts";
 import { ConflictError } from "../../src/errors.ts";
 import { MAX_JSON_DEPTH } from "../../src/http/body.ts";
-import { errorHandler, errorResponse, validationErrors } from "../../src/http/errors.ts";
+import { errorHandler, errorResponse, validationErrors } from "../../src/http/error-responses.ts";
 import { createLogger } from "../../src/log.ts";
 import { createTestApp } from "../helpers.ts";
 

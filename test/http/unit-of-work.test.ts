@@ -4,7 +4,7 @@ import { openStorage } from "../../src/db/connection.ts";
 import { SqliteStore, type Store } from "../../src/db/store.ts";
 import { Writer } from "../../src/db/writer.ts";
 import { ConflictError } from "../../src/errors.ts";
-import { errorHandler } from "../../src/http/errors.ts";
+import { errorHandler } from "../../src/http/error-responses.ts";
 import { unitOfWork } from "../../src/http/unit-of-work.ts";
 import { createLogger } from "../../src/log.ts";
 import { createTestApp, engine, waitFor } from "../helpers.ts";

@@ -7,7 +7,7 @@
  */
 import { hashPassword } from "../../src/auth/passwords.ts";
 import { attachmentDownloadUrl } from "../../src/auth/attachment-links.ts";
-import { WebhookSender, useWebhookSender } from "../../src/events/deliver.ts";
+import { WebhookSender, useWebhookSender } from "../../src/events/webhook-post.ts";
 import { newId } from "../../src/ids.ts";
 import { serverSecretOf } from "../../src/secrets.ts";
 import { createTestApp, insertTestDomain, type TestApp, type TestTeam } from "../helpers.ts";

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { relayTargetOf } from "../../src/mail/deliver.ts";
+import { relayTargetOf } from "../../src/mail/smtp-delivery.ts";
 import { closeOutbound } from "../../src/mail/outbound-job.ts";
 import { startOutbound, startSink } from "./harness.ts";
 

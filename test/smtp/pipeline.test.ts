@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { WebhookSender } from "../../src/events/deliver.ts";
+import { WebhookSender } from "../../src/events/webhook-post.ts";
 import { registerWebhookJobs } from "../../src/events/webhook-job.ts";
 import { newId } from "../../src/ids.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";

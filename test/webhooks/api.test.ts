@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { WebhookSender, useWebhookSender } from "../../src/events/deliver.ts";
+import { WebhookSender, useWebhookSender } from "../../src/events/webhook-post.ts";
 import { EVENT_KINDS } from "../../src/events/publish.ts";
 import { createTestApp } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";

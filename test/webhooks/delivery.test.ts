@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { useWebhookSender, WebhookSender } from "../../src/events/deliver.ts";
+import { useWebhookSender, WebhookSender } from "../../src/events/webhook-post.ts";
 import { changeRecipientStatus } from "../../src/events/message-status.ts";
 import { publishEvent, type EventKind } from "../../src/events/publish.ts";
 import { registerWebhookJobs } from "../../src/events/webhook-job.ts";

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { recipientUnsubscribeToken } from "../../src/auth/unsubscribe-tokens.ts";
-import { useWebhookSender, WebhookSender } from "../../src/events/deliver.ts";
+import { useWebhookSender, WebhookSender } from "../../src/events/webhook-post.ts";
 import { changeRecipientStatus } from "../../src/events/message-status.ts";
 import { registerWebhookJobs } from "../../src/events/webhook-job.ts";
 import { newId } from "../../src/ids.ts";

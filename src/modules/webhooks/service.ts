@@ -2,7 +2,7 @@ import { Value } from "@sinclair/typebox/value";
 import type { Deps } from "../../context.ts";
 import type { WebhookRow } from "../../db/webhooks.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
-import { webhookSenderFor, type AttemptResult } from "../../events/deliver.ts";
+import { webhookSenderFor, type AttemptResult } from "../../events/webhook-post.ts";
 import { forbiddenKind, inNetworks, parseCidr, parseIp } from "../../net/ip.ts";
 import { reserveWebhookAttempt } from "../../events/webhook-job.ts";
 import { iso, newId, newToken, TOKEN_PREFIX } from "../../ids.ts";

@@ -4,7 +4,7 @@
  * events go over HTTPS to a receiver that checks signatures with its own code.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { useWebhookSender, WebhookSender } from "../../../src/events/deliver.ts";
+import { useWebhookSender, WebhookSender } from "../../../src/events/webhook-post.ts";
 import { registerWebhookJobs } from "../../../src/events/webhook-job.ts";
 import { waitFor } from "../../helpers.ts";
 import { startSink, startOutbound, SENDER_DOMAIN, type OutboundHarness, type Sink } from "../../send/harness.ts";
