@@ -21,12 +21,12 @@ for (const [what, cmd] of [
 mkdirSync(join(root, "dist"), { recursive: true });
 const result = await Bun.build({
   // Worker threads are entry points of their own; in the binary they sit beside main.ts under the
-  // bundle root (src/), where src/mail/composer.ts, src/smtp/analysis-pool.ts and src/db/checkpointer.ts look for them.
+  // bundle root (src/), where src/mail/compose-pool.ts, src/smtp/analysis-pool.ts and src/db/background-checkpointer.ts look for them.
   entrypoints: [
     join(root, "src", "main.ts"),
-    join(root, "src", "mail", "compose-worker.ts"),
+    join(root, "src", "mail", "compose-thread.ts"),
     join(root, "src", "smtp", "analysis-thread.ts"),
-    join(root, "src", "db", "checkpoint-worker.ts"),
+    join(root, "src", "db", "checkpoint-thread.ts"),
   ],
   compile: { outfile: join(root, "dist", "posthorn") },
   // Identifiers stay unminified: Elysia reads handler source to decide which request parts to parse.

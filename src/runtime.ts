@@ -3,7 +3,7 @@ import type { Deps } from "./context.ts";
 import { databasePath, migrate, openDatabase, openStorage } from "./db/connection.ts";
 import { migratePostgres } from "./db/migrate-pg.ts";
 import { connectPostgres, openPostgresStore } from "./db/store-postgres.ts";
-import { BackgroundCheckpointer } from "./db/checkpointer.ts";
+import { BackgroundCheckpointer } from "./db/background-checkpointer.ts";
 import { SqliteStore, type Store } from "./db/store.ts";
 import { Writer } from "./db/writer.ts";
 import { DnsResolver } from "./dns/resolver.ts";
@@ -13,7 +13,7 @@ import { giveDomainsEd25519Keys } from "./upgrades/dkim-ed25519.ts";
 type DepsOptions = {
   dbPath?: string;
   log?: Logger;
-  /** A long-running process (`serve`): the SQLite log is checkpointed on a thread of its own (db/checkpointer.ts). */
+  /** A long-running process (`serve`): the SQLite log is checkpointed on a thread of its own (db/background-checkpointer.ts). */
   checkpointInBackground?: boolean;
 };
 

@@ -1,6 +1,6 @@
 // The message the DKIM benches sign: a typical ~4 KB HTML + text transactional mail, composed as
 // the server composes it. Shared by dkim.ts and the anchors bench's signature cost.
-import { composeMessage } from "../../src/mail/compose.ts";
+import { composeMessage } from "../../src/mail/compose-message.ts";
 
 export function composeSampleMessage(): Buffer {
   const paragraph = "<p>Your order #12345 has shipped. Track it at <a href=\"https://shop.example/t/12345\">the carrier's page</a>.</p>\n";

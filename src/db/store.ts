@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { BackgroundCheckpointer } from "./checkpointer.ts";
+import type { BackgroundCheckpointer } from "./background-checkpointer.ts";
 import { AccountRepository } from "./accounts.ts";
 import { DeliveryRepository } from "./deliveries.ts";
 import { DomainRepository, InboundDomainRepository } from "./domains.ts";

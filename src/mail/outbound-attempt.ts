@@ -21,7 +21,7 @@ import type { DueRecipientRow } from "../db/recipients.ts";
 import { changeDueRecipientStatus, type RemoteReply } from "../events/message-status.ts";
 import type { Job } from "../db/job-queue.ts";
 import type { JobOutcome } from "../jobs/runner.ts";
-import type { ComposedMessage } from "./compose.ts";
+import type { ComposedMessage } from "./compose-message.ts";
 import { domainOf, type OutboundContext } from "./outbound-context.ts";
 import { planCopies, prepareCopies } from "./outbound-copies.ts";
 import { deliverAttempt } from "./outbound-delivery.ts";

@@ -14,7 +14,7 @@ import type { DatabaseLocation } from "../db/receipt-writer.ts";
 import type { Store } from "../db/store.ts";
 import { DELIVERY_SCHEDULE_MS } from "../backoff.ts";
 import { serverSecretOf } from "../secrets.ts";
-import { Composer } from "./composer.ts";
+import { Composer } from "./compose-pool.ts";
 import { collectAfterBytes, DeliveryMemory } from "./delivery-memory.ts";
 import { Deliverer } from "./smtp-delivery.ts";
 import { ReceiptBatch } from "./receipts.ts";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { BackgroundCheckpointer, WRITER_CHECKPOINT_FRAMES } from "../../src/db/checkpointer.ts";
+import { BackgroundCheckpointer, WRITER_CHECKPOINT_FRAMES } from "../../src/db/background-checkpointer.ts";
 import { openStorage } from "../../src/db/connection.ts";
 import { Writer } from "../../src/db/writer.ts";
 import { createDeps } from "../../src/runtime.ts";

@@ -2,8 +2,8 @@ import { expect, test } from "bun:test";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { simpleParser } from "mailparser";
 import { dkimRecordContent, generateDkimKeyPair } from "../../src/dns/dkim-key.ts";
-import type { ComposeInput } from "../../src/mail/compose.ts";
-import { Composer } from "../../src/mail/composer.ts";
+import type { ComposeInput } from "../../src/mail/compose-message.ts";
+import { Composer } from "../../src/mail/compose-pool.ts";
 import { createLogger } from "../../src/log.ts";
 
 const key = generateDkimKeyPair();

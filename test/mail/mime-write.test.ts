@@ -6,7 +6,7 @@ import MailComposer from "nodemailer/lib/mail-composer";
 import type Mail from "nodemailer/lib/mailer";
 import MimeNode from "nodemailer/lib/mime-node";
 import { encode as qpEncode, wrap as qpWrap } from "nodemailer/lib/qp";
-import { mailOptions, type ComposeInput } from "../../src/mail/compose.ts";
+import { mailOptions, type ComposeInput } from "../../src/mail/compose-message.ts";
 import { writeMimeTree } from "../../src/mail/mime-write.ts";
 
 /** A small deterministic generator (mulberry32), so a failure names an input that can be made again. */

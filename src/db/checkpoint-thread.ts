@@ -1,6 +1,6 @@
 /**
  * Worker thread that checkpoints a SQLite database's write-ahead log on a connection of its own
- * (see checkpointer.ts for why). Messages in: open {path}, stop; out: ready, stopped, error.
+ * (see background-checkpointer.ts for why). Messages in: open {path}, stop; out: ready, stopped, error.
  */
 import { Database } from "bun:sqlite";
 

@@ -1,6 +1,6 @@
 import type { Logger } from "../log.ts";
-import type { ComposedMessage, ComposeInput } from "./compose.ts";
-import type { ComposeRequest, ComposeResponse } from "./compose-worker.ts";
+import type { ComposedMessage, ComposeInput } from "./compose-message.ts";
+import type { ComposeRequest, ComposeResponse } from "./compose-thread.ts";
 import type { DkimKey } from "./dkim.ts";
 
 /** The worker died or was stopped: not the message's fault, so composing is retried. */
@@ -11,18 +11,18 @@ type Thread = { worker: Worker; pending: Map<number, Pending>; ready: boolean };
 
 // Loaded on first use: the workers normally compose, and these modules (nodemailer's composer,
 // mailauth's DKIM tools) would otherwise add ~150 ms to every start.
-const composeHere = async (input: ComposeInput, key: DkimKey): Promise<ComposedMessage> => (await import("./compose.ts")).composeSigned(input, key);
+const composeHere = async (input: ComposeInput, key: DkimKey): Promise<ComposedMessage> => (await import("./compose-message.ts")).composeSigned(input, key);
 
 /**
  * Where the worker's code is: next to this file when running from source; in a compiled
- * executable (bun build --compile with src/mail/compose-worker.ts as a second entry point,
- * src/ being the common root) it is mail/compose-worker.js under the executable's root.
+ * executable (bun build --compile with src/mail/compose-thread.ts as a second entry point,
+ * src/ being the common root) it is mail/compose-thread.js under the executable's root.
  */
 const workerUrl = (): string =>
-  import.meta.url.includes("$bunfs") ? new URL("./mail/compose-worker.ts", import.meta.url).href : new URL("./compose-worker.ts", import.meta.url).href;
+  import.meta.url.includes("$bunfs") ? new URL("./mail/compose-thread.ts", import.meta.url).href : new URL("./compose-thread.ts", import.meta.url).href;
 
 /**
- * Composes and signs messages on worker threads (compose-worker.ts). Building MIME costs a few
+ * Composes and signs messages on worker threads (compose-thread.ts). Building MIME costs a few
  * hundred µs of CPU per message; on the main thread that time is taken from HTTP requests and
  * from committing delivery outcomes promptly (the window in which a crash causes a duplicate).
  * When workers cannot be started (e.g. a build without the worker entry point), messages are

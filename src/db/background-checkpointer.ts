@@ -1,11 +1,11 @@
 import type { Database } from "bun:sqlite";
-import type { FromCheckpointer, ToCheckpointer } from "./checkpoint-worker.ts";
+import type { FromCheckpointer, ToCheckpointer } from "./checkpoint-thread.ts";
 
 /**
  * In a compiled binary the worker is an entry point of its own under /$bunfs/root (scripts/build.ts),
  * found by its path from there; from source, beside this file.
  */
-const WORKER_URL = import.meta.url.includes("/$bunfs/") ? "./db/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url).href;
+const WORKER_URL = import.meta.url.includes("/$bunfs/") ? "./db/checkpoint-thread.ts" : new URL("./checkpoint-thread.ts", import.meta.url).href;
 
 /**
  * Frames of log at which the writer's own automatic checkpoint runs while the worker checkpoints

@@ -3,7 +3,7 @@
  * runs beside the event loop that serves HTTP and commits delivery outcomes. Messages in:
  * {id, input, key}; out: {id, raw (transferred), links} or {id, error}.
  */
-import { composeSigned, type ComposeInput } from "./compose.ts";
+import { composeSigned, type ComposeInput } from "./compose-message.ts";
 import type { DkimKey } from "./dkim.ts";
 
 declare const self: Worker;
