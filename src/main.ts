@@ -13,6 +13,6 @@ else {
     // The server's JS heap held to what is live plus 16 MB (src/heap-collector.ts says why).
     (await import("./heap-collector.ts")).collectGarbageAsHeapGrows({ stepBytes: 16 * 1024 * 1024, everyMs: 500 });
   }
-  await import("./cli.ts");
+  await import("./cli/commands.ts");
 }
 export {};

@@ -5,11 +5,11 @@
  * certificate check, within seconds.
  */
 import { readFileSync } from "node:fs";
-import { CommandFailed } from "./cli-domains.ts";
-import type { Config } from "./config.ts";
-import { openDeps } from "./runtime.ts";
-import { parseCertificate, renewalTime } from "./tls/certificate.ts";
-import { ACME_CERTIFICATE, certificateMode } from "./tls/manager.ts";
+import { CommandFailed } from "./domains.ts";
+import type { Config } from "../config.ts";
+import { openDeps } from "../runtime.ts";
+import { parseCertificate, renewalTime } from "../tls/certificate.ts";
+import { ACME_CERTIFICATE, certificateMode } from "../tls/manager.ts";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

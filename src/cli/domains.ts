@@ -4,7 +4,7 @@
  * A client of the running server's own API (POSTHORN_URL, POSTHORN_TEAM_TOKEN), so it works the
  * same against a remote node or a cluster and adds no second way to change data.
  */
-import type { DnsRecordData, DomainData } from "./modules/domains/model.ts";
+import type { DnsRecordData, DomainData } from "../modules/domains/model.ts";
 
 /** A command that could not do its work, for a reason the operator can act on: one line, exit 1. */
 export class CommandFailed extends Error {}

@@ -1,18 +1,18 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { VERSION } from "./app.ts";
-import { generatePassword, hashPassword, passwordProblem } from "./auth/passwords.ts";
-import { addBootstrapTeam } from "./bootstrap.ts";
-import { addDomain, apiClient, CommandFailed, rotateDkim, verifyDomain } from "./cli-domains.ts";
-import { tlsRenew, tlsStatus } from "./cli-tls.ts";
-import { ConfigError, loadConfig, type Config } from "./config.ts";
-import { backupSqlite } from "./db/backup.ts";
-import { databasePath } from "./db/connection.ts";
-import { copySqliteToPostgres, CopyRefused } from "./db/copy-db.ts";
-import { connectPostgres, redactedUrl } from "./db/store-postgres.ts";
-import { setUserPassword } from "./modules/auth/service.ts";
-import { migrateDatabase, openDeps } from "./runtime.ts";
-import { startServer } from "./server.ts";
+import { VERSION } from "../app.ts";
+import { generatePassword, hashPassword, passwordProblem } from "../auth/passwords.ts";
+import { addBootstrapTeam } from "../bootstrap.ts";
+import { addDomain, apiClient, CommandFailed, rotateDkim, verifyDomain } from "./domains.ts";
+import { tlsRenew, tlsStatus } from "./tls.ts";
+import { ConfigError, loadConfig, type Config } from "../config.ts";
+import { backupSqlite } from "../db/backup.ts";
+import { databasePath } from "../db/connection.ts";
+import { copySqliteToPostgres, CopyRefused } from "../db/copy-db.ts";
+import { connectPostgres, redactedUrl } from "../db/store-postgres.ts";
+import { setUserPassword } from "../modules/auth/service.ts";
+import { migrateDatabase, openDeps } from "../runtime.ts";
+import { startServer } from "../server.ts";
 
 const HELP = `posthorn ${VERSION} — self-hosted email: send, receive, webhooks, DNS checks
 
