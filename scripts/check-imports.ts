@@ -17,8 +17,9 @@
  * cycles are refused there). The house rules are the parts of this order that reviews enforce:
  * `mail`, `smtp`, `dns`, `jobs`, `events` never import `http/` or `modules/`; `db/` imports nothing
  * above the leaves; config.ts imports no feature (CONFIG_MAY_IMPORT: leaves only).
- *    0  leaves: log.ts, ids.ts, errors.ts, dict.ts, bounds.ts, streams.ts, allocator-options.ts,
- *       heap-collector.ts, backoff.ts, destination-policy.ts, net/ (IP addresses and CIDR networks)
+ *    0  leaves: log.ts, ids.ts, errors.ts, untrusted/ (prototype-free records, length bounds, bounded
+ *       reads for what comes from outside), pacing/ (retry schedules, per-destination limits),
+ *       memory/ (the server's allocator options and heap collection), net/ (IP addresses and CIDR networks)
  *    1  config.ts
  *    2  db/ (repositories, the store, migrations)
  *    3  jobs/, dns/, secrets.ts
@@ -54,10 +55,10 @@ const SRC = join(ROOT, "src");
 const BASELINE = resolve(arg("--baseline") ?? join(ROOT, "scripts", "import-baseline.json"));
 
 /** What config.ts may import: leaves with no feature in them. */
-const CONFIG_MAY_IMPORT = new Set(["src/log.ts", "src/ids.ts", "src/errors.ts", "src/bounds.ts", "src/dict.ts", "src/net/ip.ts", "src/destination-policy.ts"]);
+const CONFIG_MAY_IMPORT = new Set(["src/log.ts", "src/ids.ts", "src/errors.ts", "src/untrusted/bounds.ts", "src/untrusted/dict.ts", "src/net/ip.ts", "src/pacing/destination-policy.ts"]);
 
 const LAYERS: string[][] = [
-  ["log.ts", "ids.ts", "errors.ts", "dict.ts", "bounds.ts", "streams.ts", "allocator-options.ts", "heap-collector.ts", "backoff.ts", "destination-policy.ts", "net"],
+  ["log.ts", "ids.ts", "errors.ts", "untrusted", "pacing", "memory", "net"],
   ["config.ts"],
   ["db"],
   ["jobs", "dns", "secrets.ts"],

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { parseCidr } from "./net/ip.ts";
-import { parseDestinationPolicies, type DestinationPolicies } from "./destination-policy.ts";
+import { parseDestinationPolicies, type DestinationPolicies } from "./pacing/destination-policy.ts";
 
 /** Raised at start when a POSTHORN_* variable is unusable; names the variable. */
 export class ConfigError extends Error {
@@ -122,7 +122,7 @@ export const ConfigSchema = Type.Object({
    * whatever recipients × size; one copy larger than the setting goes alone.
    */
   deliveryMemoryMb: Type.Integer({ minimum: 1, maximum: 1_048_576 }),
-  /** Per-destination shaping limits by recipient domain (POSTHORN_DESTINATION_POLICIES, a JSON file); see src/destination-policy.ts and src/mail/shaping.ts. */
+  /** Per-destination shaping limits by recipient domain (POSTHORN_DESTINATION_POLICIES, a JSON file); see src/pacing/destination-policy.ts and src/mail/shaping.ts. */
   destinationPolicies: Type.Record(
     Type.String(),
     Type.Object({ concurrency: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]), per_minute: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }),

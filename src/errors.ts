@@ -1,4 +1,4 @@
-import { emptyDict } from "./dict.ts";
+import { emptyDict } from "./untrusted/dict.ts";
 
 /**
  * The one error hierarchy. Services throw these; src/http/error-responses.ts maps them to HTTP in one

@@ -8,10 +8,10 @@ process.env.NODE_ENV = "production";
 if (process.argv[2] === "smtp-agent") (await import("./mail/smtp-agent.ts")).runSmtpAgent();
 else {
   if (process.argv[2] === "serve") {
-    // The allocator's options for the server, read only as a process starts (src/allocator-options.ts says why).
-    (await import("./allocator-options.ts")).reexecWithAllocatorOptions();
-    // The server's JS heap held to what is live plus 16 MB (src/heap-collector.ts says why).
-    (await import("./heap-collector.ts")).collectGarbageAsHeapGrows({ stepBytes: 16 * 1024 * 1024, everyMs: 500 });
+    // The allocator's options for the server, read only as a process starts (src/memory/allocator-options.ts says why).
+    (await import("./memory/allocator-options.ts")).reexecWithAllocatorOptions();
+    // The server's JS heap held to what is live plus 16 MB (src/memory/heap-collector.ts says why).
+    (await import("./memory/heap-collector.ts")).collectGarbageAsHeapGrows({ stepBytes: 16 * 1024 * 1024, everyMs: 500 });
   }
   await import("./cli/commands.ts");
 }

@@ -25,7 +25,7 @@ import { benchMessage, senderRecords } from "./inbound-message.ts";
 const DEADLINE_MS = 180_000;
 
 // As `serve` does (src/main.ts), before anything else: this process stands in for the server.
-(await import("../../src/allocator-options.ts")).reexecWithAllocatorOptions();
+(await import("../../src/memory/allocator-options.ts")).reexecWithAllocatorOptions();
 
 // ---------------------------------------------------------------- server (this process) ----
 const N2K = Number(process.argv[2] ?? 4000);
@@ -111,7 +111,7 @@ const endPhasePeak = () => {
 };
 
 // As `serve` does (src/main.ts): this process stands in for the server.
-(await import("../../src/heap-collector.ts")).collectGarbageAsHeapGrows({ stepBytes: 16 * 1024 * 1024, everyMs: 500 });
+(await import("../../src/memory/heap-collector.ts")).collectGarbageAsHeapGrows({ stepBytes: 16 * 1024 * 1024, everyMs: 500 });
 const runner = new JobRunner(deps);
 registerInboundJobs(runner, deps);
 runner.start();

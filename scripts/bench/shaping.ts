@@ -12,7 +12,7 @@
 //   bun scripts/bench/shaping.ts [messages=1000] [limit=300]
 //
 // POSTHORN_TEST_ENGINE=postgres runs it on PostgreSQL. Bounded: each run stops after 15 minutes.
-import { DELIVERY_SCHEDULE_MS } from "../../src/backoff.ts";
+import { DELIVERY_SCHEDULE_MS } from "../../src/pacing/backoff.ts";
 import type { OutboundOptions } from "../../src/mail/outbound-job.ts";
 import { startOutbound } from "../../test/send/harness.ts";
 import { startDnsServer } from "../../test/support/dns-server.ts";

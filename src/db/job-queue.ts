@@ -1,4 +1,4 @@
-import { exponentialBackoff } from "../backoff.ts";
+import { exponentialBackoff } from "../pacing/backoff.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 export interface Job<P = unknown> {

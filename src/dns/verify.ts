@@ -1,5 +1,5 @@
 import type { DnsLookup } from "./bounded.ts";
-import { clip, storable } from "../bounds.ts";
+import { clip, storable } from "../untrusted/bounds.ts";
 import { canonicalName, type RecordPurpose, type RecordType } from "./records.ts";
 import { DNS_FAILURE_TEXT, DnsError } from "./resolver.ts";
 import { evaluateSpf, spfRecordsOf } from "./spf.ts";

@@ -1,7 +1,7 @@
 import type { RecipientWithMessage } from "../db/recipients.ts";
 import type { Repositories } from "../db/store.ts";
 import { newId } from "../ids.ts";
-import { clip, clipOrNull, FIELD_BOUNDS } from "../bounds.ts";
+import { clip, clipOrNull, FIELD_BOUNDS } from "../untrusted/bounds.ts";
 import { publishEvent, type EventKind } from "./publish.ts";
 import { addSuppressionRow } from "./suppression-events.ts";
 import { aggregateStatus, FINAL_RECIPIENT_STATUSES, type MessageStatus } from "../db/recipient-status.ts";
@@ -59,7 +59,7 @@ export async function changeDueRecipientStatus(tx: Repositories, change: Recipie
 
 /**
  * A remote reply as kept: its text is a remote server's (or a report's) words, bounded
- * (src/bounds.ts) wherever it came from, for the recipient's row, its history and the event.
+ * (src/untrusted/bounds.ts) wherever it came from, for the recipient's row, its history and the event.
  */
 const boundReply = (r: RemoteReply): RemoteReply => ({
   code: r.code,

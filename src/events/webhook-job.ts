@@ -1,5 +1,5 @@
 import type { Deps } from "../context.ts";
-import { scheduledBackoff, WEBHOOK_SCHEDULE_MS } from "../backoff.ts";
+import { scheduledBackoff, WEBHOOK_SCHEDULE_MS } from "../pacing/backoff.ts";
 import type { Job } from "../db/job-queue.ts";
 import type { Store } from "../db/store.ts";
 import type { JobOutcome, JobRunner, OutcomeWrite } from "../jobs/runner.ts";

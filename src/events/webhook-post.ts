@@ -1,7 +1,7 @@
 import type { Deps } from "../context.ts";
 import { DnsError, type DnsResolver } from "../dns/resolver.ts";
-import { readUpTo } from "../streams.ts";
-import { storable } from "../bounds.ts";
+import { readUpTo } from "../untrusted/bounded-read.ts";
+import { storable } from "../untrusted/bounds.ts";
 import { signatureHeader } from "./signature.ts";
 import { forbiddenKind, inNetworks, parseCidr, parseIp, type Cidr } from "../net/ip.ts";
 

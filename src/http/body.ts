@@ -5,7 +5,7 @@
  * the stack of the parser or the validator.
  */
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../errors.ts";
-import { readUpTo } from "../streams.ts";
+import { readUpTo } from "../untrusted/bounded-read.ts";
 
 /** Deeper than any body of the API (a batch item's attachment is 3 levels). */
 export const MAX_JSON_DEPTH = 32;

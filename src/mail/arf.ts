@@ -5,7 +5,7 @@
  */
 import type { ParsedMail } from "mailparser";
 import { parseFieldBlocks, stripTypePrefix } from "./dsn.ts";
-import { clip, clipOrNull, FIELD_BOUNDS } from "../bounds.ts";
+import { clip, clipOrNull, FIELD_BOUNDS } from "../untrusted/bounds.ts";
 
 export interface FeedbackReport {
   /** abuse | fraud | virus | other | not-spam (lower-cased); "abuse" when the field is missing. */
@@ -24,7 +24,7 @@ const FEEDBACK_TYPES = new Set(["message/feedback-report"]);
 export function parseFeedbackReport(text: string): FeedbackReport | null {
   const block = parseFieldBlocks(text, 1)[0];
   if (!block) return null;
-  // Each field bounded (src/bounds.ts): they are stored in the history and published.
+  // Each field bounded (src/untrusted/bounds.ts): they are stored in the history and published.
   return {
     feedbackType: clip((block.get("feedback-type") ?? "abuse").trim().toLowerCase() || "abuse", FIELD_BOUNDS.short),
     userAgent: clipOrNull(block.get("user-agent"), FIELD_BOUNDS.short),

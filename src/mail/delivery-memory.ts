@@ -82,7 +82,7 @@ export function estimateCopyBytes(p: { html: string | null; htmlBytes: number; t
  * leaves large garbage (its bytes, and composing's or the IPC's buffers of the same size) that
  * JSC counts little towards its next collection: 24 copies of 8 MB, one at a time, still took the
  * SMTP agent ~250 MB above its rest. Copies under 1 MiB are not counted: small mail's garbage is
- * in the JS heap, which JSC (and src/heap-collector.ts) collect as it grows.
+ * in the JS heap, which JSC (and src/memory/heap-collector.ts) collect as it grows.
  */
 export function collectAfterBytes(stepBytes: number): (bytes: number) => void {
   let since = 0;

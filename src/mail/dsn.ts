@@ -4,7 +4,7 @@
  * holds one block of per-message fields and one block per recipient, in header syntax.
  */
 import type { ParsedMail } from "mailparser";
-import { clip, clipOrNull, FIELD_BOUNDS } from "../bounds.ts";
+import { clip, clipOrNull, FIELD_BOUNDS } from "../untrusted/bounds.ts";
 
 /** The fields of one header-syntax block, names lower-cased, folded lines joined. */
 export type FieldBlock = Map<string, string>;

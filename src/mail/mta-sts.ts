@@ -12,7 +12,7 @@
  */
 import { DnsError, type DnsResolver } from "../dns/resolver.ts";
 import type { Logger } from "../log.ts";
-import { readUpTo } from "../streams.ts";
+import { readUpTo } from "../untrusted/bounded-read.ts";
 
 export type StsMode = "enforce" | "testing" | "none";
 

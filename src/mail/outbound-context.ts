@@ -12,7 +12,7 @@ import type { Deps } from "../context.ts";
 import { databasePath } from "../db/connection.ts";
 import type { DatabaseLocation } from "../db/receipt-writer.ts";
 import type { Store } from "../db/store.ts";
-import { DELIVERY_SCHEDULE_MS } from "../backoff.ts";
+import { DELIVERY_SCHEDULE_MS } from "../pacing/backoff.ts";
 import { serverSecretOf } from "../secrets.ts";
 import { Composer } from "./compose-pool.ts";
 import { collectAfterBytes, DeliveryMemory } from "./delivery-memory.ts";

@@ -6,7 +6,7 @@
 import type { Repositories } from "../db/store.ts";
 import { changeDueRecipientStatus } from "../events/message-status.ts";
 import { iso } from "../ids.ts";
-import { scheduledBackoff } from "../backoff.ts";
+import { scheduledBackoff } from "../pacing/backoff.ts";
 import type { JobOutcome } from "../jobs/runner.ts";
 import type { RecipientOutcome } from "./smtp-delivery.ts";
 import { domainOf } from "./outbound-context.ts";

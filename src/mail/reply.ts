@@ -1,5 +1,5 @@
 import type { RemoteReply } from "../events/message-status.ts";
-import { clip, FIELD_BOUNDS } from "../bounds.ts";
+import { clip, FIELD_BOUNDS } from "../untrusted/bounds.ts";
 
 /** What one delivery attempt to one recipient came to. */
 export type Verdict = "delivered" | "soft" | "hard";
@@ -28,7 +28,7 @@ export function parseReply(reply: string): RemoteReply {
     })
     .filter(Boolean)
     .join(" ");
-  // Bounded and storable (src/bounds.ts): a remote's words go to the recipient, the history, the
+  // Bounded and storable (src/untrusted/bounds.ts): a remote's words go to the recipient, the history, the
   // events and the destination's last_reply; a NUL would fail their write on PostgreSQL.
   return { code, enhanced_code: enhanced, message: clip(text, FIELD_BOUNDS.reply) };
 }

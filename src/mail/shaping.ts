@@ -25,7 +25,7 @@ import type { Store } from "../db/store.ts";
 import type { DestinationRow } from "../db/destinations.ts";
 import type { RemoteReply } from "../events/message-status.ts";
 import { isRateReply, requestedRetryMs, type Verdict } from "./reply.ts";
-import { policyFor, type DestinationPolicies, type DestinationPolicy } from "../destination-policy.ts";
+import { policyFor, type DestinationPolicies, type DestinationPolicy } from "../pacing/destination-policy.ts";
 
 /** The MX hosts a destination's name lists (none for a relay or a domain without MX). */
 export const mxHostsOf = (name: string): string[] => (name.startsWith("relay:") || !name.includes(".") ? [] : name.split(","));

@@ -8,7 +8,7 @@ import { detectMimeType } from "nodemailer/lib/mime-funcs";
 import type { Address } from "../db/schema.ts";
 import { ValidationError, fieldErrors } from "../errors.ts";
 import { parseAddress, type ParsedAddress } from "../mail/address.ts";
-import { emptyDict } from "../dict.ts";
+import { emptyDict } from "../untrusted/dict.ts";
 import { LIMITS } from "./limits.ts";
 
 /** One email as the send endpoints take it (the spec's single-send body). */

@@ -10,7 +10,7 @@ import { newId } from "../ids.ts";
 import type { InboundTarget } from "./rcpt-resolver.ts";
 import { analyzeReport, applyReport, type ReportOutcome } from "./reports.ts";
 import { receivedHeader } from "./listener.ts";
-import { clip, FIELD_BOUNDS } from "../bounds.ts";
+import { clip, FIELD_BOUNDS } from "../untrusted/bounds.ts";
 
 export const INBOUND_QUEUE = "inbound";
 

@@ -7,7 +7,7 @@
  * questions.
  */
 import { analyzeInbound, type AnalysisInput, type InboundAnalysis } from "./analyze-inbound.ts";
-import { collectGarbageAsHeapGrows } from "../heap-collector.ts";
+import { collectGarbageAsHeapGrows } from "../memory/heap-collector.ts";
 import { cachedResolver, dnsError, type AuthResolver } from "./auth-resolver.ts";
 
 declare const self: Worker;
@@ -22,7 +22,7 @@ export type FromWorker =
   | { type: "dns"; qid: number; name: string; rrtype: string };
 
 // This thread's heap is its own, held to what is live plus a step as the server's event loop is
-// (main.ts; heap-collector.ts says why). A smaller step than there: little is live here (the
+// (main.ts; memory/heap-collector.ts says why). A smaller step than there: little is live here (the
 // libraries, the message in hand) and parsing leaves much garbage per message, large mail most;
 // checked every 200 ms, so at most 5 collections a second.
 collectGarbageAsHeapGrows({ stepBytes: 4 * 1024 * 1024, everyMs: 200 });

@@ -7,7 +7,7 @@ import type { AddressObject, ParsedMail, SimpleParserOptions } from "mailparser"
 import { loadMailparser } from "../mail/libraries.ts";
 import type { AuthResolver } from "./auth-resolver.ts";
 import { authSymbols, contentSymbols, type SpamSymbol } from "./spam.ts";
-import { clip, clipOrNull, FIELD_BOUNDS, firstAndLast, storable } from "../bounds.ts";
+import { clip, clipOrNull, FIELD_BOUNDS, firstAndLast, storable } from "../untrusted/bounds.ts";
 
 export type Address = { email: string; name: string };
 

@@ -10,7 +10,7 @@ import type { Deps } from "../context.ts";
 import type { Repositories } from "../db/store.ts";
 import { publishEvent } from "../events/publish.ts";
 import { iso, newId } from "../ids.ts";
-import { exponentialBackoff } from "../backoff.ts";
+import { exponentialBackoff } from "../pacing/backoff.ts";
 import type { Job } from "../db/job-queue.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
 import { attachmentDownloadUrl } from "../auth/attachment-links.ts";
@@ -21,10 +21,10 @@ import { AnalysisPool, type Analyzed } from "./analysis-pool.ts";
 import { AUTH_DNS_CACHE_MS, createAuthResolver, type AuthResolver } from "./auth-resolver.ts";
 import { checkWithRspamd, RspamdError, rspamdHealthOf } from "./rspamd.ts";
 import { authSymbols, sumScore, type SpamSymbol, type SpamVerdict } from "./spam.ts";
-import { emptyDict } from "../dict.ts";
+import { emptyDict } from "../untrusted/dict.ts";
 import { ByteGate } from "./byte-gate.ts";
 import type { RouteRow } from "../db/routes.ts";
-import { clip, FIELD_BOUNDS } from "../bounds.ts";
+import { clip, FIELD_BOUNDS } from "../untrusted/bounds.ts";
 
 /** Spam symbols as kept: at most FIELD_BOUNDS.symbols, each with bounded name, options and description. */
 export function boundSymbols(symbols: readonly SpamSymbol[]): SpamSymbol[] {

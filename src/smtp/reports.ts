@@ -11,7 +11,7 @@ import type { RecipientWithMessage } from "../db/recipients.ts";
 import { changeRecipientStatus } from "../events/message-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { newId, sha256Hex } from "../ids.ts";
-import { clip, clipOrNull, FIELD_BOUNDS } from "../bounds.ts";
+import { clip, clipOrNull, FIELD_BOUNDS } from "../untrusted/bounds.ts";
 import { findFeedbackReport, isComplaint, type FeedbackReport } from "../mail/arf.ts";
 import { detectAutoReply } from "../mail/auto-reply.ts";
 import { classifyDsnRecipient, classifyTextBounce, findDeliveryStatus, pickDsnRecipient, type BounceVerdict, type DeliveryStatusReport } from "../mail/dsn.ts";
@@ -47,7 +47,7 @@ export async function analyzeReport(raw: Buffer, envelopeFrom: string | null): P
   } catch {
     return { kind: "unrecognized", id: `sha256:${sha256Hex(raw)}`, from: null, subject: "" };
   }
-  // Bounded as an inbound message's fields are (src/bounds.ts): stored in the history and published.
+  // Bounded as an inbound message's fields are (src/untrusted/bounds.ts): stored in the history and published.
   const meta: ReportMeta = {
     id: clip(parsed.messageId?.replace(/^<|>$/g, "") || `sha256:${sha256Hex(raw)}`, FIELD_BOUNDS.messageId),
     from: clipOrNull(parsed.from?.value[0]?.address?.toLowerCase(), FIELD_BOUNDS.address),

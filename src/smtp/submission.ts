@@ -30,7 +30,7 @@ import { blockedAttachment } from "../sending/blocked-file-types.ts";
 import { RESERVED_HEADERS, type SendInput } from "../sending/validation.ts";
 import { baseServerOptions, DEFAULT_LIMITS, greetDelayOption, readMessage, smtpError, starvedError, startListening, type ListenerLimits, type RunningListener } from "./listener.ts";
 import { ByteGate } from "./byte-gate.ts";
-import { emptyDict } from "../dict.ts";
+import { emptyDict } from "../untrusted/dict.ts";
 
 export const ROUTE_HEADER = "x-posthorn-route";
 export const TAG_HEADER = "x-posthorn-tag";

@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { Deps } from "../context.ts";
-import { scheduledBackoff } from "../backoff.ts";
+import { scheduledBackoff } from "../pacing/backoff.ts";
 import type { ChallengePublisher } from "./acme.ts";
 import { LiveCertificate, parseCertificate, renewalTime, type ServedCertificate } from "./certificate.ts";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { openStorage } from "../../src/db/connection.ts";
 import { SqliteStore } from "../../src/db/store.ts";
 import { Writer } from "../../src/db/writer.ts";
-import { DELIVERY_SCHEDULE_MS, exponentialBackoff, scheduledBackoff } from "../../src/backoff.ts";
+import { DELIVERY_SCHEDULE_MS, exponentialBackoff, scheduledBackoff } from "../../src/pacing/backoff.ts";
 import { JobQueue, JobSignals } from "../../src/db/job-queue.ts";
 import { SqliteExecutor } from "../../src/db/sql.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";

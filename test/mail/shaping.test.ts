@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { isRateReply, parseReply } from "../../src/mail/reply.ts";
-import { parseDestinationPolicies, policyFor } from "../../src/destination-policy.ts";
+import { parseDestinationPolicies, policyFor } from "../../src/pacing/destination-policy.ts";
 import { Shaper } from "../../src/mail/shaping.ts";
 import { tempDir, waitFor } from "../helpers.ts";
 import { startOutbound, type OutboundHarness } from "../send/harness.ts";

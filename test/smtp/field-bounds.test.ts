@@ -1,10 +1,10 @@
 /**
  * Issue 41, finding 5: header fields from outside are stored, listed and published within bounds
- * (src/bounds.ts FIELD_BOUNDS); the message's source keeps them whole. Real SMTP on loopback, the
+ * (src/untrusted/bounds.ts FIELD_BOUNDS); the message's source keeps them whole. Real SMTP on loopback, the
  * real inbound job, the API through the app.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { FIELD_BOUNDS } from "../../src/bounds.ts";
+import { FIELD_BOUNDS } from "../../src/untrusted/bounds.ts";
 import { waitFor } from "../helpers.ts";
 import { eventBodies, insertDeliveredOutbound, RawSmtpClient, sendRaw, startInbound, type InboundHarness } from "./support.ts";
 

@@ -2,7 +2,7 @@ import type { Deps } from "../../context.ts";
 import type { DestinationRow } from "../../db/destinations.ts";
 import type { RemoteReply } from "../../events/message-status.ts";
 import { iso } from "../../ids.ts";
-import { policyFor } from "../../destination-policy.ts";
+import { policyFor } from "../../pacing/destination-policy.ts";
 import { mxHostsOf } from "../../mail/shaping.ts";
 import type { DestinationData } from "./model.ts";
 

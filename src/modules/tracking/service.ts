@@ -14,7 +14,7 @@
  * Exempt from the bound, though they take from it: the hit that moves the status (a person's
  * first open or click) and each kind's first hit of people and of machines (`first: true`).
  */
-import { clip, FIELD_BOUNDS } from "../../bounds.ts";
+import { clip, FIELD_BOUNDS } from "../../untrusted/bounds.ts";
 import { readTrackingToken } from "../../auth/tracking-tokens.ts";
 import type { Deps } from "../../context.ts";
 import type { Repositories } from "../../db/store.ts";
