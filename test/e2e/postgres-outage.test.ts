@@ -48,7 +48,7 @@ test.skipIf(!requireTool("postgresql"))(
           if (resumed) acceptedAfterResume++;
         } else if (status === 503) {
           const body = JSON.parse(text) as Record<string, unknown>;
-          if (Object.keys(body).join() !== "message" || typeof body.message !== "string" || /\bat \S+:\d+/.test(text)) bad.push(`503 body ${text}`);
+          if (Object.keys(body).join() !== "message,error" || typeof body.message !== "string" || body.error !== "service_unavailable" || /\bat \S+:\d+/.test(text)) bad.push(`503 body ${text}`);
           await Bun.sleep(20);
         } else bad.push(`${status} ${text.slice(0, 200)}`);
       }
