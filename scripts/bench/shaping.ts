@@ -4,7 +4,7 @@
 // first pause 30 s) and without, and the 421s each run got. Direct delivery through a loopback
 // DNS server, real SMTP; the server in this process (the test harness's app and job runner).
 //
-// The comparison runs both with DESIGN.md §5's retry schedule divided by 30 (2 s, 10 s, 30 s,
+// The comparison runs both with the default retry schedule (src/pacing/backoff.ts) divided by 30 (2 s, 10 s, 30 s,
 // 1 min, …): with the real one (1 min, 5 min, 15 min, …) the run without shaping would last over
 // 20 minutes. Shaping does not wait on the schedule after a rate reply, so a third run shows it
 // with the real schedule.
@@ -51,7 +51,7 @@ async function run(label: string, shaping: OutboundOptions["shaping"], schedule:
 
 console.log(
   `strict receiver: 421 4.7.28 beyond ${LIMIT} messages per 10 s; ${MESSAGES} messages; database ${process.env.POSTHORN_TEST_ENGINE ?? "sqlite"}; ` +
-    `retry schedule ${SCHEDULE.slice(0, 4).map((ms) => `${ms / 1000} s`).join(", ")}, … (DESIGN.md §5 / 30) unless said`,
+    `retry schedule ${SCHEDULE.slice(0, 4).map((ms) => `${ms / 1000} s`).join(", ")}, … (the default schedule / 30) unless said`,
 );
 await run("with shaping", {});
 await run("without shaping", false);

@@ -1,5 +1,5 @@
 /**
- * Tokens of the open pixel (`/t/o/{token}`) and of tracked links (`/t/c/{token}`), DESIGN.md §9.
+ * Tokens of the open pixel (`/t/o/{token}`) and of tracked links (`/t/c/{token}`), docs/tracking.md, Tokens.
  *
  * A token is base64url (no padding) of
  *

@@ -2,7 +2,7 @@
  * Tokens of the unsubscribe link of broadcast mail (`{POSTHORN_PUBLIC_URL}/v1/unsubscribe/{token}`),
  * in the List-Unsubscribe header of each recipient's copy.
  *
- *   r.<recipient id>.<signature>   names one recipient: each copy carries its own (issue 41).
+ *   r.<recipient id>.<signature>   names one recipient: each copy carries its own (docs/security.md).
  *   <message id>.<signature>       the message-wide form of mail sent before: it names every
  *                                  recipient of a message, so it no longer unsubscribes them all
  *                                  (see src/modules/send/unsubscribe.ts for what it still does).

@@ -3,10 +3,10 @@ import type { Repositories } from "../db/store.ts";
 import { iso, newId } from "../ids.ts";
 
 export const WEBHOOK_QUEUE = "webhook";
-/** Attempts of a webhook delivery (DESIGN.md §7: the first and ten retries). */
+/** Attempts of a webhook delivery (the first and ten retries; docs/webhooks.md). */
 export const WEBHOOK_MAX_ATTEMPTS = 11;
 
-/** Every event kind a webhook may subscribe to (DESIGN.md §7). */
+/** Every event kind a webhook may subscribe to (docs/webhooks.md, Event kinds). */
 export const EVENT_KINDS = [
   "message.created",
   "message.sent",

@@ -8,7 +8,7 @@ import { WEBHOOK_QUEUE, type WebhookJob } from "./publish.ts";
 
 export interface WebhookJobOptions {
   sender?: WebhookSender;
-  /** Delays between attempts (tests shorten them); default DESIGN.md §7's schedule. */
+  /** Delays between attempts (tests shorten them); default the schedule in src/pacing/backoff.ts (docs/webhooks.md). */
   scheduleMs?: readonly number[];
   concurrency?: number;
   /** How long a claimed delivery is held; must exceed the timeout plus DNS time. */

@@ -5,7 +5,7 @@ import { storable } from "../untrusted/bounds.ts";
 import { signatureHeader } from "./signature.ts";
 import { forbiddenKind, inNetworks, parseCidr, parseIp, type Cidr } from "../net/ip.ts";
 
-/** DESIGN.md §7: a receiver has 30 s to answer. */
+/** A receiver has 30 s to answer (the spec; docs/webhooks.md). */
 export const WEBHOOK_TIMEOUT_MS = 30_000;
 /** How much of a receiver's answer is kept with the attempt. */
 export const RESPONSE_EXCERPT_BYTES = 2048;

@@ -87,7 +87,7 @@ function mapError(code: string | number, raw: unknown, log: Logger): Response {
 }
 
 /**
- * Maps an error to the one response shape of DESIGN.md §4. It cannot throw: whatever goes wrong
+ * Maps an error to the one response shape of docs/api.md (Requests, answers and errors). It cannot throw: whatever goes wrong
  * while mapping is a plain 500, so no client ever sees a runtime's error page or a stack.
  */
 export function errorResponse(code: string | number, error: unknown, log: Logger): Response {

@@ -1,5 +1,5 @@
 /**
- * API rate limits (DESIGN.md §11): a token bucket per project on the send endpoints (its project
+ * API rate limits (docs/api.md, Rate limits): a token bucket per project on the send endpoints (its project
  * token) and per team on management (its team token or a dashboard session). A bucket holds up
  * to `burst` requests (2 × the sustained rate) and refills at the sustained rate; a batch is one
  * request. Every answer of a limited endpoint says where its bucket stands (RateLimit-Limit,

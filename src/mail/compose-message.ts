@@ -37,7 +37,7 @@ export interface ComposeInput {
   tracking?: TrackingInput | null;
 }
 
-/** What the tracking URLs of one recipient's copy are made of (DESIGN.md §9). */
+/** What the tracking URLs of one recipient's copy are made of (docs/tracking.md, Tokens). */
 export interface TrackingInput {
   opens: boolean;
   clicks: boolean;

@@ -5,7 +5,7 @@
  * unsubscribe link, one per recipient, each as large as the message) and hands each, per
  * transaction, to the SMTP agent, which holds its own copy until the remote answers. Unbounded,
  * one 25 MiB message to 20 tracked recipients held 20 copies at once in the server and in the
- * agent, and the garbage of composing them: the server passed 20 GB (issue 41, finding 9).
+ * agent, and the garbage of composing them: the server passed 20 GB (docs/security.md).
  *
  * Each attempt enters the gate for what it will hold (its content while composing, its shared copy
  * if it has one, and one copy per transaction in flight), waits its turn first come first served,

@@ -24,7 +24,7 @@ import type { SmtpPoolOptions, SmtpSender } from "./smtp-pool.ts";
 import { verpCutoverOf } from "./verp.ts";
 
 export interface OutboundOptions {
-  /** Delays between delivery attempts; default DESIGN.md §5 (tests shorten them). */
+  /** Delays between delivery attempts; default in src/pacing/backoff.ts (docs/sending.md, Delivery) (tests shorten them). */
   retryScheduleMs?: readonly number[];
   /** How long a claimed job is held; renewed while it runs, so a crash frees it this soon. */
   leaseMs?: number;

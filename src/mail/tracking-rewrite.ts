@@ -1,5 +1,5 @@
 /**
- * Open and click tracking: the rewriting of a message's HTML part (DESIGN.md §9, issue 13).
+ * Open and click tracking: the rewriting of a message's HTML part (docs/tracking.md, What is rewritten).
  *
  * Pure and self-contained: a string in, a string and the list of original URLs out. The caller
  * handles MIME, tokens and storage. The HTML is parsed by Bun's built-in HTMLRewriter (lol-html,

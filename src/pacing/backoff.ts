@@ -35,7 +35,7 @@ export function scheduledBackoff(
 
 const M = 60_000;
 const H = 60 * M;
-/** DESIGN.md §5: outbound mail soft failures; the last step repeats until the queue lifetime. */
+/** Outbound mail soft failures (docs/sending.md, Delivery); the last step repeats until the queue lifetime. */
 export const DELIVERY_SCHEDULE_MS = [1 * M, 5 * M, 15 * M, 30 * M, 1 * H, 2 * H, 4 * H] as const;
-/** DESIGN.md §7: webhook deliveries. */
+/** Webhook deliveries (docs/webhooks.md, Retries and the delivery log). */
 export const WEBHOOK_SCHEDULE_MS = [30_000, 2 * M, 10 * M, 30 * M, 1 * H, 2 * H, 4 * H, 8 * H, 16 * H, 24 * H] as const;

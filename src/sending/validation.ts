@@ -26,7 +26,7 @@ export interface SendInput {
   headers?: Record<string, string> | null;
   metadata?: Record<string, string> | null;
   attachments?: { filename: string; content: string; content_id?: string | null; content_type?: string | null }[] | null;
-  /** Override the route's open / click tracking for this email (DESIGN.md §9). */
+  /** Override the route's open / click tracking for this email (docs/tracking.md, Turning it on). */
   track_opens?: boolean | null;
   track_clicks?: boolean | null;
 }

@@ -99,7 +99,7 @@ function withoutBookkeeping(v: Json): Json {
   return v;
 }
 
-/** Asserts the shape of an error answer (DESIGN.md §4) and returns its JSON. */
+/** Asserts the shape of an error answer (docs/api.md) and returns its JSON. */
 function expectErrorBody(res: { status: number; contentType: string; text: string; json: Json }, statuses: number[]) {
   expect(statuses).toContain(res.status);
   expect(res.contentType).toMatch(/^application\/json\b/i);

@@ -6,7 +6,7 @@ import { ed25519DkimRecordSpec, newDkimSelector, newEd25519DkimSelector, rsaDkim
 import { NotFoundError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 
-/** How long a replaced DKIM key stays published after the new one signs (DESIGN.md §12). */
+/** How long a replaced DKIM key stays published after the new one signs (docs/domains.md, DKIM key rotation). */
 export const DKIM_KEEP_RETIRED_MS = 7 * 24 * 3600_000;
 
 const hostOf = (selector: string) => `${selector}._domainkey`;

@@ -90,7 +90,7 @@ export function deliverability(counts: { status: string; n: number }[]): number 
   return ok + bad === 0 ? 0 : Math.round((ok / (ok + bad)) * 1000) / 10;
 }
 
-/** Opens and clicks of the window's messages, people and machines apart (DESIGN.md §9). */
+/** Opens and clicks of the window's messages, people and machines apart (docs/tracking.md). */
 export const EngagementFields = {
   opens_human: t.Integer({ description: "Opens (pixel loads) by people on the window's messages" }),
   opens_machine: t.Integer({ description: "Opens classified as machines (privacy proxies, scanners, prefetch)" }),

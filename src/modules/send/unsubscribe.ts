@@ -5,7 +5,7 @@
  * "unsubscribed" on it if the mail reached it; a GET only shows a confirmation form naming that
  * address, because link scanners follow GET links.
  *
- * Mail sent before carries one message-wide link for all its recipients (issue 41: it showed
+ * Mail sent before carries one message-wide link for all its recipients (until December 2026 it showed
  * every address, Bcc included, and unsubscribed them all). Such a link still works, safely:
  *  - on a message with one recipient it names that recipient exactly, as a new link does;
  *  - on a message with several, the page lists no address and asks which one to unsubscribe

@@ -1,5 +1,5 @@
 /**
- * Tells people from machines for one open or click hit (DESIGN.md §9, issue 13). Pure: no
+ * Tells people from machines for one open or click hit (docs/tracking.md, Every hit is an observation). Pure: no
  * storage, no clock, no network; the caller passes what it knows about the hit.
  *
  * Rules are tried in RULE_ORDER, first match wins, each with a stable reason code:

@@ -6,7 +6,7 @@
  * never a redirect to anywhere the token says.
  *
  * Every hit is counted (a tracking_hits row, so the statistics see it), but a link in a public
- * place must not turn into a flood of webhook POSTs (issue 41: 300 GETs of one link in 8 s were
+ * place must not turn into a flood of webhook POSTs (before this bound, 300 GETs of one link in 8 s were
  * 296 POSTs). What is published (and written to the message's history) is bounded per recipient
  * and link (the open pixel counts as one link) by a token bucket in rate_limit_buckets: a burst of
  * EVENTS_BURST, then one more every EVENTS_REFILL_MS. The bucket is taken in the hit's own write,
