@@ -179,6 +179,18 @@ export const routes = pgTable("routes", {
   attachmentDelivery: text("attachment_delivery").notNull().default("inline"),
   trackOpens: bool("track_opens").notNull().default(0),
   trackClicks: bool("track_clicks").notNull().default(0),
+  /** Route settings (docs/sending.md, Route settings): a text part made from the HTML when a send has only HTML. */
+  generatePlaintextFallback: bool("generate_plaintext_fallback").notNull().default(0),
+  /** X-Auto-Response-Suppress on its mail; auto-replies to it are recorded, not published to webhooks. */
+  suppressAutoResponders: bool("suppress_auto_responders").notNull().default(0),
+  /** Recipients at disposable domains are suppressed at acceptance. */
+  suppressDisposableRecipients: bool("suppress_disposable_recipients").notNull().default(0),
+  /** opportunistic | enforced: the TLS policy of its deliveries. */
+  tls: text("tls").notNull().default("opportunistic"),
+  /** Bodies, source and attachment contents of its messages are dropped once every recipient is final. */
+  redactEmailContent: bool("redact_email_content").notNull().default(0),
+  /** Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added. */
+  disableHostedUnsubscribe: bool("disable_hosted_unsubscribe").notNull().default(0),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [
@@ -288,6 +300,8 @@ export const messages = pgTable("messages", {
   spamSymbols: json("spam_symbols"),
   /** When retention purged the message's bodies, source, attachment contents and published events (null: kept). */
   purgedAt: ts("purged_at"),
+  /** When the route's redact_email_content dropped its bodies, source and attachment contents (null: kept). */
+  redactedAt: ts("redacted_at"),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [

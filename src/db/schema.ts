@@ -160,6 +160,18 @@ export const routes = sqliteTable("routes", {
   attachmentDelivery: text("attachment_delivery").notNull().default("inline"),
   trackOpens: bool("track_opens").notNull().default(false),
   trackClicks: bool("track_clicks").notNull().default(false),
+  /** Route settings (docs/sending.md, Route settings): a text part made from the HTML when a send has only HTML. */
+  generatePlaintextFallback: bool("generate_plaintext_fallback").notNull().default(false),
+  /** X-Auto-Response-Suppress on its mail; auto-replies to it are recorded, not published to webhooks. */
+  suppressAutoResponders: bool("suppress_auto_responders").notNull().default(false),
+  /** Recipients at disposable domains are suppressed at acceptance. */
+  suppressDisposableRecipients: bool("suppress_disposable_recipients").notNull().default(false),
+  /** opportunistic | enforced: the TLS policy of its deliveries. */
+  tls: text("tls").notNull().default("opportunistic"),
+  /** Bodies, source and attachment contents of its messages are dropped once every recipient is final. */
+  redactEmailContent: bool("redact_email_content").notNull().default(false),
+  /** Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added. */
+  disableHostedUnsubscribe: bool("disable_hosted_unsubscribe").notNull().default(false),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [
@@ -268,6 +280,8 @@ export const messages = sqliteTable("messages", {
   spamSymbols: json<{ name: string; score: number; options: string[]; description: string }[]>("spam_symbols"),
   /** When retention purged the message's bodies, source, attachment contents and published events (null: kept). */
   purgedAt: ts("purged_at"),
+  /** When the route's redact_email_content dropped its bodies, source and attachment contents (null: kept). */
+  redactedAt: ts("redacted_at"),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [

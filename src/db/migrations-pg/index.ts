@@ -16,6 +16,7 @@ import m13 from "./0013_tracking_hits_route.sql" with { type: "text" };
 import m14 from "./0014_drop_redundant_indexes.sql" with { type: "text" };
 import m15 from "./0015_team_invitations.sql" with { type: "text" };
 import m16 from "./0016_drop_password_tokens.sql" with { type: "text" };
+import m17 from "./0017_route_settings.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -35,4 +36,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0014_drop_redundant_indexes", sql: m14 as unknown as string },
   { tag: "0015_team_invitations", sql: m15 as unknown as string },
   { tag: "0016_drop_password_tokens", sql: m16 as unknown as string },
+  { tag: "0017_route_settings", sql: m17 as unknown as string },
 ];
