@@ -400,15 +400,35 @@ export const suppressions = sqliteTable("suppressions", {
   routeId: text("route_id").references(() => routes.id, { onDelete: "cascade" }),
   /** "team", "project:<id>" or "route:<id>": one unique key per scope. */
   scopeKey: text("scope_key").notNull(),
+  /** email | domain | extension: what `email` holds. */
+  type: text("type").notNull().default("email"),
+  /** The suppressed value, lower-cased: an address (type email), a domain (domain) or a domain extension such as "ru" or "co.uk" (extension). */
   email: text("email").notNull(),
   /** spam_complaint | hard_bounce | unsubscribe | manual */
   reason: text("reason").notNull(),
+  /** The message whose hard bounce, complaint or unsubscribe added it (automatic suppressions); kept when the message is deleted. */
+  sourceMessageId: text("source_message_id"),
   createdAt: ts("created_at").notNull(),
 }, (t) => [
-  uniqueIndex("suppressions_scope_email").on(t.teamId, t.scopeKey, t.email),
+  uniqueIndex("suppressions_scope_value").on(t.teamId, t.scopeKey, t.email, t.type),
   index("suppressions_team_email").on(t.teamId, t.email),
   index("suppressions_team_created").on(t.teamId, t.createdAt, t.id),
 ]);
+
+/**
+ * The operator's Posthorn-wide suppression list (scope global): it applies to every team's mail.
+ * Written only through the CLI (posthorn suppressions global …); no team reads or writes it through the API.
+ */
+export const globalSuppressions = sqliteTable("global_suppressions", {
+  id: text("id").primaryKey(),
+  /** email | domain | extension */
+  type: text("type").notNull(),
+  /** Lower-cased address, domain or extension. */
+  value: text("value").notNull(),
+  /** spam_complaint | hard_bounce | unsubscribe | manual */
+  reason: text("reason").notNull(),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [uniqueIndex("global_suppressions_value").on(t.value, t.type)]);
 
 export const webhooks = sqliteTable("webhooks", {
   id: text("id").primaryKey(),

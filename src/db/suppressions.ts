@@ -39,7 +39,7 @@ export class SuppressionRepository {
   add(s: NewSuppression): Promise<SuppressionRow | null> {
     return this.db.get<SuppressionRow>(
       `INSERT INTO suppressions (id, team_id, scope, project_id, route_id, scope_key, email, reason, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team_id, scope_key, email) DO NOTHING RETURNING ${COLUMNS}`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team_id, scope_key, email, type) DO NOTHING RETURNING ${COLUMNS}`,
       [s.id, s.team_id, s.scope, s.project_id, s.route_id, s.scope_key, s.email, s.reason, s.created_at],
     );
   }

@@ -21,6 +21,7 @@ import m18 from "./0018_drop_redundant_indexes.sql" with { type: "text" };
 import m19 from "./0019_team_invitations.sql" with { type: "text" };
 import m20 from "./0020_drop_password_tokens.sql" with { type: "text" };
 import m21 from "./0021_route_settings.sql" with { type: "text" };
+import m22 from "./0022_suppression_types.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -45,4 +46,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0019_team_invitations", sql: m19 as unknown as string },
   { tag: "0020_drop_password_tokens", sql: m20 as unknown as string },
   { tag: "0021_route_settings", sql: m21 as unknown as string },
+  { tag: "0022_suppression_types", sql: m22 as unknown as string },
 ];
