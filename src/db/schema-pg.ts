@@ -286,6 +286,8 @@ export const messages = pgTable("messages", {
   status: text("status").notNull(),
   statusChangedAt: ts("status_changed_at").notNull(),
   tag: text("tag"),
+  /** Name-value tags [{name, value}] as sent, in order (docs/sending.md, Tags); message_tags indexes them for the list's filter. */
+  tags: json("tags").notNull().default("[]"),
   fromEmail: text("from_email").notNull(),
   fromName: text("from_name").notNull().default(""),
   subject: text("subject").notNull().default(""),
@@ -329,6 +331,8 @@ export const messageContents = pgTable("message_contents", {
   /** Open and click tracking for this message: the route's settings or the send's override, fixed at acceptance. */
   trackOpens: bool("track_opens").notNull().default(0),
   trackClicks: bool("track_clicks").notNull().default(0),
+  /** opportunistic | enforced: the TLS policy of its delivery (the send's settings.tls, else the route's), fixed at acceptance. */
+  tls: text("tls").notNull().default("opportunistic"),
 });
 
 export const attachments = pgTable("attachments", {
@@ -364,6 +368,20 @@ export const deliveryReceipts = pgTable("delivery_receipts", {
   host: text("host"),
   createdAt: ts("created_at").notNull(),
 });
+
+/**
+ * A message's name-value tags, one row each, for GET /v1/messages' filter[tags][n][name|value]:
+ * the list walks message_tags_team_tag from the first pair (team, name, value, newest first) and
+ * looks each message up by its id. Names are unique per message (the primary key).
+ */
+export const messageTags = pgTable("message_tags", {
+  messageId: text("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
+  teamId: text("team_id").notNull(),
+  name: text("name").notNull(),
+  value: text("value").notNull(),
+  /** The message's created_at, copied: the filter's walk is ordered as the list is. */
+  createdAt: ts("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.messageId, t.name] }), index("message_tags_team_tag").on(t.teamId, t.name, t.value, t.createdAt, t.messageId)]);
 
 /** The original URL of each tracked link of a message, by the index its click tokens name. */
 export const trackedLinks = pgTable("tracked_links", {
