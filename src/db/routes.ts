@@ -22,9 +22,29 @@ export type RouteRow = {
   attachment_delivery: string;
   track_opens: number;
   track_clicks: number;
+  /** The route's settings (docs/sending.md, Route settings); booleans as 0/1. */
+  generate_plaintext_fallback: number;
+  suppress_auto_responders: number;
+  suppress_disposable_recipients: number;
+  tls: "opportunistic" | "enforced";
+  redact_email_content: number;
+  disable_hosted_unsubscribe: number;
   created_at: number;
   updated_at: number;
 };
+
+/** The route settings stored as columns of routes (RouteRow's names). */
+export const ROUTE_SETTING_COLUMNS = [
+  "track_opens",
+  "track_clicks",
+  "generate_plaintext_fallback",
+  "suppress_auto_responders",
+  "suppress_disposable_recipients",
+  "tls",
+  "redact_email_content",
+  "disable_hosted_unsubscribe",
+] as const;
+export type RouteSettingColumns = Pick<RouteRow, (typeof ROUTE_SETTING_COLUMNS)[number]>;
 
 /** What creating a route stores; the rest (custom inbound domain, tracking) starts empty or off. */
 export type NewRouteRow = Pick<
@@ -33,10 +53,8 @@ export type NewRouteRow = Pick<
 >;
 
 /** The columns an update may change. */
-export type RouteChanges = Pick<
-  RouteRow,
-  "name" | "inbound_domain" | "inbound_domain_verified_at" | "inbound_spam_threshold" | "attachment_delivery" | "track_opens" | "track_clicks" | "updated_at"
->;
+export type RouteChanges = Pick<RouteRow, "name" | "inbound_domain" | "inbound_domain_verified_at" | "inbound_spam_threshold" | "attachment_delivery" | "updated_at"> &
+  RouteSettingColumns;
 
 /** Messages on a route counted by type and status. */
 export type RouteMessageCountRow = { type: string; status: string; n: number };
@@ -45,7 +63,7 @@ export type RouteMessageCountRow = { type: string; status: string; n: number };
 export const ROUTE_SORT = { created_at: "created_at", name: "name", slug: "slug" };
 
 const ROUTE_COLUMNS =
-  "id, team_id, project_id, slug, name, route_type, is_default, inbound_address, inbound_domain, inbound_domain_verified_at, inbound_spam_threshold, attachment_delivery, track_opens, track_clicks, created_at, updated_at";
+  "id, team_id, project_id, slug, name, route_type, is_default, inbound_address, inbound_domain, inbound_domain_verified_at, inbound_spam_threshold, attachment_delivery, track_opens, track_clicks, generate_plaintext_fallback, suppress_auto_responders, suppress_disposable_recipients, tls, redact_email_content, disable_hosted_unsubscribe, created_at, updated_at";
 
 const INSERT_ROUTE = `INSERT INTO routes (id, team_id, project_id, slug, name, route_type, is_default, inbound_address, inbound_spam_threshold, attachment_delivery, created_at, updated_at)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'inline', ?, ?)`;
@@ -62,9 +80,10 @@ interface Page {
   cursor: Cursor | null;
 }
 
-/** What sending needs of a route: which one, and of which type. */
-/** What sending needs of a route: its type and tracking settings. */
-export type SendingRouteRow = Pick<RouteRow, "id" | "route_type" | "track_opens" | "track_clicks">;
+/** What sending needs of a route: its type and settings. */
+export type SendingRouteRow = Pick<RouteRow, "id" | "route_type"> & RouteSettingColumns;
+
+const SENDING_ROUTE_COLUMNS = `id, route_type, ${ROUTE_SETTING_COLUMNS.join(", ")}`;
 
 /** Routes (message streams of a project). */
 export class RouteRepository {
@@ -78,10 +97,10 @@ export class RouteRepository {
   async defaultTransactionalOf(projectId: string): Promise<SendingRouteRow | null> {
     // A sort (ORDER BY) on every send only for a project with no default.
     return (
-      (await this.db.get<SendingRouteRow>("SELECT id, route_type, track_opens, track_clicks FROM routes WHERE project_id = ? AND route_type = 'transactional' AND is_default = 1 LIMIT 1", [
+      (await this.db.get<SendingRouteRow>(`SELECT ${SENDING_ROUTE_COLUMNS} FROM routes WHERE project_id = ? AND route_type = 'transactional' AND is_default = 1 LIMIT 1`, [
         projectId,
       ])) ??
-      (await this.db.get<SendingRouteRow>("SELECT id, route_type, track_opens, track_clicks FROM routes WHERE project_id = ? AND route_type = 'transactional' ORDER BY created_at LIMIT 1", [
+      (await this.db.get<SendingRouteRow>(`SELECT ${SENDING_ROUTE_COLUMNS} FROM routes WHERE project_id = ? AND route_type = 'transactional' ORDER BY created_at LIMIT 1`, [
         projectId,
       ]))
     );
@@ -89,7 +108,7 @@ export class RouteRepository {
 
   /** The project's route with that slug, or with that id (pass "" when the value is no id). */
   ofProjectBySlugOrId(projectId: string, slug: string, id: string): Promise<SendingRouteRow | null> {
-    return this.db.get<SendingRouteRow>("SELECT id, route_type, track_opens, track_clicks FROM routes WHERE project_id = ? AND (slug = ? OR id = ?) LIMIT 1", [projectId, slug, id]);
+    return this.db.get<SendingRouteRow>(`SELECT ${SENDING_ROUTE_COLUMNS} FROM routes WHERE project_id = ? AND (slug = ? OR id = ?) LIMIT 1`, [projectId, slug, id]);
   }
 
   /** The route's id when it belongs to the team, else null. */
@@ -129,9 +148,26 @@ export class RouteRepository {
   async update(routeId: string, c: RouteChanges): Promise<void> {
     await this.db.run(
       `UPDATE routes SET name = ?, inbound_domain = ?, inbound_domain_verified_at = ?, inbound_spam_threshold = ?, attachment_delivery = ?,
-         track_opens = ?, track_clicks = ?, updated_at = ?
+         track_opens = ?, track_clicks = ?, generate_plaintext_fallback = ?, suppress_auto_responders = ?, suppress_disposable_recipients = ?, tls = ?,
+         redact_email_content = ?, disable_hosted_unsubscribe = ?, updated_at = ?
        WHERE id = ?`,
-      [c.name, c.inbound_domain, c.inbound_domain_verified_at, c.inbound_spam_threshold, c.attachment_delivery, c.track_opens, c.track_clicks, c.updated_at, routeId],
+      [
+        c.name,
+        c.inbound_domain,
+        c.inbound_domain_verified_at,
+        c.inbound_spam_threshold,
+        c.attachment_delivery,
+        c.track_opens,
+        c.track_clicks,
+        c.generate_plaintext_fallback,
+        c.suppress_auto_responders,
+        c.suppress_disposable_recipients,
+        c.tls,
+        c.redact_email_content,
+        c.disable_hosted_unsubscribe,
+        c.updated_at,
+        routeId,
+      ],
     );
   }
 

@@ -12,6 +12,49 @@ import { Nullable } from "../../http/schemas.ts";
 export const ROUTE_TYPES = ["transactional", "broadcast", "inbound"] as const;
 export type RouteType = (typeof ROUTE_TYPES)[number];
 export const ATTACHMENT_DELIVERY = ["inline", "url"] as const;
+export const TLS_POLICIES = ["opportunistic", "enforced"] as const;
+
+/**
+ * The route's `settings` (the service's RouteData.settings): those that apply to its type. An
+ * outbound route has every outbound one (disable_hosted_unsubscribe on broadcast routes only); an
+ * inbound route has attachment_delivery. docs/sending.md, Route settings.
+ */
+export const RouteSettings = t.Object(
+  {
+    disable_hosted_unsubscribe: t.Optional(t.Boolean({ description: "Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false)" })),
+    track_opens: t.Optional(t.Boolean({ description: "Open tracking of the route's mail unless a send says otherwise (default false)" })),
+    track_clicks: t.Optional(t.Boolean({ description: "Click tracking of the route's mail unless a send says otherwise (default false)" })),
+    generate_plaintext_fallback: t.Optional(t.Boolean({ description: "A send with only HTML gets a text part made from it (default false)" })),
+    suppress_auto_responders: t.Optional(
+      t.Boolean({ description: "X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false)" }),
+    ),
+    suppress_disposable_recipients: t.Optional(
+      t.Boolean({ description: "Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false)" }),
+    ),
+    tls: t.Optional(t.Union([t.Literal("opportunistic"), t.Literal("enforced")], { description: "TLS policy of its deliveries (default opportunistic)" })),
+    redact_email_content: t.Optional(
+      t.Boolean({ description: "Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false)" }),
+    ),
+    attachment_delivery: t.Optional(t.Union([t.Literal("inline"), t.Literal("url")], { description: "Inbound routes: attachments in the webhook inline (base64) or as signed links" })),
+  },
+  { description: "The settings that apply to the route's type" },
+);
+export type RouteSettings = Static<typeof RouteSettings>;
+
+/** The settings of a route row, as its type has them. */
+export function routeSettings(r: RouteRow): RouteSettings {
+  if (r.route_type === "inbound") return { attachment_delivery: r.attachment_delivery as "inline" | "url" };
+  return {
+    ...(r.route_type === "broadcast" ? { disable_hosted_unsubscribe: r.disable_hosted_unsubscribe === 1 } : {}),
+    track_opens: r.track_opens === 1,
+    track_clicks: r.track_clicks === 1,
+    generate_plaintext_fallback: r.generate_plaintext_fallback === 1,
+    suppress_auto_responders: r.suppress_auto_responders === 1,
+    suppress_disposable_recipients: r.suppress_disposable_recipients === 1,
+    tls: r.tls,
+    redact_email_content: r.redact_email_content === 1,
+  };
+}
 
 export const RouteFields = {
   id: t.String(),
@@ -29,6 +72,7 @@ export const RouteFields = {
   attachment_delivery: t.String({ description: "inline (base64 in the webhook) or url (signed, expiring links)" }),
   track_opens: t.Boolean(),
   track_clicks: t.Boolean(),
+  settings: RouteSettings,
   webhooks_count: t.Integer(),
   suppressed_recipients_count: t.Integer({ description: "Distinct addresses suppressed for this route (team, project and route scopes)" }),
 };
@@ -64,6 +108,7 @@ export async function serializeRoutes(repos: Pick<Repositories, "routes">, rows:
       attachment_delivery: r.attachment_delivery,
       track_opens: r.track_opens === 1,
       track_clicks: r.track_clicks === 1,
+      settings: routeSettings(r),
       webhooks_count: await repos.routes.webhooksCount(r.id),
       suppressed_recipients_count: teamWide + (await repos.routes.ownSuppressionsNotTeamWideCount(r)),
     });

@@ -2,14 +2,40 @@ import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
+import { ValidationError } from "../../errors.ts";
 import { Envelope, errorResponses, IdParams, MessageBody, nullsToAbsent, parseInclude, requireObjects } from "../../http/schemas.ts";
-import { CreateRouteBody, ROUTE_INCLUDES, RouteData, UpdateRouteBody } from "./model.ts";
+import { CreateRouteBody, ROUTE_INCLUDES, RouteData, UPDATE_ROUTE_SETTING_KEYS, UpdateRouteBody } from "./model.ts";
 import { createRoute, deleteRoute, getRouteData, listProjectRoutes, updateRoute } from "./service.ts";
 
 const security = [{ teamToken: [] }];
 const routeParams = IdParams("routeId", "Route");
 const projectParams = IdParams("projectId", "Project");
 const inboundSettingsIsObject = requireObjects("inbound_settings");
+const settingsIsObject = requireObjects("settings");
+
+/**
+ * A key of `settings` that is no route setting is a 422 (settings.<key>), not dropped: a client
+ * that sends a setting gets it or hears why not. Seen in `transform`, before the schema cleans the
+ * object; raised in `beforeHandle`, after authentication.
+ */
+function knownSettingsOnly() {
+  const wrong = new WeakMap<Request, ValidationError>();
+  return {
+    transform({ body, request }: { body: unknown; request: Request }): void {
+      const settings = body && typeof body === "object" ? (body as Record<string, unknown>).settings : undefined;
+      if (!settings || typeof settings !== "object" || Array.isArray(settings)) return;
+      const unknown = Object.keys(settings).filter((k) => !UPDATE_ROUTE_SETTING_KEYS.includes(k));
+      if (unknown.length === 0) return;
+      const errors = Object.fromEntries(unknown.map((k) => [`settings.${k}`, [`The settings.${k} field is not a route setting (known: ${UPDATE_ROUTE_SETTING_KEYS.join(", ")}).`]]));
+      wrong.set(request, new ValidationError(errors));
+    },
+    beforeHandle({ request }: { request: Request }): void {
+      const error = wrong.get(request);
+      if (error) throw error;
+    },
+  };
+}
+const settingsKnown = knownSettingsOnly();
 
 /**
  * Routes: create and list under a project, read/update/delete by id.
@@ -28,6 +54,8 @@ export const routesController = (deps: Deps) =>
       {
         team: true,
         params: projectParams,
+        transform: [settingsIsObject.transform, settingsKnown.transform, nullsToAbsent("settings")],
+        beforeHandle: [settingsIsObject.beforeHandle, settingsKnown.beforeHandle],
         body: CreateRouteBody,
         detail: { summary: "Create a route in a project (response nests the project)", security },
         response: { 201: Envelope(RouteData), ...errorResponses(401, 404, 409, 422) },
@@ -66,10 +94,10 @@ export const routesController = (deps: Deps) =>
       {
         team: true,
         params: routeParams,
-        transform: [inboundSettingsIsObject.transform, nullsToAbsent("inbound_settings")],
-        beforeHandle: inboundSettingsIsObject.beforeHandle,
+        transform: [inboundSettingsIsObject.transform, settingsIsObject.transform, settingsKnown.transform, nullsToAbsent("inbound_settings", "settings")],
+        beforeHandle: [inboundSettingsIsObject.beforeHandle, settingsIsObject.beforeHandle, settingsKnown.beforeHandle],
         body: UpdateRouteBody,
-        detail: { summary: "Update a route (name, inbound settings, tracking)", security },
+        detail: { summary: "Update a route (name, settings, inbound settings)", security },
         response: { 200: Envelope(RouteData), ...errorResponses(401, 404, 409, 422) },
       },
     )

@@ -45,6 +45,34 @@ export const RouteData = t.Object({
 });
 export type RouteData = Static<typeof RouteData>;
 
+const nullableBool = (field: string) => t.Optional(t.Union([t.Boolean(), t.Null()], { error: `The ${field} field must be true, false or null.` }));
+
+/**
+ * The service's UpdateRouteSettingsData (and attachment_delivery for inbound routes): each field
+ * absent or null leaves the setting as it is. A key not listed here is a 422 (index.ts).
+ */
+export const UpdateRouteSettings = t.Object({
+  track_opens: nullableBool("settings.track_opens"),
+  track_clicks: nullableBool("settings.track_clicks"),
+  generate_plaintext_fallback: nullableBool("settings.generate_plaintext_fallback"),
+  suppress_auto_responders: nullableBool("settings.suppress_auto_responders"),
+  suppress_disposable_recipients: nullableBool("settings.suppress_disposable_recipients"),
+  tls: t.Optional(t.Union([t.Literal("opportunistic"), t.Literal("enforced"), t.Null()], { error: "The settings.tls field must be opportunistic or enforced." })),
+  disable_hosted_unsubscribe: nullableBool("settings.disable_hosted_unsubscribe"),
+  redact_email_content: nullableBool("settings.redact_email_content"),
+  attachment_delivery: t.Optional(t.Union([t.Literal("inline"), t.Literal("url"), t.Null()], { error: "The settings.attachment_delivery field must be inline or url." })),
+});
+export type UpdateRouteSettings = Static<typeof UpdateRouteSettings>;
+export const UPDATE_ROUTE_SETTING_KEYS = Object.keys(UpdateRouteSettings.properties);
+
+/** `settings` in a body: null is accepted too (nullsToAbsent), kept out of the schema so that a bad inner field is reported under its own path. */
+const settingsField = t.Optional(
+  t.Object(UpdateRouteSettings.properties, {
+    error: "The settings field must be an object or null.",
+    description: "The route's settings (absent or null fields are left as they are); docs/sending.md, Route settings",
+  }),
+);
+
 export const CreateRouteBody = t.Object({
   name: t.String({ minLength: 1, maxLength: ROUTE_NAME_MAX, error: `The name field is required and must be a string of 1 to ${ROUTE_NAME_MAX} characters.` }),
   route_type: t.Union([t.Literal("transactional"), t.Literal("broadcast"), t.Literal("inbound")], {
@@ -59,7 +87,9 @@ export const CreateRouteBody = t.Object({
       description: "Unique in the project; derived from the name when absent",
     }),
   ),
+  settings: settingsField,
 });
+export type CreateRouteBody = Static<typeof CreateRouteBody>;
 
 export const INBOUND_DOMAIN_MAX = 253;
 export const SPAM_THRESHOLD_MAX = 100;
@@ -81,8 +111,6 @@ export const InboundSettings = t.Object({
   ),
 });
 
-const nullableBool = (field: string) => t.Optional(t.Union([t.Boolean(), t.Null()], { error: `The ${field} field must be true, false or null.` }));
-
 export const UpdateRouteBody = t.Object({
   name: t.Optional(nullableString("name", { maxLength: ROUTE_NAME_MAX, description: "null or absent leaves it unchanged" })),
   // null is accepted too (nullsToAbsent transform), kept out of the schema so that a bad inner
@@ -92,6 +120,7 @@ export const UpdateRouteBody = t.Object({
   ),
   track_opens: nullableBool("track_opens"),
   track_clicks: nullableBool("track_clicks"),
+  settings: settingsField,
 });
 export type UpdateRouteBody = Static<typeof UpdateRouteBody>;
 

@@ -1,9 +1,9 @@
 import { domainToASCII } from "node:url";
 import type { Deps } from "../../context.ts";
-import { ROUTE_SORT, type RouteChanges, type RouteRow } from "../../db/routes.ts";
+import { ROUTE_SORT, type RouteChanges, type RouteRow, type RouteSettingColumns } from "../../db/routes.ts";
 import type { Repositories } from "../../db/store.ts";
 import { isPublicSuffix, publicSuffixMessage } from "../../dns/records.ts";
-import { ConflictError, NotFoundError, ValidationError } from "../../errors.ts";
+import { ConflictError, fieldErrors, NotFoundError, ValidationError } from "../../errors.ts";
 import { MESSAGE_STATUSES } from "../../db/recipient-status.ts";
 import { WEBHOOK_QUEUE } from "../../events/publish.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
@@ -11,7 +11,59 @@ import { serverSecretOf } from "../../secrets.ts";
 import { findInboundDomainConflict, inboundDomainConflictMessage, routeInboundDomainRecords } from "../domains/service.ts";
 import { assertProject, getProjectData, newRoute } from "../projects/service.ts";
 import { deliverability, engagement, serializeRoutes, STATISTICS_WINDOW_DAYS, windowStart, type RouteType } from "./base.ts";
-import { ROUTE_SLUG_MAX, type RouteData, type RouteInclude, type RouteStatistics, type UpdateRouteBody } from "./model.ts";
+import { ROUTE_SLUG_MAX, type CreateRouteBody, type RouteData, type RouteInclude, type RouteStatistics, type UpdateRouteBody, type UpdateRouteSettings } from "./model.ts";
+
+type SettingsState = RouteSettingColumns & Pick<RouteRow, "attachment_delivery">;
+const OUTBOUND_BOOLEAN_SETTINGS = [
+  "track_opens",
+  "track_clicks",
+  "generate_plaintext_fallback",
+  "suppress_auto_responders",
+  "suppress_disposable_recipients",
+  "redact_email_content",
+  "disable_hosted_unsubscribe",
+] as const;
+
+/**
+ * Applies a body's `settings` to `state` (in place) and says whether anything changed: absent or
+ * null fields stay as they are (the service's partial update). A setting that does not apply to the
+ * route's type is a 422 under settings.<name>, all such fields at once: the outbound ones on an
+ * inbound route, attachment_delivery on an outbound route, disable_hosted_unsubscribe: true on a
+ * transactional route (false is what it has, and is accepted).
+ */
+export function applyRouteSettings(routeType: RouteType, state: SettingsState, input: UpdateRouteSettings | undefined): boolean {
+  if (!input) return false;
+  const errors = fieldErrors();
+  let changed = false;
+  const outboundOnly = (key: string) => (errors[`settings.${key}`] = [`The settings.${key} field applies to outbound (transactional or broadcast) routes only.`]);
+  for (const key of OUTBOUND_BOOLEAN_SETTINGS) {
+    const v = input[key];
+    if (v === undefined || v === null) continue;
+    if (routeType === "inbound") outboundOnly(key);
+    else if (key === "disable_hosted_unsubscribe" && routeType === "transactional") {
+      if (v) errors[`settings.${key}`] = ["The settings.disable_hosted_unsubscribe field applies to broadcast routes only: transactional mail carries no hosted unsubscribe link."];
+    } else if (state[key] !== (v ? 1 : 0)) {
+      state[key] = v ? 1 : 0;
+      changed = true;
+    }
+  }
+  if (input.tls !== undefined && input.tls !== null) {
+    if (routeType === "inbound") outboundOnly("tls");
+    else if (state.tls !== input.tls) {
+      state.tls = input.tls;
+      changed = true;
+    }
+  }
+  if (input.attachment_delivery !== undefined && input.attachment_delivery !== null) {
+    if (routeType !== "inbound") errors["settings.attachment_delivery"] = ["The settings.attachment_delivery field applies to inbound routes only."];
+    else if (state.attachment_delivery !== input.attachment_delivery) {
+      state.attachment_delivery = input.attachment_delivery;
+      changed = true;
+    }
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return changed;
+}
 
 /** The route's row if it belongs to `teamId`; otherwise a 404, whoever owns it. */
 async function routeRow(repos: Pick<Repositories, "routes">, teamId: string, routeId: string): Promise<RouteRow> {
@@ -97,10 +149,23 @@ export async function createRoute(
   deps: Pick<Deps, "store" | "config">,
   teamId: string,
   projectId: string,
-  input: { name: string; route_type: RouteType; slug?: string },
+  input: CreateRouteBody,
 ): Promise<RouteData> {
   const name = input.name.trim();
   if (!name) throw ValidationError.field("name", "The name field must not be blank.");
+  // Checked before anything is written (a 422 stores nothing).
+  const settings: SettingsState = {
+    track_opens: 0,
+    track_clicks: 0,
+    generate_plaintext_fallback: 0,
+    suppress_auto_responders: 0,
+    suppress_disposable_recipients: 0,
+    tls: "opportunistic",
+    redact_email_content: 0,
+    disable_hosted_unsubscribe: 0,
+    attachment_delivery: "inline",
+  };
+  const customized = applyRouteSettings(input.route_type, settings, input.settings);
   const id = await deps.store.write(async (tx) => {
     await assertProject(tx, teamId, projectId);
     let slug: string;
@@ -114,6 +179,10 @@ export async function createRoute(
     }
     const row = newRoute({ teamId, projectId, name, slug, routeType: input.route_type, isDefault: false, inboundDomain: deps.config.inboundDomain });
     await tx.routes.insert(row);
+    if (customized) {
+      // A new route has no custom inbound domain yet.
+      await tx.routes.update(row.id, { name, inbound_domain: null, inbound_domain_verified_at: null, inbound_spam_threshold: row.inbound_spam_threshold, ...settings, updated_at: row.created_at });
+    }
     return row.id;
   });
   return getRouteData(deps, teamId, id, new Set(["project"]));
@@ -168,9 +237,15 @@ export async function updateRoute(
       attachment_delivery: row.attachment_delivery,
       track_opens: row.track_opens,
       track_clicks: row.track_clicks,
+      generate_plaintext_fallback: row.generate_plaintext_fallback,
+      suppress_auto_responders: row.suppress_auto_responders,
+      suppress_disposable_recipients: row.suppress_disposable_recipients,
+      tls: row.tls,
+      redact_email_content: row.redact_email_content,
+      disable_hosted_unsubscribe: row.disable_hosted_unsubscribe,
       updated_at: row.updated_at,
     };
-    let changed = false;
+    let changed = applyRouteSettings(row.route_type, next, input.settings);
     if (name !== null) {
       next.name = name;
       changed = true;

@@ -6,7 +6,7 @@ import { DAY, insertMessage, insertWebhook, routeIdOf } from "../messages/fixtur
 
 const ROUTE_KEYS = [
   "id", "project_id", "slug", "name", "route_type", "is_default", "created_at", "updated_at", "inbound_address", "inbound_domain",
-  "inbound_domain_verified_at", "inbound_spam_threshold", "attachment_delivery", "track_opens", "track_clicks", "webhooks_count",
+  "inbound_domain_verified_at", "inbound_spam_threshold", "attachment_delivery", "track_opens", "track_clicks", "settings", "webhooks_count",
   "suppressed_recipients_count",
 ].sort();
 
