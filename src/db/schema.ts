@@ -3,6 +3,7 @@
  * serializers turn them into ISO 8601. JSON columns hold small structured values only.
  */
 import { sql } from "drizzle-orm";
+import { STAT_COLUMNS } from "./stat-columns.ts";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const ts = (name: string) => integer(name);
@@ -447,6 +448,48 @@ export const globalSuppressions = sqliteTable("global_suppressions", {
   reason: text("reason").notNull(),
   createdAt: ts("created_at").notNull(),
 }, (t) => [uniqueIndex("global_suppressions_value").on(t.value, t.type)]);
+
+/** The counter columns of a statistics rollup row (src/db/stat-columns.ts), each an integer starting at 0. */
+const statCounters = () => Object.fromEntries(STAT_COLUMNS.map((c) => [c, integer(c).notNull().default(0)]));
+
+/**
+ * Statistics rollups by hour (docs/statistics.md): one row per UTC hour × team × project × route
+ * × message type (transactional, broadcast, inbound), added to in the transaction of each event
+ * (src/events/stat-rollup.ts). project_id and route_id are "" when there is none. slot spreads
+ * concurrent PostgreSQL transactions over rows of their own (always 0 on SQLite); readers add the
+ * slots up. No foreign keys: the figures outlive the routes and projects they count.
+ */
+export const statHours = sqliteTable("stat_hours", {
+  teamId: text("team_id").notNull(),
+  hour: ts("hour").notNull(),
+  projectId: text("project_id").notNull(),
+  routeId: text("route_id").notNull(),
+  messageType: text("message_type").notNull(),
+  slot: integer("slot").notNull(),
+  ...statCounters(),
+}, (t) => [primaryKey({ columns: [t.teamId, t.hour, t.projectId, t.routeId, t.messageType, t.slot] })]);
+
+/**
+ * The same counters by UTC day with the narrower dimensions too: sending domain, recipient
+ * provider family, tag, bounce class and enhanced status code ("" when none applies). A day
+ * rather than an hour keeps the rows of a 90-day query in the tens of thousands.
+ */
+export const statDays = sqliteTable("stat_days", {
+  teamId: text("team_id").notNull(),
+  day: ts("day").notNull(),
+  projectId: text("project_id").notNull(),
+  routeId: text("route_id").notNull(),
+  messageType: text("message_type").notNull(),
+  sendingDomain: text("sending_domain").notNull(),
+  provider: text("provider").notNull(),
+  tag: text("tag").notNull(),
+  bounceClass: text("bounce_class").notNull(),
+  enhancedCode: text("enhanced_code").notNull(),
+  slot: integer("slot").notNull(),
+  ...statCounters(),
+}, (t) => [
+  primaryKey({ columns: [t.teamId, t.day, t.projectId, t.routeId, t.messageType, t.sendingDomain, t.provider, t.tag, t.bounceClass, t.enhancedCode, t.slot] }),
+]);
 
 export const webhooks = sqliteTable("webhooks", {
   id: text("id").primaryKey(),

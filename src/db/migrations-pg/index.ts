@@ -19,6 +19,7 @@ import m16 from "./0016_drop_password_tokens.sql" with { type: "text" };
 import m17 from "./0017_route_settings.sql" with { type: "text" };
 import m18 from "./0018_suppression_types.sql" with { type: "text" };
 import m19 from "./0019_message_tags.sql" with { type: "text" };
+import m20 from "./0020_stat_rollups.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -41,4 +42,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0017_route_settings", sql: m17 as unknown as string },
   { tag: "0018_suppression_types", sql: m18 as unknown as string },
   { tag: "0019_message_tags", sql: m19 as unknown as string },
+  { tag: "0020_stat_rollups", sql: m20 as unknown as string },
 ];
