@@ -305,6 +305,8 @@ export const messages = pgTable("messages", {
   purgedAt: ts("purged_at"),
   /** When the route's redact_email_content dropped its bodies, source and attachment contents (null: kept). */
   redactedAt: ts("redacted_at"),
+  /** When a scheduled send is (or was) to go out (the send's scheduled_at, moved by a reschedule); null: sent on acceptance. */
+  scheduledAt: ts("scheduled_at"),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [

@@ -20,6 +20,7 @@ import m17 from "./0017_route_settings.sql" with { type: "text" };
 import m18 from "./0018_suppression_types.sql" with { type: "text" };
 import m19 from "./0019_message_tags.sql" with { type: "text" };
 import m20 from "./0020_stat_rollups.sql" with { type: "text" };
+import m21 from "./0021_scheduled_at.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -43,4 +44,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0018_suppression_types", sql: m18 as unknown as string },
   { tag: "0019_message_tags", sql: m19 as unknown as string },
   { tag: "0020_stat_rollups", sql: m20 as unknown as string },
+  { tag: "0021_scheduled_at", sql: m21 as unknown as string },
 ];
