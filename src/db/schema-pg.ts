@@ -626,3 +626,88 @@ export const acmeChallenges = pgTable("acme_challenges", {
   expiresAt: ts("expires_at").notNull(),
   createdAt: ts("created_at").notNull(),
 }, (t) => [index("acme_challenges_expires").on(t.expiresAt)]);
+
+/**
+ * DMARC aggregate reports (RFC 7489 Appendix C) received at a domain's report address: one row
+ * per report, deduplicated by (domain, reporting organization, report id).
+ */
+export const dmarcReports = pgTable("dmarc_reports", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  domainId: text("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+  orgName: text("org_name").notNull(),
+  reportId: text("report_id").notNull(),
+  reporterEmail: text("reporter_email"),
+  beginAt: ts("begin_at").notNull(),
+  endAt: ts("end_at").notNull(),
+  /** The report's day (UTC, YYYY-MM-DD): the date of the middle of its period. */
+  day: text("day").notNull(),
+  /** JSON {domain, p, sp, adkim, aspf, pct} of the policy_published element. */
+  policy: text("policy").notNull(),
+  /** Messages the report covers: the sum of its records' counts. */
+  messages: integer("messages").notNull(),
+  receivedAt: ts("received_at").notNull(),
+}, (t) => [uniqueIndex("dmarc_reports_unique").on(t.domainId, t.orgName, t.reportId), index("dmarc_reports_domain_day").on(t.domainId, t.day)]);
+
+/** A record (row) of a DMARC aggregate report: a source IP and what the receiver made of its mail. */
+export const dmarcReportRecords = pgTable("dmarc_report_records", {
+  id: text("id").primaryKey(),
+  reportId: text("report_id").notNull().references(() => dmarcReports.id, { onDelete: "cascade" }),
+  domainId: text("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+  day: text("day").notNull(),
+  orgName: text("org_name").notNull(),
+  sourceIp: text("source_ip").notNull(),
+  count: integer("count").notNull(),
+  /** none | quarantine | reject (policy_evaluated) */
+  disposition: text("disposition").notNull(),
+  /** DMARC-aligned DKIM and SPF verdicts (policy_evaluated): pass | fail */
+  dkim: text("dkim").notNull(),
+  spf: text("spf").notNull(),
+  headerFrom: text("header_from").notNull(),
+  envelopeFrom: text("envelope_from"),
+  /** JSON arrays of auth_results: [{domain, selector, result}] and [{domain, scope, result}]. */
+  dkimResults: text("dkim_results").notNull(),
+  spfResults: text("spf_results").notNull(),
+}, (t) => [index("dmarc_report_records_domain_day").on(t.domainId, t.day), index("dmarc_report_records_report").on(t.reportId)]);
+
+/** TLS reports (RFC 8460) received at a domain's report address, deduplicated as DMARC's. */
+export const tlsrptReports = pgTable("tlsrpt_reports", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  domainId: text("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+  orgName: text("org_name").notNull(),
+  reportId: text("report_id").notNull(),
+  contact: text("contact"),
+  beginAt: ts("begin_at").notNull(),
+  endAt: ts("end_at").notNull(),
+  day: text("day").notNull(),
+  receivedAt: ts("received_at").notNull(),
+}, (t) => [uniqueIndex("tlsrpt_reports_unique").on(t.domainId, t.orgName, t.reportId), index("tlsrpt_reports_domain_day").on(t.domainId, t.day)]);
+
+/**
+ * Session counts of a TLS report: per policy one row of result_type "success" (its successful
+ * sessions), and one per failure-details entry (result_type as RFC 8460 §4.3 names it).
+ */
+export const tlsrptResults = pgTable("tlsrpt_results", {
+  id: text("id").primaryKey(),
+  reportId: text("report_id").notNull().references(() => tlsrptReports.id, { onDelete: "cascade" }),
+  domainId: text("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+  day: text("day").notNull(),
+  orgName: text("org_name").notNull(),
+  /** sts | tlsa | no-policy-found */
+  policyType: text("policy_type").notNull(),
+  policyDomain: text("policy_domain").notNull(),
+  /** The receiving MX host the failure was at; "" when the report names none. */
+  mxHost: text("mx_host").notNull(),
+  resultType: text("result_type").notNull(),
+  sendingIp: text("sending_ip"),
+  receivingIp: text("receiving_ip"),
+  count: integer("count").notNull(),
+}, (t) => [index("tlsrpt_results_domain_day").on(t.domainId, t.day), index("tlsrpt_results_report").on(t.reportId)]);
+
+/** The local addresses outbound SMTP connections were made from: "our IP addresses" in DMARC reports. */
+export const sendingAddresses = pgTable("sending_addresses", {
+  ip: text("ip").primaryKey(),
+  firstSeenAt: ts("first_seen_at").notNull(),
+  lastSeenAt: ts("last_seen_at").notNull(),
+});
