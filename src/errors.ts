@@ -60,9 +60,19 @@ export class ValidationError extends AppError {
   }
 }
 
-/** 409: conflicts with existing state (duplicate slug or domain, idempotency key in use). */
+/**
+ * 409: conflicts with existing state (duplicate slug or domain, idempotency key in use). `code`,
+ * when given, is the body's `error` instead of "conflict": the service's own code for the case
+ * (INBOUND_MESSAGE_NOT_QUARANTINED, …), stable for machines.
+ */
 export class ConflictError extends AppError {
   readonly status = 409;
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** 413: request or message too large. */

@@ -101,6 +101,14 @@ export class EventRepository {
     ]);
   }
 
+  /** How many enabled webhooks of the route are subscribed to `kind` (those its event would go to). */
+  async subscribedCount(routeId: string, kind: string): Promise<number> {
+    const subscribed =
+      this.db.dialect === "postgres" ? "w.events::jsonb @> jsonb_build_array(?::text)" : "instr(w.events, '\"' || ? || '\"') > 0";
+    const row = await this.db.get<{ n: number | string }>(`SELECT count(*) AS n FROM webhooks w WHERE w.route_id = ? AND w.enabled = 1 AND ${subscribed}`, [routeId, kind]);
+    return Number(row?.n ?? 0);
+  }
+
   /** The kind and body of an event, for delivering it. */
   find(id: string): Promise<Pick<EventRow, "kind" | "body"> | null> {
     return this.db.get("SELECT kind, body FROM events WHERE id = ?", [id]);

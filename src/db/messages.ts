@@ -146,6 +146,9 @@ export type NewAttachment = { id: string; filename: string; content_type: string
 export type NewRecipient = { id: string; email: string; kind: "to" | "cc" | "bcc" };
 
 /** An inbound message as its job reads it: the stored MIME (null once gone) and where it goes. */
+/** A message as a release of quarantined mail sees it. */
+export type ReleaseTargetRow = { id: string; type: string; status: string; project_id: string | null; route_id: string | null };
+
 export type InboundSourceRow = { id: string; status: string; team_id: string; route_id: string | null; raw: Uint8Array | null };
 
 /** What the inbound job learned of a message; address lists, headers and symbols are JSON text. */
@@ -266,6 +269,37 @@ export class MessageRepository {
   /** A pending inbound message nobody can take any more (its route is gone) becomes failed. */
   async failPendingInbound(id: string, now: number): Promise<void> {
     await this.db.run("UPDATE messages SET status = 'failed', status_changed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'", [now, now, id]);
+  }
+
+  /**
+   * A quarantined inbound message goes back to pending, for the inbound job that releases it;
+   * false, changing nothing, when it is not (or no longer) quarantined.
+   */
+  async releaseQuarantined(id: string, now: number): Promise<boolean> {
+    const res = await this.db.run(
+      "UPDATE messages SET status = 'pending', status_changed_at = ?, updated_at = ? WHERE id = ? AND type = 'inbound' AND status = 'quarantined'",
+      [now, now, id],
+    );
+    return res.changes === 1;
+  }
+
+  /** What releasing one of the team's messages needs to know of it; null when unknown or another team's. */
+  findReleaseTarget(id: string, teamId: string): Promise<ReleaseTargetRow | null> {
+    return this.db.get<ReleaseTargetRow>("SELECT id, type, status, project_id, route_id FROM messages WHERE id = ? AND team_id = ?", [id, teamId]);
+  }
+
+  /** The data of the message's latest history entry of `kind` (JSON text), or null. */
+  async latestHistoryData(messageId: string, kind: string): Promise<string | null> {
+    const row = await this.db.get<{ data: string }>("SELECT data FROM message_events WHERE message_id = ? AND kind = ? ORDER BY created_at DESC, id DESC LIMIT 1", [
+      messageId,
+      kind,
+    ]);
+    return row?.data ?? null;
+  }
+
+  /** Drops the message's attachments (a released inbound message stores them anew with its second analysis). */
+  async deleteAttachments(messageId: string): Promise<void> {
+    await this.db.run("DELETE FROM attachments WHERE message_id = ?", [messageId]);
   }
 
   /** One keyset page of the team's messages. `page.sort` columns are MessageRow columns and end in id. */

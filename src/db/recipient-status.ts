@@ -7,6 +7,8 @@
 export const MESSAGE_STATUSES = [
   "pending",
   "queued",
+  // Inbound mail held at or above its route's spam threshold until released (POST /v1/messages/{id}/process).
+  "quarantined",
   "suppressed",
   "processed",
   "delivered",

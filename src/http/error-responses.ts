@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { AppError, BadRequestError, DatabaseUnavailableError, fieldErrors, PayloadTooLargeError, RateLimitedError, ValidationError } from "../errors.ts";
+import { AppError, BadRequestError, ConflictError, DatabaseUnavailableError, fieldErrors, PayloadTooLargeError, RateLimitedError, ValidationError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { bodyShapeOf, describeShape, parseJsonBody, type BodyShape } from "./body.ts";
 import { learnFilters, routeKey } from "./filters.ts";
@@ -48,8 +48,8 @@ const ERROR_CODES: Readonly<Record<number, string>> = {
 };
 export const errorCodeOf = (status: number): string => ERROR_CODES[status] ?? (status >= 500 ? "server_error" : "invalid_request");
 
-const json = (status: number, body: { message: string; errors?: unknown }, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ ...body, error: errorCodeOf(status) }), { status, headers: { "content-type": "application/json", ...headers } });
+const json = (status: number, body: { message: string; errors?: unknown }, headers: Record<string, string> = {}, code = errorCodeOf(status)) =>
+  new Response(JSON.stringify({ ...body, error: code }), { status, headers: { "content-type": "application/json", ...headers } });
 
 const serverError = () => json(500, { message: "Server error." });
 
@@ -65,6 +65,7 @@ function mapError(code: string | number, raw: unknown, log: Logger): Response {
     log.warn("database unavailable", { reason: error.reason });
     return json(503, { message: error.message }, { "retry-after": "5" });
   }
+  if (error instanceof ConflictError && error.code) return json(409, { message: error.message }, {}, error.code);
   if (error instanceof AppError) return json(error.status, { message: error.message });
   switch (code) {
     case "VALIDATION": {

@@ -29,6 +29,8 @@ export interface InboundJob {
   envelopeRecipientCount: number;
   /** Size of the stored source, so the job can wait for room before reading it (absent in older jobs). */
   bytes?: number;
+  /** A quarantined message released through the API: processed whatever its spam score. */
+  release?: boolean;
 }
 
 export interface AcceptedEnvelope {

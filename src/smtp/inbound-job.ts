@@ -1,9 +1,12 @@
 /**
  * The "inbound" job: turns an accepted, stored message into a parsed inbound message and its
  * webhook event. Parse (mailparser), check SPF/DKIM/DMARC/ARC (mailauth) and content, score;
- * at or above the route's threshold the message becomes policy_rejected (message.policy_rejected),
- * otherwise processed (message.inbound with the full payload). The message row is only finished
- * while it is still pending, so a job that runs twice publishes once.
+ * at or above the route's threshold the message is held as quarantined (stored with its content,
+ * published to no webhook, `message.inbound_spam_blocked` in its history), otherwise processed
+ * (message.inbound with the full payload). A quarantined message released through the API
+ * (src/modules/messages/quarantine.ts) comes back as a job with `release` set: analysed again and
+ * processed whatever its score. The message row is only finished while it is still pending, so a
+ * job that runs twice publishes once.
  */
 import { availableParallelism } from "node:os";
 import type { Deps } from "../context.ts";
@@ -40,6 +43,46 @@ export function boundSymbols(symbols: readonly SpamSymbol[]): SpamSymbol[] {
 export const INBOUND_PROCESSED = "processed";
 /** Status while it waits for the job (accepted and stored, not yet parsed). */
 export const INBOUND_PENDING = "pending";
+/** Status of a message held at or above its route's spam threshold until someone releases it. */
+export const INBOUND_QUARANTINED = "quarantined";
+/** History kinds of the hold and of the release (the service's inbound_spam_blocked, inbound_released). */
+export const SPAM_BLOCKED_KIND = "message.inbound_spam_blocked";
+export const RELEASED_KIND = "message.inbound_released";
+
+/** The SMTP envelope of a quarantined message, kept in its history so that a release can run the job again. */
+export interface HeldEnvelope {
+  mail_from: string;
+  recipients: string[];
+  subaddress: string | null;
+  client_ip: string;
+  helo: string;
+  tls: boolean;
+  transaction_recipients: number;
+}
+
+export const heldEnvelopeOf = (p: InboundJob): HeldEnvelope => ({
+  mail_from: p.mailFrom,
+  recipients: p.recipients,
+  subaddress: p.subaddress,
+  client_ip: p.ip,
+  helo: p.helo,
+  tls: p.secure,
+  transaction_recipients: p.envelopeRecipientCount,
+});
+
+/** The job that releases a quarantined message: the one it arrived with, marked `release`. */
+export const releaseJobOf = (messageId: string, e: HeldEnvelope, bytes: number): InboundJob => ({
+  messageId,
+  recipients: e.recipients,
+  subaddress: e.subaddress,
+  mailFrom: e.mail_from,
+  ip: e.client_ip,
+  helo: e.helo,
+  secure: e.tls,
+  envelopeRecipientCount: e.transaction_recipients,
+  bytes,
+  release: true,
+});
 
 export interface InboundJobOptions {
   concurrency?: number;
@@ -239,8 +282,9 @@ async function builtinInsteadOfRspamd(stage: InboundStage, p: InboundJob, raw: U
 }
 
 /**
- * Step 4: the route's decision (at or above its spam threshold: policy_rejected, else processed),
- * the attachments as the route hands them out, and the row and event that finishInbound writes.
+ * Step 4: the route's decision (at or above its spam threshold: quarantined, unless this run
+ * releases it; else processed), the attachments as the route hands them out, and the row and
+ * event that finishInbound writes.
  */
 async function inboundOutcome(stage: InboundStage, p: InboundJob, msg: PendingInbound, analysis: InboundAnalysis, verdict: SpamVerdict): Promise<Finish> {
   const { row, route } = msg;
@@ -250,10 +294,10 @@ async function inboundOutcome(stage: InboundStage, p: InboundJob, msg: PendingIn
   // rspamd's options (and the built-in ones naming a DKIM or SPF domain) come from the message too.
   const spamSymbols = boundSymbols(verdict.symbols);
   const threshold = route.inbound_spam_threshold;
-  const rejected = threshold !== null && verdict.score >= threshold;
-  const status = rejected ? "policy_rejected" : INBOUND_PROCESSED;
+  const held = p.release !== true && threshold !== null && verdict.score >= threshold;
+  const status = held ? INBOUND_QUARANTINED : INBOUND_PROCESSED;
   const { files, payload } = await attachmentsFor(stage, route, analysis, now);
-  const eventData = inboundEventData({ p, row, route, analysis, from, envelopeFrom, verdict, spamSymbols, status, rejectedAt: rejected ? threshold : null, attachments: payload, now });
+  const eventData = inboundEventData({ p, row, route, analysis, from, envelopeFrom, verdict, spamSymbols, status, attachments: payload, now });
   return {
     messageId: row.id,
     teamId: row.team_id,
@@ -270,7 +314,8 @@ async function inboundOutcome(stage: InboundStage, p: InboundJob, msg: PendingIn
     text: analysis.text,
     headers: headerDict(analysis.headers),
     files,
-    eventKind: rejected ? "message.policy_rejected" : "message.inbound",
+    held: held ? { threshold: threshold!, envelope: heldEnvelopeOf(p) } : null,
+    release: p.release === true,
     eventData,
     now,
   };
@@ -290,7 +335,7 @@ async function attachmentsFor(stage: InboundStage, route: RouteRow, analysis: In
   return { files, payload };
 }
 
-/** The webhook payload: message.policy_rejected carries the summary and threshold; message.inbound the whole message. */
+/** The message.inbound webhook payload: the whole message. */
 function inboundEventData(e: {
   p: InboundJob;
   row: { id: string };
@@ -301,8 +346,6 @@ function inboundEventData(e: {
   verdict: SpamVerdict;
   spamSymbols: SpamSymbol[];
   status: string;
-  /** The route's threshold when the message was rejected by it, else null. */
-  rejectedAt: number | null;
   attachments: Record<string, unknown>[];
   now: number;
 }): Record<string, unknown> {
@@ -324,7 +367,6 @@ function inboundEventData(e: {
     spam_score: e.verdict.score,
     spam_symbols: e.spamSymbols,
   };
-  if (e.rejectedAt !== null) return { ...common, status: e.status, spam_threshold: e.rejectedAt };
   return {
     ...common,
     status: e.status,
@@ -363,12 +405,18 @@ interface Finish {
   text: string | null;
   headers: Record<string, string>;
   files: { id: string; filename: string; contentType: string; contentId: string | null; content: Buffer }[];
-  eventKind: "message.inbound" | "message.policy_rejected";
+  /** Set when the message is held: the threshold it reached and its envelope (for a release). */
+  held: { threshold: number; envelope: HeldEnvelope } | null;
+  /** This run releases a quarantined message: the attachments of its first analysis go. */
+  release: boolean;
   eventData: Record<string, unknown>;
   now: number;
 }
 
-/** The job's outcome write. Does nothing unless the message is still pending. */
+/**
+ * The job's outcome write. Does nothing unless the message is still pending. A held message is
+ * stored with its content and history and published to nobody.
+ */
 async function finishInbound(tx: Repositories, f: Finish): Promise<void> {
   const completed = await tx.messages.completeInbound(f.messageId, {
     status: f.status,
@@ -387,6 +435,7 @@ async function finishInbound(tx: Repositories, f: Finish): Promise<void> {
     now: f.now,
   });
   if (!completed) return;
+  if (f.release) await tx.messages.deleteAttachments(f.messageId);
   await tx.messages.insertAttachments(
     f.messageId,
     f.files.map((a) => ({ id: a.id, filename: a.filename, content_type: a.contentType, content_id: a.contentId, content: a.content })),
@@ -395,12 +444,18 @@ async function finishInbound(tx: Repositories, f: Finish): Promise<void> {
     id: newId(),
     message_id: f.messageId,
     recipient_id: null,
-    kind: f.eventKind,
+    kind: f.held ? SPAM_BLOCKED_KIND : "message.inbound",
     status: f.status,
-    data: JSON.stringify({ spam_score: f.verdict.score, engine: f.verdict.engine, ...(f.eventKind === "message.policy_rejected" ? { spam_threshold: f.eventData.spam_threshold } : {}) }),
+    data: JSON.stringify({
+      spam_score: f.verdict.score,
+      engine: f.verdict.engine,
+      ...(f.held ? { spam_threshold: f.held.threshold, envelope: f.held.envelope } : {}),
+      ...(f.release ? { released: true } : {}),
+    }),
     created_at: f.now,
   });
-  await publishEvent(tx, { teamId: f.teamId, routeId: f.routeId, messageId: f.messageId, kind: f.eventKind, data: f.eventData }, f.now);
+  if (f.held) return;
+  await publishEvent(tx, { teamId: f.teamId, routeId: f.routeId, messageId: f.messageId, kind: "message.inbound", data: f.eventData }, f.now);
 }
 
 export function registerInboundJobs(runner: JobRunner, deps: Deps, opts: InboundJobOptions = {}): void {

@@ -73,10 +73,13 @@ test("rspamd's symbols and score replace the built-in ones when POSTHORN_RSPAMD_
   try {
     const raw = await compose({ from: "alice@sender.test", to: h.inboundAddress, subject: "Re: your invoice", text: "cheap pills" });
     await sendRaw(h.port, { from: "alice@sender.test", to: [h.inboundAddress] }, raw);
-    // 7.5 ≥ the route's threshold 5.
-    const ev = await waitFor(async () => (await eventBodies(h.deps, "message.policy_rejected"))[0]);
-    expect(ev.data.spam_score).toBe(7.5);
-    expect(ev.data.spam_symbols).toEqual([
+    // 7.5 ≥ the route's threshold 5: held, published to no webhook.
+    const row = await waitFor(() =>
+      h.app.sql.get<{ status: string; spam_score: number; spam_symbols: string }>("SELECT status, spam_score, spam_symbols FROM messages WHERE type = 'inbound' AND status <> 'pending'"),
+    );
+    expect(row.status).toBe("quarantined");
+    expect(row.spam_score).toBe(7.5);
+    expect(JSON.parse(row.spam_symbols)).toEqual([
       { name: "BAYES_SPAM", score: 5.1, options: ["97.00%"], description: "Message probably spam, probability: 97%" },
       { name: "FAKE_REPLY", score: 2.7, options: [], description: "" },
       { name: "MIME_GOOD", score: -0.1, options: [], description: "" },

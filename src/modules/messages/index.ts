@@ -4,6 +4,9 @@ import { authPlugin } from "../../http/auth.ts";
 import { PageQuery, pageBody } from "../../http/pagination.ts";
 import { errorResponses, IdParams } from "../../http/schemas.ts";
 import { MessageData, MessageEventData, MessageListData, MessageListQuery, MessagesPaginated, withMeta } from "./model.ts";
+import { IdempotencyKeyParameter } from "../send/model.ts";
+import { ProcessInboundMessageResponse } from "./model.ts";
+import { releaseQuarantined } from "./quarantine.ts";
 import { getMessage, getMessageHtml, getMessageSource, getMessageText, listMessageEvents, listMessageRecipients, listMessages } from "./service.ts";
 
 const security = [{ teamToken: [] }];
@@ -46,6 +49,26 @@ export const messagesController = (deps: Deps) =>
       detail: { summary: "Get a message", security },
       response: { 200: MessageData, ...errorResponses(401, 404) },
     })
+    .post(
+      "/v1/messages/:messageId/process",
+      async ({ team, params, request, set }) => {
+        const result = await releaseQuarantined(deps, team.teamId, params.messageId, request.headers.get("idempotency-key"));
+        set.status = 202;
+        return result;
+      },
+      {
+        team: true,
+        params,
+        detail: {
+          summary: "Release a quarantined inbound message to its route's webhooks",
+          description:
+            "A message held as quarantined (at or above its route's inbound_spam_threshold) is analysed again and handed to the route's webhooks as message.inbound. 409 with error INBOUND_MESSAGE_NOT_QUARANTINED, INBOUND_WEBHOOK_NOT_CONFIGURED or MESSAGE_SOURCE_UNAVAILABLE; 422 for an outbound message.",
+          security,
+          parameters: [IdempotencyKeyParameter],
+        },
+        response: { 202: ProcessInboundMessageResponse, ...errorResponses(401, 404, 409, 422) },
+      },
+    )
     .get(
       "/v1/messages/:messageId/events",
       async ({ team, params, query }) => {

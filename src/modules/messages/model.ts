@@ -156,3 +156,12 @@ export const serializeListItem = (r: MessageRow): MessageListData => ({
   scheduled_at: null,
   tags: [],
 });
+
+/** The service's ProcessInboundMessageResponse: a quarantined inbound message queued for its route's webhooks. */
+export const ProcessInboundMessageResponse = t.Object({
+  data: t.Object({
+    message_id: t.String(),
+    status: t.Literal("queued", { description: "Queued for the inbound job, which hands it to the route's webhooks as message.inbound" }),
+    webhook_target_count: t.Integer({ minimum: 1, description: "Enabled webhooks of the route that receive message.inbound" }),
+  }),
+});
