@@ -17,6 +17,8 @@ import { generateShapes, renderShapes, SHAPES_PATH, type Shape, type ShapesFile 
 import { databaseEnv, engine, tempDir, waitFor } from "../helpers.ts";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.ts";
 import { makeTestCert, startReceiver, type TestReceiver } from "../webhooks/support.ts";
+import nodemailer from "nodemailer";
+import { freePort } from "../support/ports.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const COMPAT_PATH = join(root, "docs", "compatibility.md");
@@ -26,7 +28,6 @@ const shapes = JSON.parse(readFileSync(SHAPES_PATH, "utf8")) as ShapesFile;
 const PENDING: Record<string, string> = {
   "messages.reschedule": "scheduled sending",
   "messages.cancel": "scheduled sending",
-  "messages.process": "inbound quarantine",
   "stats.retrieve": "statistics and analytics",
   "team.usage": "usage",
   "team.roles": "roles and member assignment",
@@ -175,6 +176,8 @@ let email: () => EmailEndpoint;
 let receiver: TestReceiver;
 let hookCert: ReturnType<typeof makeTestCert>;
 let dns: TestDnsServer;
+/** The MX of the server, for the quarantined message that messages.process releases. */
+let smtpPort = 0;
 
 beforeAll(async () => {
   dns = await startDnsServer();
@@ -188,7 +191,8 @@ beforeAll(async () => {
     POSTHORN_DATA_DIR: tempDir(),
     POSTHORN_HTTP_HOST: "127.0.0.1",
     POSTHORN_HTTP_PORT: "0",
-    POSTHORN_SMTP_PORT: "0",
+    POSTHORN_SMTP_PORT: String((smtpPort = freePort())),
+    POSTHORN_SMTP_HOST: "127.0.0.1",
     POSTHORN_SUBMISSION_PORT: "0",
     POSTHORN_DELIVERY: "sink",
     POSTHORN_HOSTNAME: "mx.posthorn.test",
@@ -296,7 +300,25 @@ describe(`Lettermint's Node SDK against posthorn serve (${engine})`, () => {
     expect(text).toBe("Hello there");
     await call("messages.reschedule", () => api.messages.reschedule(ctx.messageId, { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }));
     await call("messages.cancel", () => api.messages.cancel(ctx.messageId));
-    await call("messages.process", () => api.messages.process(ctx.messageId));
+    // A quarantined inbound message to release: GTUBE (scored 1000) over SMTP to the bootstrap
+    // project's inbound route (threshold 5), whose webhook receives message.inbound.
+    const inboundRoute = ((await api.projects.routes(tokens.project_id)) as any).data.find((r: any) => r.route_type === "inbound");
+    const inboundHooks = startReceiver(hookCert);
+    cleanups.push(() => inboundHooks.stop());
+    const inboundHook = (await api.webhooks.create({ route_id: inboundRoute.id, name: "Contract inbound", url: inboundHooks.url(), events: ["message.inbound"] })) as any;
+    inboundHooks.secret = inboundHook.data.secret;
+    const inboundAddress = ((await api.routes.retrieve(inboundRoute.id)) as any).inbound_address as string;
+    const gtube = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
+    const smtp = nodemailer.createTransport({ host: "127.0.0.1", port: smtpPort, secure: false, ignoreTLS: true, logger: false });
+    const queued = await smtp.sendMail({ from: "spammer@spam.example", to: inboundAddress, subject: "Contract spam", text: `Buy now\n${gtube}\n` });
+    smtp.close();
+    const heldId = /Queued as (\S+)/.exec(queued.response)![1]!;
+    await waitFor(async () => ((await api.messages.retrieve(heldId)) as any).status === "quarantined", 15_000);
+    const released = await call("messages.process", () => api.messages.process(heldId));
+    expect((released as any)?.data).toEqual({ message_id: heldId, status: "queued", webhook_target_count: 1 });
+    const releasedDelivery = await waitFor(() => inboundHooks.deliveries.find((d) => (d.json?.data as any)?.message_id === heldId), 15_000);
+    expect(releasedDelivery.headers["x-service-event"]).toBe("message.inbound");
+    expect((new Webhook(inboundHooks.secret).verifyHeaders(releasedDelivery.headers, Buffer.from(releasedDelivery.rawBody)) as { event: string }).event).toBe("message.inbound");
 
     // Suppressions.
     const suppressed = await call("suppressions.create", () => api.suppressions.create({ email: "blocked@example.net", reason: "manual", scope: "team" }));
