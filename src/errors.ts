@@ -37,6 +37,14 @@ export class PurgedError extends NotFoundError {
   }
 }
 
+/** 410: the content was there and is no more, on purpose: its route's redact_email_content dropped it once the message was final. */
+export class RedactedError extends AppError {
+  readonly status = 410;
+  constructor(resource: string, redactedAt: string) {
+    super(`${resource} was redacted on ${redactedAt}: the route keeps no content of its messages once every recipient has a final status (redact_email_content).`);
+  }
+}
+
 /**
  * An empty map of field path → messages. It has no prototype: paths are built from client text
  * (a body key "__proto__" or "toString", a header name), and on a plain object `map[path] ??= []`

@@ -17,3 +17,9 @@ declare module "*.png" {
   const path: string;
   export default path;
 }
+
+// html-to-text (mailparser's, pinned by it) ships no types: the one function
+// mail/compose-message.ts calls for the route setting generate_plaintext_fallback.
+declare module "html-to-text" {
+  export function convert(html: string, options?: Record<string, unknown>): string;
+}

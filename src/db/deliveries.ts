@@ -31,6 +31,11 @@ export type OutboundMessageRow = MessageHeadingColumns & {
   track_opens: number;
   track_clicks: number;
   route_type: string | null;
+  /** The route's settings an attempt honours (1/0; null when the route is gone): docs/sending.md, Route settings. */
+  generate_plaintext_fallback: number | null;
+  suppress_auto_responders: number | null;
+  disable_hosted_unsubscribe: number | null;
+  redact_email_content: number | null;
   domain: string | null;
   dkim_selector: string | null;
   dkim_private_key: string | null;
@@ -71,6 +76,9 @@ const numbers = (r: Pick<OutboundMessageRow, "html_bytes" | "text_bytes" | "raw_
 
 /** The attachments' decoded size of the message_contents row `c`, as attachment_bytes: by the attachments_message index, 0 for none. */
 const ATTACHMENT_BYTES = (c: string) => `(SELECT coalesce(sum(a.size), 0) FROM attachments a WHERE a.message_id = ${c}.message_id) AS attachment_bytes`;
+type RoutePart = Pick<OutboundMessageRow, "generate_plaintext_fallback" | "suppress_auto_responders" | "disable_hosted_unsubscribe" | "redact_email_content"> & { route_type: string };
+/** The route settings an attempt honours, of the routes row `prefix` ("r." or ""). */
+const ROUTE_COMPOSE_COLUMNS = (prefix: string) => ["generate_plaintext_fallback", "suppress_auto_responders", "disable_hosted_unsubscribe", "redact_email_content"].map((c) => `${prefix}${c}`).join(", ");
 type DomainPart = Pick<OutboundMessageRow, "domain" | "dkim_selector" | "dkim_private_key" | "dkim_ed25519_selector" | "dkim_ed25519_private_key" | "return_path_host">;
 
 /** An attachment as composing the message needs it. */
@@ -111,7 +119,7 @@ export class DeliveryRepository {
     if (this.db.dialect === "postgres") {
       const row = await this.db.get<OutboundMessageRow>(
         `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
-                ${INLINE_PARTS("octet_length", "c.")}, c.headers, octet_length(c.raw) AS raw_bytes, ${ATTACHMENT_BYTES("c")}, c.track_opens, c.track_clicks, r.route_type, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
+                ${INLINE_PARTS("octet_length", "c.")}, c.headers, octet_length(c.raw) AS raw_bytes, ${ATTACHMENT_BYTES("c")}, c.track_opens, c.track_clicks, r.route_type, ${ROUTE_COMPOSE_COLUMNS("r.")}, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
          FROM messages m JOIN message_contents c ON c.message_id = m.id
          LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
          WHERE m.id = ?`,
@@ -126,7 +134,7 @@ export class DeliveryRepository {
     if (!m) return null;
     const c = await this.db.get<ContentsPart>(`SELECT ${INLINE_PARTS("length", "")}, headers, length(raw) AS raw_bytes, ${ATTACHMENT_BYTES("message_contents")}, track_opens, track_clicks FROM message_contents WHERE message_id = ?`, [messageId]);
     if (!c) return null;
-    const route = m.route_id ? await this.db.get<{ route_type: string }>("SELECT route_type FROM routes WHERE id = ?", [m.route_id]) : null;
+    const route = m.route_id ? await this.db.get<RoutePart>(`SELECT route_type, ${ROUTE_COMPOSE_COLUMNS("")} FROM routes WHERE id = ?`, [m.route_id]) : null;
     const d = m.domain_id
       ? await this.db.get<DomainPart>(`SELECT d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host FROM domains d WHERE d.id = ?`, [m.domain_id])
       : null;
@@ -136,6 +144,10 @@ export class DeliveryRepository {
       ...c,
       ...numbers(c),
       route_type: route?.route_type ?? null,
+      generate_plaintext_fallback: route?.generate_plaintext_fallback ?? null,
+      suppress_auto_responders: route?.suppress_auto_responders ?? null,
+      disable_hosted_unsubscribe: route?.disable_hosted_unsubscribe ?? null,
+      redact_email_content: route?.redact_email_content ?? null,
       domain: d?.domain ?? null,
       dkim_selector: d?.dkim_selector ?? null,
       dkim_private_key: d?.dkim_private_key ?? null,

@@ -69,16 +69,36 @@ export class RetentionRepository {
     return purged;
   }
 
-  /** When the message was purged (ms), or null when its contents are kept or it does not exist. */
-  async purgedAt(messageId: string): Promise<number | null> {
-    return (await this.db.get<{ purged_at: number | null }>("SELECT purged_at FROM messages WHERE id = ?", [messageId]))?.purged_at ?? null;
+  /**
+   * The route setting redact_email_content: drops the message's bodies, raw source and attachment
+   * contents once every recipient has a final status (until then a retry still needs them), when
+   * its route redacts. The message, its headers, recipients, history, events and the attachments'
+   * metadata stay. True when it did (once: redacted_at is set).
+   */
+  async redactWhenFinal(messageId: string, now: number): Promise<boolean> {
+    const done = await this.db.get<{ id: string }>(
+      `UPDATE messages SET redacted_at = ? WHERE id = ? AND redacted_at IS NULL
+         AND EXISTS (SELECT 1 FROM routes r WHERE r.id = messages.route_id AND r.redact_email_content = 1)
+         AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.message_id = messages.id AND r.status NOT IN (${FINAL_STATUSES_SQL}))
+       RETURNING id`,
+      [now, messageId],
+    );
+    if (!done) return false;
+    await this.db.run("UPDATE message_contents SET html = NULL, text = NULL, raw = NULL WHERE message_id = ?", [messageId]);
+    await this.db.run("UPDATE attachments SET content = ? WHERE message_id = ?", [new Uint8Array(0), messageId]);
+    return true;
   }
 
-  /** When the message of the attachment was purged (ms), or null. */
-  async attachmentPurgedAt(attachmentId: string): Promise<number | null> {
-    return (
-      (await this.db.get<{ purged_at: number | null }>("SELECT m.purged_at FROM attachments a JOIN messages m ON m.id = a.message_id WHERE a.id = ?", [attachmentId]))?.purged_at ??
-      null
+  /** When the message's content was purged or redacted (ms; null: kept, or no such message). */
+  async contentDroppedAt(messageId: string): Promise<{ purged_at: number | null; redacted_at: number | null } | null> {
+    return this.db.get<{ purged_at: number | null; redacted_at: number | null }>("SELECT purged_at, redacted_at FROM messages WHERE id = ?", [messageId]);
+  }
+
+  /** The same for the message of an attachment, by the attachment's id. */
+  async attachmentContentDroppedAt(attachmentId: string): Promise<{ purged_at: number | null; redacted_at: number | null } | null> {
+    return this.db.get<{ purged_at: number | null; redacted_at: number | null }>(
+      "SELECT m.purged_at, m.redacted_at FROM attachments a JOIN messages m ON m.id = a.message_id WHERE a.id = ?",
+      [attachmentId],
     );
   }
 

@@ -1,5 +1,6 @@
 import type Mail from "nodemailer/lib/mailer";
 import MailComposer from "nodemailer/lib/mail-composer";
+import { convert as htmlToText } from "html-to-text";
 import { trackingToken } from "../auth/tracking-tokens.ts";
 import type { Address } from "../db/schema.ts";
 import { formatAddress } from "./address.ts";
@@ -35,6 +36,8 @@ export interface ComposeInput {
   received: { by: string; id: string };
   /** Open and click tracking of the HTML part for one recipient (its tokens name it); absent: none. */
   tracking?: TrackingInput | null;
+  /** The route's generate_plaintext_fallback: a message with HTML and no text gets a text part made from the HTML. */
+  plaintextFallback?: boolean;
 }
 
 /** What the tracking URLs of one recipient's copy are made of (docs/tracking.md, Tokens). */
@@ -61,6 +64,8 @@ export interface ComposedMessage {
  * DKIM signs the bytes that are sent), then MIME, then the signature.
  */
 export async function composeSigned(input: ComposeInput, key: DkimKey): Promise<ComposedMessage> {
+  // Made from the HTML as sent, before tracking rewrites its links.
+  if (input.plaintextFallback && input.text === null && input.html !== null) input = { ...input, text: plaintextOf(input.html) };
   let links: string[] = [];
   const t = input.tracking;
   if (t && input.html !== null) {
@@ -76,6 +81,14 @@ export async function composeSigned(input: ComposeInput, key: DkimKey): Promise<
     links = rewritten.links;
   }
   return { raw: await dkimSign(composeMessage(input), key), links };
+}
+
+/**
+ * The text part made from an HTML body (generate_plaintext_fallback): html-to-text's reading of it,
+ * links as "text [url]", images left out, lines wrapped at 78 characters (RFC 5322's advice).
+ */
+export function plaintextOf(html: string): string {
+  return htmlToText(html, { wordwrap: 78, selectors: [{ selector: "img", format: "skip" }] });
 }
 
 /**

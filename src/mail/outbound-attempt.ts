@@ -42,17 +42,37 @@ const sendable = (row: OutboundMessageRow): row is SendableRow => !!row.domain &
  * became of the others; the destination slots it was given are freed however it ends.
  */
 export async function runOutboundJob(ctx: OutboundContext, job: Job<OutboundJob>): Promise<JobOutcome> {
-  const held: { admission: Admission | null } = { admission: null };
+  const held: Held = { admission: null, redact: false };
   try {
-    return shaped(await attemptMessage(ctx, job.payload.messageId, held), held.admission);
+    return redacting(shaped(await attemptMessage(ctx, job.payload.messageId, held), held.admission), job.payload.messageId, held.redact);
   } finally {
     held.admission?.close();
   }
 }
 
+/** What a run learns along the way and its end needs: the destination slots it holds, whether the route redacts content. */
+type Held = { admission: Admission | null; redact: boolean };
+
+/**
+ * The route's redact_email_content: when the job is done, the message's content goes in the same
+ * commit as the last outcome, if every recipient is final by then (redactWhenFinal checks).
+ * Until then every retry still finds it.
+ */
+function redacting(outcome: JobOutcome, messageId: string, redact: boolean): JobOutcome {
+  if (!redact || outcome.type !== "done") return outcome;
+  const write = outcome.write;
+  return {
+    ...outcome,
+    write: async (tx) => {
+      if (write) await write(tx);
+      await tx.retention.redactWhenFinal(messageId, Date.now());
+    },
+  };
+}
+
 /** One attempt at a message: load, admit, then send within its share of delivery memory. */
-async function attemptMessage(ctx: OutboundContext, messageId: string, held: { admission: Admission | null }): Promise<JobOutcome> {
-  const loaded = await loadMessage(ctx, messageId);
+async function attemptMessage(ctx: OutboundContext, messageId: string, held: Held): Promise<JobOutcome> {
+  const loaded = await loadMessage(ctx, messageId, held);
   if ("outcome" in loaded) return loaded.outcome;
   const { row } = loaded;
   if (!sendable(row)) return failAll(loaded.due.map((r) => r.id), "The sending domain was removed before the message was sent.");
@@ -67,10 +87,11 @@ async function attemptMessage(ctx: OutboundContext, messageId: string, held: { a
  * before a crash cut the last run short are recorded delivered, not sent again; only a message
  * already composed (and so sent before) can have any.
  */
-async function loadMessage(ctx: OutboundContext, messageId: string): Promise<{ row: OutboundMessageRow; due: DueRecipientRow[] } | { outcome: JobOutcome }> {
+async function loadMessage(ctx: OutboundContext, messageId: string, held: Held): Promise<{ row: OutboundMessageRow; due: DueRecipientRow[] } | { outcome: JobOutcome }> {
   const { store } = ctx.deps;
   const row = await store.read.deliveries.outboundMessage(messageId);
   if (!row) return { outcome: { type: "done" } };
+  held.redact = row.redact_email_content === 1;
   const due = await store.read.recipients.dueOf(messageId);
   if (due.length === 0) return { outcome: { type: "done" } };
   const receipts = row.raw_bytes !== null ? await store.read.deliveries.receiptsOf(messageId) : [];

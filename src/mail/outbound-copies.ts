@@ -33,7 +33,7 @@ export interface CopyPlan {
   composed: boolean;
   /** Tracking: each copy carries tokens that name its recipient. */
   tracked: boolean;
-  /** A broadcast: each copy carries its recipient's own unsubscribe link. */
+  /** A broadcast (whose route did not disable the hosted unsubscribe): each copy carries its recipient's own unsubscribe link. */
   broadcast: boolean;
   perRecipient: boolean;
   /** Anything is composed on this attempt (a first attempt, or a copy per recipient). */
@@ -56,7 +56,7 @@ export function planCopies(row: OutboundMessageRow): CopyPlan {
   // own unsubscribe link: composed for each, on every attempt (the tokens come out the same);
   // the first copy is stored as the source.
   const tracked = (row.track_opens === 1 || row.track_clicks === 1) && row.html_bytes !== null;
-  const broadcast = row.route_type === "broadcast";
+  const broadcast = row.route_type === "broadcast" && row.disable_hosted_unsubscribe !== 1;
   const perRecipient = tracked || broadcast;
   const composing = composed || perRecipient;
   const contentBytes = composing ? (row.html_bytes ?? 0) + (row.text_bytes ?? 0) + row.attachment_bytes : 0;
@@ -143,6 +143,17 @@ async function copyInputFor(ctx: OutboundContext, row: OutboundMessageRow, input
   });
 }
 
+/**
+ * The headers the route's settings add: suppress_auto_responders asks Exchange and Outlook not to
+ * send automatic replies (X-Auto-Response-Suppress: All) unless the sender set that header itself.
+ */
+function withRouteHeaders(row: OutboundMessageRow, headers: Record<string, string>): Record<string, string> {
+  if (row.suppress_auto_responders === 1 && !Object.keys(headers).some((n) => n.toLowerCase() === "x-auto-response-suppress")) {
+    return { ...headers, "X-Auto-Response-Suppress": "All" };
+  }
+  return headers;
+}
+
 /** What the composer needs for one message: the MIME input and the signing key. */
 async function composeRequest(ctx: OutboundContext, row: OutboundMessageRow): Promise<{ input: ComposeInput; key: DkimKey }> {
   const { store, config } = ctx.deps;
@@ -165,11 +176,12 @@ async function composeRequest(ctx: OutboundContext, row: OutboundMessageRow): Pr
     subject: row.subject,
     html: parts.html,
     text: parts.text,
-    headers: JSON.parse(row.headers) as Record<string, string>,
+    headers: withRouteHeaders(row, JSON.parse(row.headers) as Record<string, string>),
     attachments,
     // A broadcast copy's own link is set for each recipient (copyInputFor): none names the message's others.
     listUnsubscribeUrl: null,
     received: { by: config.hostname, id: row.id },
+    plaintextFallback: row.generate_plaintext_fallback === 1,
   };
   const ed25519 = row.dkim_ed25519_selector && row.dkim_ed25519_private_key ? { selector: row.dkim_ed25519_selector, privateKeyPem: row.dkim_ed25519_private_key } : null;
   return { input, key: { domain: row.domain!, selector: row.dkim_selector!, privateKeyPem: row.dkim_private_key!, ed25519 } };

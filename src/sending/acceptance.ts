@@ -11,6 +11,7 @@ import type { MessageStatus } from "../db/recipient-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { newId, sha256Hex } from "../ids.ts";
 import { OUTBOUND_MAX_ATTEMPTS, OUTBOUND_QUEUE, type OutboundJob } from "../mail/outbound-job.ts";
+import { isDisposableAddress } from "./disposable.ts";
 import { LIMITS } from "./limits.ts";
 import { ProjectLookup, type SendPrincipal } from "./project-lookup.ts";
 import { addError, LIST_UNSUBSCRIBE_HEADERS, validateEmails, type Errors, type PreparedEmail, type SendInput } from "./validation.ts";
@@ -122,6 +123,10 @@ interface SendTarget {
   domainId: string;
   trackOpens: boolean;
   trackClicks: boolean;
+  /** The route's suppress_disposable_recipients. */
+  suppressDisposable: boolean;
+  /** The route's redact_email_content. */
+  redact: boolean;
 }
 
 /**
@@ -142,7 +147,7 @@ async function resolveTargets(tx: Repositories, config: Deps["config"], principa
       addError(errors, `${p}route`, e.route === null ? "The project has no transactional route." : `The route ${e.route} does not exist in this project.`);
     } else if (route.route_type === "inbound") {
       addError(errors, `${p}route`, `The route ${e.route} is an inbound route; send through a transactional or broadcast route.`);
-    } else if (route.route_type === "broadcast") {
+    } else if (route.route_type === "broadcast" && route.disable_hosted_unsubscribe !== 1) {
       for (const name of Object.keys(e.headers)) {
         if (LIST_UNSUBSCRIBE_HEADERS.has(name.toLowerCase())) addError(errors, `${p}headers.${name}`, `The ${name} header is set by broadcast routes.`);
       }
@@ -157,6 +162,8 @@ async function resolveTargets(tx: Repositories, config: Deps["config"], principa
       domainId: domain?.id ?? "",
       trackOpens: e.trackOpens ?? route?.track_opens === 1,
       trackClicks: e.trackClicks ?? route?.track_clicks === 1,
+      suppressDisposable: route?.suppress_disposable_recipients === 1,
+      redact: route?.redact_email_content === 1,
     });
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
@@ -182,12 +189,17 @@ async function storeMessage(tx: Repositories, principal: SendPrincipal, e: Prepa
   const suppressed = await suppressedLookup;
   let status: string = "pending";
   let sendable = 0;
-  for (const r of recipients) {
+  // The route's suppress_disposable_recipients: suppressed for this message only, no suppression added (docs/sending.md).
+  const disposable = target.suppressDisposable ? recipients.filter((r) => isDisposableAddress(r.email)) : [];
+  for (const r of disposable) status = await changeRecipientStatus(tx, { recipientId: r.id, status: "suppressed", details: { reason: "disposable_email" } }, now);
+  for (const r of disposable.length > 0 ? recipients.filter((r) => !disposable.includes(r)) : recipients) {
     if (suppressed.has(r.email.toLowerCase())) {
       status = await changeRecipientStatus(tx, { recipientId: r.id, status: "suppressed", details: { reason: "suppressed" } }, now);
     } else sendable++;
   }
   if (sendable > 0) await tx.jobs.enqueue(OUTBOUND_QUEUE, { messageId: id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });
+  // Every recipient suppressed: final already, so a redacting route keeps none of the content.
+  else if (target.redact) await tx.retention.redactWhenFinal(id, now);
   return { message_id: id, status: (sendable > 0 ? "pending" : status) as MessageStatus };
 }
 

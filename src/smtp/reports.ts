@@ -190,9 +190,18 @@ async function applyFeedback(to: ReportTarget, base: ReportBase, arf: FeedbackRe
   return "spam_complaint";
 }
 
-/** An automatic reply: recorded and published as message.auto_replied; the recipient's status stays. */
+/**
+ * An automatic reply: recorded and published as message.auto_replied; the recipient's status
+ * stays. On a route with suppress_auto_responders it is recorded (the message's events show it,
+ * marked suppressed) and goes to no webhook.
+ */
 async function applyAutoReply(to: ReportTarget, report: Record<string, unknown>): Promise<ReportOutcome> {
   const { r } = to;
+  const route = r.route_id ? await to.tx.routes.find(r.route_id) : null;
+  if (route?.suppress_auto_responders === 1) {
+    await recordReport(to, "message.auto_replied", { ...report, suppressed: true });
+    return "auto_replied";
+  }
   await recordReport(to, "message.auto_replied", report);
   await publishEvent(
     to.tx,

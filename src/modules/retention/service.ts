@@ -8,7 +8,7 @@
  * that sends keep the writer, and re-enqueues itself with where it stopped.
  */
 import type { Deps } from "../../context.ts";
-import { PurgedError } from "../../errors.ts";
+import { PurgedError, RedactedError } from "../../errors.ts";
 import { iso } from "../../ids.ts";
 import type { JobHandler, JobRunner } from "../../jobs/runner.ts";
 import type { Job } from "../../db/job-queue.ts";
@@ -117,18 +117,22 @@ async function reclaimSpace(deps: Pick<Deps, "store">, opts: RetentionOptions, d
   }
 }
 
-/** Throws PurgedError (a 404 that says why) when retention purged the message; for readers of what it purges. */
+/**
+ * Throws PurgedError (a 404 that says why) when retention purged the message, RedactedError (a
+ * 410) when its route's redact_email_content dropped its content; for readers of what they drop.
+ */
 export async function throwIfPurged(deps: Pick<Deps, "store">, messageId: string, resource: string): Promise<void> {
-  throwWhenPurged(await deps.store.read.retention.purgedAt(messageId), resource);
+  throwWhenDropped(await deps.store.read.retention.contentDroppedAt(messageId), resource);
 }
 
 /** The same for an attachment's file, by the attachment's id. */
 export async function throwIfAttachmentPurged(deps: Pick<Deps, "store">, attachmentId: string): Promise<void> {
-  throwWhenPurged(await deps.store.read.retention.attachmentPurgedAt(attachmentId), "Attachment");
+  throwWhenDropped(await deps.store.read.retention.attachmentContentDroppedAt(attachmentId), "Attachment");
 }
 
-function throwWhenPurged(purgedAt: number | null, resource: string): void {
-  if (purgedAt !== null) throw new PurgedError(resource, iso(purgedAt)!);
+function throwWhenDropped(dropped: { purged_at: number | null; redacted_at: number | null } | null, resource: string): void {
+  if (dropped?.purged_at != null) throw new PurgedError(resource, iso(dropped.purged_at)!);
+  if (dropped?.redacted_at != null) throw new RedactedError(resource, iso(dropped.redacted_at)!);
 }
 
 /** The job: one slice, then the next slice at once, or the next pass after `sweepIntervalMs`. */
