@@ -18,6 +18,7 @@ import { RecipientRepository } from "./recipients.ts";
 import { RetentionRepository } from "./retention.ts";
 import { RouteRepository } from "./routes.ts";
 import { SettingsRepository } from "./settings.ts";
+import { StatsRepository } from "./stats.ts";
 import { SqliteExecutor, type SqlExecutor } from "./sql.ts";
 import { SuppressionRepository } from "./suppressions.ts";
 import { TeamRepository } from "./teams.ts";
@@ -47,6 +48,7 @@ export interface Repositories {
   retention: RetentionRepository;
   routes: RouteRepository;
   settings: SettingsRepository;
+  stats: StatsRepository;
   suppressions: SuppressionRepository;
   teams: TeamRepository;
   tlsCertificates: TlsCertificateRepository;
@@ -75,6 +77,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     retention: new RetentionRepository(db),
     routes: new RouteRepository(db),
     settings: new SettingsRepository(db),
+    stats: new StatsRepository(db),
     suppressions: new SuppressionRepository(db),
     teams: new TeamRepository(db),
     tlsCertificates: new TlsCertificateRepository(db),

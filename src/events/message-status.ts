@@ -3,6 +3,7 @@ import type { Repositories } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import { clip, clipOrNull, FIELD_BOUNDS } from "../untrusted/bounds.ts";
 import { publishEvent, type EventKind } from "./publish.ts";
+import { rollStatusChange } from "./stat-rollup.ts";
 import { addSuppressionRow } from "./suppression-events.ts";
 import { aggregateStatus, FINAL_RECIPIENT_STATUSES, type MessageStatus } from "../db/recipient-status.ts";
 
@@ -102,6 +103,8 @@ async function recordChange(tx: Repositories, r: RecipientWithMessage, change: R
   // message.sent goes out once per recipient, at its first attempt; a retry's "processed" is in
   // the history only.
   const retried = change.status === "processed" && r.attempts > 0;
+  // The statistics rollups, in this same transaction (docs/statistics.md).
+  await rollStatusChange(tx, r, change, retried, now);
   if (kind && !retried) {
     await publishEvent(tx, { teamId: r.team_id, routeId: r.route_id, messageId: r.message_id, kind, data: eventData }, now);
   }

@@ -7,6 +7,7 @@ import type { Deps } from "../context.ts";
 import type { Repositories } from "../db/store.ts";
 import { ConflictError, ValidationError, fieldErrors } from "../errors.ts";
 import { changeRecipientStatus, suppressedAmong } from "../events/message-status.ts";
+import { rollAccepted } from "../events/stat-rollup.ts";
 import type { MessageStatus } from "../db/recipient-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { newId, sha256Hex } from "../ids.ts";
@@ -185,6 +186,8 @@ async function storeMessage(tx: Repositories, principal: SendPrincipal, e: Prepa
   const recipients = e.recipients.map((r) => ({ id: newId(), email: r.email, kind: r.kind }));
   await tx.messages.insertRecipients(id, recipients, now);
   await recordCreated(tx, principal.teamId, routeId, id, e, now);
+  const rcpts = e.recipients.map((r) => r.email);
+  await rollAccepted(tx, { teamId: principal.teamId, projectId: principal.projectId, routeId, messageId: id, sendingDomain: e.from.domain, tag: e.tag, trackOpens: target.trackOpens, trackClicks: target.trackClicks, recipients: rcpts }, now);
 
   const suppressed = await suppressedLookup;
   let status: string = "pending";

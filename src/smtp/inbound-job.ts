@@ -12,6 +12,7 @@ import { availableParallelism } from "node:os";
 import type { Deps } from "../context.ts";
 import type { Repositories } from "../db/store.ts";
 import { publishEvent } from "../events/publish.ts";
+import { rollInbound } from "../events/stat-rollup.ts";
 import { iso, newId } from "../ids.ts";
 import { exponentialBackoff } from "../pacing/backoff.ts";
 import type { Job } from "../db/job-queue.ts";
@@ -435,6 +436,7 @@ async function finishInbound(tx: Repositories, f: Finish): Promise<void> {
     now: f.now,
   });
   if (!completed) return;
+  await rollInbound(tx, { teamId: f.teamId, routeId: f.routeId, messageId: f.messageId, status: f.status }, f.now);
   if (f.release) await tx.messages.deleteAttachments(f.messageId);
   await tx.messages.insertAttachments(
     f.messageId,

@@ -12,6 +12,7 @@ import { PurgedError, RedactedError } from "../../errors.ts";
 import { iso } from "../../ids.ts";
 import type { JobHandler, JobRunner } from "../../jobs/runner.ts";
 import type { Job } from "../../db/job-queue.ts";
+import { statsRetentionDays } from "../../db/stats.ts";
 
 export const RETENTION_QUEUE = "retention";
 
@@ -135,6 +136,18 @@ function throwWhenDropped(dropped: { purged_at: number | null; redacted_at: numb
   if (dropped?.redacted_at != null) throw new RedactedError(resource, iso(dropped.redacted_at)!);
 }
 
+/**
+ * The statistics rollups older than their retention (statsRetentionDays: 400 days, or a month
+ * more than the messages'), dropped once per pass. Rows are by hour and day: the hour rows go
+ * first from the whole hours before the cutoff, the day rows from the whole days.
+ */
+export async function purgeStatRollups(deps: Pick<Deps, "store" | "config" | "log">, now = Date.now()): Promise<number> {
+  const cutoff = now - statsRetentionDays(deps.config.retentionDays) * DAY_MS;
+  const dropped = await deps.store.write((tx) => tx.stats.purgeBefore(cutoff - (cutoff % 3600_000), cutoff - (cutoff % DAY_MS)));
+  if (dropped > 0) deps.log.info("retention dropped statistics rollup rows", { rows: dropped });
+  return dropped;
+}
+
 /** The job: one slice, then the next slice at once, or the next pass after `sweepIntervalMs`. */
 export function retentionHandler(deps: Deps, opts: RetentionOptions = DEFAULT_RETENTION): JobHandler<RetentionCursor> {
   return async (job: Job<RetentionCursor>) => {
@@ -147,6 +160,7 @@ export function retentionHandler(deps: Deps, opts: RetentionOptions = DEFAULT_RE
         deps.log.info("retention purged messages", { purged: run.purged, walked: run.walked, transactions: run.transactions, reclaimed_pages: run.reclaimedPages, pass_done: run.passDone });
       }
       next = { cursor: run.cursor, runAt: Date.now() + (run.passDone ? opts.sweepIntervalMs : 0) };
+      if (run.passDone) await purgeStatRollups(deps);
     } catch (err) {
       deps.log.error("retention run failed", { error: String(err) });
     }

@@ -21,6 +21,7 @@ import type { Repositories } from "../../db/store.ts";
 import type { HitTarget } from "../../db/tracking.ts";
 import { changeRecipientStatus, recordObservation } from "../../events/message-status.ts";
 import { BURST_WINDOW_MS, classifyHit } from "./classify.ts";
+import { hitClass, rollReclassifiedClicks, rollTrackingHit } from "../../events/stat-rollup.ts";
 import { newId } from "../../ids.ts";
 import { serverSecretOf } from "../../secrets.ts";
 
@@ -87,10 +88,12 @@ async function observe(tx: Repositories, target: HitTarget, req: TrackingRequest
   });
   // A burst shows from its third click on: the clicks before it in the window were the same
   // machine's. Their records (and so the statistics) are corrected; a status they moved stays.
+  if (verdict.reason === "link_burst") await rollReclassifiedClicks(tx, target, now - BURST_WINDOW_MS);
   if (verdict.reason === "link_burst") await tx.tracking.reclassifyClicks(target.id, now - BURST_WINDOW_MS, verdict.reason);
   const first = !(await tx.tracking.seen(target.id, req.kind, verdict.machine));
   // Stored and published bounded (the request's own header limit is ~16 KB); the rules read it whole.
   const userAgent = req.userAgent === null ? null : clip(req.userAgent, FIELD_BOUNDS.userAgent);
+  await rollTrackingHit(tx, target, req.kind, hitClass(verdict), now);
   await tx.tracking.recordHit({
     id: newId(),
     message_id: target.message_id,

@@ -1,0 +1,220 @@
+import type { SqlExecutor, SqlValue } from "./sql.ts";
+import { STAT_COLUMNS } from "./stat-columns.ts";
+
+export const HOUR_MS = 3600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
+/** What a rollup row is keyed by besides its time; "" where nothing applies. */
+export interface StatKey {
+  teamId: string;
+  projectId: string;
+  routeId: string;
+  /** transactional | broadcast | inbound */
+  messageType: string;
+  sendingDomain: string;
+  provider: string;
+  tag: string;
+  bounceClass: string;
+  enhancedCode: string;
+}
+
+/** The immutable facts of a message the rollups need (read once per message and kept in memory). */
+export interface MessageFacts {
+  project_id: string | null;
+  created_at: number;
+  route_type: string | null;
+  sending_domain: string | null;
+  track_opens: number;
+  track_clicks: number;
+}
+
+/** The dimension columns of stat_days a query may group or filter by. */
+export const DAY_DIMENSIONS = ["project_id", "route_id", "message_type", "sending_domain", "provider", "tag", "bounce_class", "enhanced_code"] as const;
+/** Those stat_hours has too. */
+export const HOUR_DIMENSIONS = ["project_id", "route_id", "message_type"] as const;
+export type StatDimension = (typeof DAY_DIMENSIONS)[number];
+
+export interface StatFilter {
+  column: StatDimension;
+  operator: "eq" | "in" | "not_in" | "is_null" | "is_not_null";
+  values: string[];
+}
+
+export interface StatQuery {
+  teamId: string;
+  /** Inclusive start and exclusive end, ms, aligned to the table's grain. */
+  from: number;
+  to: number;
+  /** hour: stat_hours (only HOUR_DIMENSIONS); day: stat_days. */
+  grain: "hour" | "day";
+  /** Bucket rows by this many ms (HOUR_MS or DAY_MS), or not at all (null). */
+  bucketMs: number | null;
+  groupBy: readonly StatDimension[];
+  filters: readonly StatFilter[];
+  columns: readonly string[];
+}
+
+export type StatRow = Record<string, number | string | null>;
+
+const KEY_HOURS = ["team_id", "hour", "project_id", "route_id", "message_type", "slot"];
+const KEY_DAYS = ["team_id", "day", "project_id", "route_id", "message_type", "sending_domain", "provider", "tag", "bounce_class", "enhanced_code", "slot"];
+const COLUMN_SET = new Set(STAT_COLUMNS);
+
+/** Each new PostgreSQL transaction takes the next slot: concurrent ones add to rows of their own, never waiting on each other's row locks. */
+let nextSlot = 0;
+export const STAT_SLOTS = 64;
+
+/**
+ * The statistics rollups (docs/statistics.md): counters added to in the transaction of each
+ * event (src/events/stat-rollup.ts), and the sums the statistics endpoints read from them.
+ * Never a scan of the messages table.
+ */
+export class StatsRepository {
+  private readonly slot: number;
+  private readonly upserts = new Map<string, [string, string]>();
+
+  constructor(private readonly db: SqlExecutor) {
+    this.slot = db.dialect === "postgres" ? nextSlot++ % STAT_SLOTS : 0;
+  }
+
+  /** Adds `counts` to the hour's and the day's rows of `key` at `at` (ms). Unknown columns are a bug and throw. */
+  async add(at: number, key: StatKey, counts: Readonly<Record<string, number>>): Promise<void> {
+    const cols = Object.keys(counts).filter((c) => counts[c] !== 0);
+    if (cols.length === 0) return;
+    cols.sort();
+    for (const c of cols) if (!COLUMN_SET.has(c)) throw new Error(`unknown statistics counter ${c}`);
+    const [hours, days] = this.upsertSql(cols);
+    const values = cols.map((c) => counts[c]!);
+    const hour = at - (at % HOUR_MS);
+    const day = at - (at % DAY_MS);
+    await this.db.runDeferred(hours, [key.teamId, hour, key.projectId, key.routeId, key.messageType, this.slot, ...values]);
+    await this.db.runDeferred(days, [
+      key.teamId,
+      day,
+      key.projectId,
+      key.routeId,
+      key.messageType,
+      key.sendingDomain,
+      key.provider,
+      key.tag,
+      key.bounceClass,
+      key.enhancedCode,
+      this.slot,
+      ...values,
+    ]);
+  }
+
+  private upsertSql(cols: string[]): [string, string] {
+    const id = cols.join(",");
+    let found = this.upserts.get(id);
+    if (!found) {
+      const one = (table: string, key: string[]) =>
+        `INSERT INTO ${table} (${[...key, ...cols].join(", ")}) VALUES (${[...key, ...cols].map(() => "?").join(", ")}) ` +
+        `ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${cols.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(", ")}`;
+      found = [one("stat_hours", KEY_HOURS), one("stat_days", KEY_DAYS)];
+      this.upserts.set(id, found);
+    }
+    return found;
+  }
+
+  /** The facts of a message the rollups key by: its creation, its route's type, its From domain and tracking. */
+  messageFacts(messageId: string): Promise<MessageFacts | null> {
+    return this.db.get<MessageFacts>(
+      `SELECT m.project_id, m.created_at, r.route_type, d.domain AS sending_domain, coalesce(c.track_opens, 0) AS track_opens, coalesce(c.track_clicks, 0) AS track_clicks
+       FROM messages m LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id LEFT JOIN message_contents c ON c.message_id = m.id
+       WHERE m.id = ?`,
+      [messageId],
+    );
+  }
+
+  /** A route's type (transactional, broadcast, inbound), which never changes. */
+  async routeType(routeId: string): Promise<string | null> {
+    return (await this.db.get<{ route_type: string }>("SELECT route_type FROM routes WHERE id = ?", [routeId]))?.route_type ?? null;
+  }
+
+  /**
+   * The recipient's earliest tracking hit of `kind` in a verdict class before `before` (ms), if any:
+   * human (no machine verdict), privacy (a mail provider's image proxy) or machine (any other).
+   */
+  async earliestHit(recipientId: string, kind: string, cls: "human" | "privacy" | "machine", before: number): Promise<number | null> {
+    const where =
+      cls === "human" ? "machine = 0" : cls === "privacy" ? "machine = 1 AND machine_reason = 'privacy_proxy'" : "machine = 1 AND (machine_reason IS NULL OR machine_reason <> 'privacy_proxy')";
+    const row = await this.db.get<{ at: number | null }>(
+      `SELECT min(created_at) AS at FROM tracking_hits WHERE recipient_id = ? AND kind = ? AND ${where} AND created_at < ?`,
+      [recipientId, kind, before],
+    );
+    return row?.at ?? null;
+  }
+
+  /** The recipient's human clicks at or after `since` (those a link burst re-judges), oldest first. */
+  humanClicksSince(recipientId: string, since: number): Promise<{ created_at: number }[]> {
+    return this.db.all(`SELECT created_at FROM tracking_hits WHERE recipient_id = ? AND kind = 'click' AND machine = 0 AND created_at >= ? ORDER BY created_at`, [recipientId, since]);
+  }
+
+  /**
+   * Sums of `columns` over the query's window, per bucket (column `bucket`, ms) and per group.
+   * Reads only the rollup tables, by their primary key's leading (team, time) columns.
+   */
+  query(q: StatQuery): Promise<StatRow[]> {
+    const table = q.grain === "hour" ? "stat_hours" : "stat_days";
+    const time = q.grain === "hour" ? "hour" : "day";
+    const select: string[] = [];
+    const group: string[] = [];
+    const params: SqlValue[] = [];
+    if (q.bucketMs !== null) {
+      select.push(`(${time} - (${time} % ${q.bucketMs})) AS bucket`);
+      group.push("bucket");
+    }
+    for (const g of q.groupBy) {
+      select.push(g);
+      group.push(g);
+    }
+    for (const c of q.columns) {
+      if (!COLUMN_SET.has(c)) throw new Error(`unknown statistics counter ${c}`);
+      select.push(`sum(${c}) AS ${c}`);
+    }
+    const where = [`team_id = ?`, `${time} >= ?`, `${time} < ?`];
+    params.push(q.teamId, q.from, q.to);
+    for (const f of q.filters) {
+      if (!(DAY_DIMENSIONS as readonly string[]).includes(f.column)) throw new Error(`unknown statistics dimension ${f.column}`);
+      if (f.operator === "is_null") where.push(`${f.column} = ''`);
+      else if (f.operator === "is_not_null") where.push(`${f.column} <> ''`);
+      else {
+        const list = f.values.map(() => "?").join(", ");
+        where.push(f.operator === "not_in" ? `${f.column} NOT IN (${list})` : `${f.column} IN (${list})`);
+        params.push(...f.values);
+      }
+    }
+    const sql = `SELECT ${select.join(", ")} FROM ${table} WHERE ${where.join(" AND ")}${group.length ? ` GROUP BY ${group.join(", ")}` : ""}`;
+    return this.db.all<StatRow>(sql, params, { dynamic: true });
+  }
+
+  /** The newest outbound message of the team created in [from, to), ms (the usage's last increment); one index seek. */
+  async lastOutboundAt(teamId: string, from: number, to: number): Promise<number | null> {
+    const row = await this.db.get<{ at: number | null }>(
+      "SELECT max(created_at) AS at FROM messages WHERE team_id = ? AND type = 'outbound' AND created_at >= ? AND created_at < ?",
+      [teamId, from, to],
+    );
+    return row?.at ?? null;
+  }
+
+  /** Whether `projectId` is a project of the team. */
+  async projectOfTeam(projectId: string, teamId: string): Promise<boolean> {
+    return (await this.db.get("SELECT 1 AS one FROM projects WHERE id = ? AND team_id = ?", [projectId, teamId])) !== null;
+  }
+
+  /** Retention: drops hour rows before `hourCutoff` and day rows before `dayCutoff` (ms). */
+  async purgeBefore(hourCutoff: number, dayCutoff: number): Promise<number> {
+    const a = await this.db.run("DELETE FROM stat_hours WHERE hour < ?", [hourCutoff]);
+    const b = await this.db.run("DELETE FROM stat_days WHERE day < ?", [dayCutoff]);
+    return a.changes + b.changes;
+  }
+}
+
+/**
+ * How long rollup rows are kept (docs/statistics.md): 400 days, a year and its same month the
+ * year before, or a month longer than POSTHORN_RETENTION_DAYS should that be longer (the figures
+ * outlive the messages they count). Enforced by the retention job.
+ */
+export const STATS_RETENTION_DAYS = 400;
+export const statsRetentionDays = (messageRetentionDays: number): number => Math.max(STATS_RETENTION_DAYS, messageRetentionDays + 31);
