@@ -400,7 +400,7 @@ export interface paths {
         };
         /** Get a route */
         get: operations["getV1RoutesByRouteId"];
-        /** Update a route (name, inbound settings, tracking) */
+        /** Update a route (name, settings, inbound settings) */
         put: operations["putV1RoutesByRouteId"];
         post?: never;
         /**
@@ -444,6 +444,26 @@ export interface paths {
         get: operations["getV1MessagesByMessageId"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/{messageId}/process": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a quarantined inbound message to its route's webhooks
+         * @description A message held as quarantined (at or above its route's inbound_spam_threshold) is analysed again and handed to the route's webhooks as message.inbound. 409 with error INBOUND_MESSAGE_NOT_QUARANTINED, INBOUND_WEBHOOK_NOT_CONFIGURED or MESSAGE_SOURCE_UNAVAILABLE; 422 for an outbound message.
+         */
+        post: operations["postV1MessagesByMessageIdProcess"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1161,7 +1181,7 @@ export interface operations {
                     "application/json": {
                         message_id: string;
                         /** @enum {string} */
-                        status: "pending" | "queued" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed";
+                        status: "pending" | "queued" | "quarantined" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed";
                     };
                 };
             };
@@ -1296,7 +1316,7 @@ export interface operations {
                     "application/json": {
                         message_id: string;
                         /** @enum {string} */
-                        status: "pending" | "queued" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed";
+                        status: "pending" | "queued" | "quarantined" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed";
                     }[];
                 };
             };
@@ -3028,6 +3048,27 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
+                                /** @description The settings that apply to the route's type */
+                                settings: {
+                                    /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                    disable_hosted_unsubscribe?: boolean;
+                                    /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_opens?: boolean;
+                                    /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_clicks?: boolean;
+                                    /** @description A send with only HTML gets a text part made from it (default false) */
+                                    generate_plaintext_fallback?: boolean;
+                                    /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                    suppress_auto_responders?: boolean;
+                                    /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                    suppress_disposable_recipients?: boolean;
+                                    /** @enum {string} */
+                                    tls?: "opportunistic" | "enforced";
+                                    /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                    redact_email_content?: boolean;
+                                    /** @enum {string} */
+                                    attachment_delivery?: "inline" | "url";
+                                };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                                 suppressed_recipients_count: number;
@@ -3189,6 +3230,27 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
+                                /** @description The settings that apply to the route's type */
+                                settings: {
+                                    /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                    disable_hosted_unsubscribe?: boolean;
+                                    /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_opens?: boolean;
+                                    /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_clicks?: boolean;
+                                    /** @description A send with only HTML gets a text part made from it (default false) */
+                                    generate_plaintext_fallback?: boolean;
+                                    /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                    suppress_auto_responders?: boolean;
+                                    /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                    suppress_disposable_recipients?: boolean;
+                                    /** @enum {string} */
+                                    tls?: "opportunistic" | "enforced";
+                                    /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                    redact_email_content?: boolean;
+                                    /** @enum {string} */
+                                    attachment_delivery?: "inline" | "url";
+                                };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                                 suppressed_recipients_count: number;
@@ -3342,6 +3404,27 @@ export interface operations {
                             attachment_delivery: string;
                             track_opens: boolean;
                             track_clicks: boolean;
+                            /** @description The settings that apply to the route's type */
+                            settings: {
+                                /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                disable_hosted_unsubscribe?: boolean;
+                                /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                track_opens?: boolean;
+                                /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                track_clicks?: boolean;
+                                /** @description A send with only HTML gets a text part made from it (default false) */
+                                generate_plaintext_fallback?: boolean;
+                                /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                suppress_auto_responders?: boolean;
+                                /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                suppress_disposable_recipients?: boolean;
+                                /** @enum {string} */
+                                tls?: "opportunistic" | "enforced";
+                                /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                redact_email_content?: boolean;
+                                /** @enum {string} */
+                                attachment_delivery?: "inline" | "url";
+                            };
                             webhooks_count: number;
                             /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                             suppressed_recipients_count: number;
@@ -3496,6 +3579,27 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
+                                /** @description The settings that apply to the route's type */
+                                settings: {
+                                    /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                    disable_hosted_unsubscribe?: boolean;
+                                    /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_opens?: boolean;
+                                    /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_clicks?: boolean;
+                                    /** @description A send with only HTML gets a text part made from it (default false) */
+                                    generate_plaintext_fallback?: boolean;
+                                    /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                    suppress_auto_responders?: boolean;
+                                    /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                    suppress_disposable_recipients?: boolean;
+                                    /** @enum {string} */
+                                    tls?: "opportunistic" | "enforced";
+                                    /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                    redact_email_content?: boolean;
+                                    /** @enum {string} */
+                                    attachment_delivery?: "inline" | "url";
+                                };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                                 suppressed_recipients_count: number;
@@ -3717,6 +3821,27 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
+                                /** @description The settings that apply to the route's type */
+                                settings: {
+                                    /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                    disable_hosted_unsubscribe?: boolean;
+                                    /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_opens?: boolean;
+                                    /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_clicks?: boolean;
+                                    /** @description A send with only HTML gets a text part made from it (default false) */
+                                    generate_plaintext_fallback?: boolean;
+                                    /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                    suppress_auto_responders?: boolean;
+                                    /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                    suppress_disposable_recipients?: boolean;
+                                    /** @enum {string} */
+                                    tls?: "opportunistic" | "enforced";
+                                    /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                    redact_email_content?: boolean;
+                                    /** @enum {string} */
+                                    attachment_delivery?: "inline" | "url";
+                                };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                                 suppressed_recipients_count: number;
@@ -3880,6 +4005,27 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
+                                /** @description The settings that apply to the route's type */
+                                settings: {
+                                    /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                    disable_hosted_unsubscribe?: boolean;
+                                    /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_opens?: boolean;
+                                    /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_clicks?: boolean;
+                                    /** @description A send with only HTML gets a text part made from it (default false) */
+                                    generate_plaintext_fallback?: boolean;
+                                    /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                    suppress_auto_responders?: boolean;
+                                    /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                    suppress_disposable_recipients?: boolean;
+                                    /** @enum {string} */
+                                    tls?: "opportunistic" | "enforced";
+                                    /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                    redact_email_content?: boolean;
+                                    /** @enum {string} */
+                                    attachment_delivery?: "inline" | "url";
+                                };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                                 suppressed_recipients_count: number;
@@ -4015,6 +4161,27 @@ export interface operations {
                             attachment_delivery: string;
                             track_opens: boolean;
                             track_clicks: boolean;
+                            /** @description The settings that apply to the route's type */
+                            settings: {
+                                /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                disable_hosted_unsubscribe?: boolean;
+                                /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                track_opens?: boolean;
+                                /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                track_clicks?: boolean;
+                                /** @description A send with only HTML gets a text part made from it (default false) */
+                                generate_plaintext_fallback?: boolean;
+                                /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                suppress_auto_responders?: boolean;
+                                /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                suppress_disposable_recipients?: boolean;
+                                /** @enum {string} */
+                                tls?: "opportunistic" | "enforced";
+                                /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                redact_email_content?: boolean;
+                                /** @enum {string} */
+                                attachment_delivery?: "inline" | "url";
+                            };
                             webhooks_count: number;
                             /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                             suppressed_recipients_count: number;
@@ -4071,6 +4238,27 @@ export interface operations {
                                     attachment_delivery: string;
                                     track_opens: boolean;
                                     track_clicks: boolean;
+                                    /** @description The settings that apply to the route's type */
+                                    settings: {
+                                        /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                        disable_hosted_unsubscribe?: boolean;
+                                        /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                        track_opens?: boolean;
+                                        /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                        track_clicks?: boolean;
+                                        /** @description A send with only HTML gets a text part made from it (default false) */
+                                        generate_plaintext_fallback?: boolean;
+                                        /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                        suppress_auto_responders?: boolean;
+                                        /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                        suppress_disposable_recipients?: boolean;
+                                        /** @enum {string} */
+                                        tls?: "opportunistic" | "enforced";
+                                        /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                        redact_email_content?: boolean;
+                                        /** @enum {string} */
+                                        attachment_delivery?: "inline" | "url";
+                                    };
                                     webhooks_count: number;
                                     /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                                     suppressed_recipients_count: number;
@@ -4139,6 +4327,7 @@ export interface operations {
                                 messages_by_status: {
                                     pending: number;
                                     queued: number;
+                                    quarantined: number;
                                     suppressed: number;
                                     processed: number;
                                     delivered: number;
@@ -4235,6 +4424,18 @@ export interface operations {
                     route_type: "transactional" | "broadcast" | "inbound";
                     /** @description Unique in the project; derived from the name when absent */
                     slug?: string;
+                    /** @description The route's settings (absent or null fields are left as they are); docs/sending.md, Route settings */
+                    settings?: {
+                        track_opens?: boolean | null;
+                        track_clicks?: boolean | null;
+                        generate_plaintext_fallback?: boolean | null;
+                        suppress_auto_responders?: boolean | null;
+                        suppress_disposable_recipients?: boolean | null;
+                        tls?: "opportunistic" | "enforced" | null;
+                        disable_hosted_unsubscribe?: boolean | null;
+                        redact_email_content?: boolean | null;
+                        attachment_delivery?: "inline" | "url" | null;
+                    };
                 };
             };
         };
@@ -4270,6 +4471,27 @@ export interface operations {
                             attachment_delivery: string;
                             track_opens: boolean;
                             track_clicks: boolean;
+                            /** @description The settings that apply to the route's type */
+                            settings: {
+                                /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                disable_hosted_unsubscribe?: boolean;
+                                /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                track_opens?: boolean;
+                                /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                track_clicks?: boolean;
+                                /** @description A send with only HTML gets a text part made from it (default false) */
+                                generate_plaintext_fallback?: boolean;
+                                /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                suppress_auto_responders?: boolean;
+                                /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                suppress_disposable_recipients?: boolean;
+                                /** @enum {string} */
+                                tls?: "opportunistic" | "enforced";
+                                /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                redact_email_content?: boolean;
+                                /** @enum {string} */
+                                attachment_delivery?: "inline" | "url";
+                            };
                             webhooks_count: number;
                             /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                             suppressed_recipients_count: number;
@@ -4326,6 +4548,27 @@ export interface operations {
                                     attachment_delivery: string;
                                     track_opens: boolean;
                                     track_clicks: boolean;
+                                    /** @description The settings that apply to the route's type */
+                                    settings: {
+                                        /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                        disable_hosted_unsubscribe?: boolean;
+                                        /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                        track_opens?: boolean;
+                                        /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                        track_clicks?: boolean;
+                                        /** @description A send with only HTML gets a text part made from it (default false) */
+                                        generate_plaintext_fallback?: boolean;
+                                        /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                        suppress_auto_responders?: boolean;
+                                        /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                        suppress_disposable_recipients?: boolean;
+                                        /** @enum {string} */
+                                        tls?: "opportunistic" | "enforced";
+                                        /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                        redact_email_content?: boolean;
+                                        /** @enum {string} */
+                                        attachment_delivery?: "inline" | "url";
+                                    };
                                     webhooks_count: number;
                                     /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                                     suppressed_recipients_count: number;
@@ -4394,6 +4637,7 @@ export interface operations {
                                 messages_by_status: {
                                     pending: number;
                                     queued: number;
+                                    quarantined: number;
                                     suppressed: number;
                                     processed: number;
                                     delivered: number;
@@ -4524,6 +4768,27 @@ export interface operations {
                         attachment_delivery: string;
                         track_opens: boolean;
                         track_clicks: boolean;
+                        /** @description The settings that apply to the route's type */
+                        settings: {
+                            /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                            disable_hosted_unsubscribe?: boolean;
+                            /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                            track_opens?: boolean;
+                            /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                            track_clicks?: boolean;
+                            /** @description A send with only HTML gets a text part made from it (default false) */
+                            generate_plaintext_fallback?: boolean;
+                            /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                            suppress_auto_responders?: boolean;
+                            /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                            suppress_disposable_recipients?: boolean;
+                            /** @enum {string} */
+                            tls?: "opportunistic" | "enforced";
+                            /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                            redact_email_content?: boolean;
+                            /** @enum {string} */
+                            attachment_delivery?: "inline" | "url";
+                        };
                         webhooks_count: number;
                         /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                         suppressed_recipients_count: number;
@@ -4580,6 +4845,27 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
+                                /** @description The settings that apply to the route's type */
+                                settings: {
+                                    /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                    disable_hosted_unsubscribe?: boolean;
+                                    /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_opens?: boolean;
+                                    /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                    track_clicks?: boolean;
+                                    /** @description A send with only HTML gets a text part made from it (default false) */
+                                    generate_plaintext_fallback?: boolean;
+                                    /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                    suppress_auto_responders?: boolean;
+                                    /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                    suppress_disposable_recipients?: boolean;
+                                    /** @enum {string} */
+                                    tls?: "opportunistic" | "enforced";
+                                    /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                    redact_email_content?: boolean;
+                                    /** @enum {string} */
+                                    attachment_delivery?: "inline" | "url";
+                                };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                                 suppressed_recipients_count: number;
@@ -4648,6 +4934,7 @@ export interface operations {
                             messages_by_status: {
                                 pending: number;
                                 queued: number;
+                                quarantined: number;
                                 suppressed: number;
                                 processed: number;
                                 delivered: number;
@@ -4743,6 +5030,18 @@ export interface operations {
                     };
                     track_opens?: boolean | null;
                     track_clicks?: boolean | null;
+                    /** @description The route's settings (absent or null fields are left as they are); docs/sending.md, Route settings */
+                    settings?: {
+                        track_opens?: boolean | null;
+                        track_clicks?: boolean | null;
+                        generate_plaintext_fallback?: boolean | null;
+                        suppress_auto_responders?: boolean | null;
+                        suppress_disposable_recipients?: boolean | null;
+                        tls?: "opportunistic" | "enforced" | null;
+                        disable_hosted_unsubscribe?: boolean | null;
+                        redact_email_content?: boolean | null;
+                        attachment_delivery?: "inline" | "url" | null;
+                    };
                 };
             };
         };
@@ -4778,6 +5077,27 @@ export interface operations {
                             attachment_delivery: string;
                             track_opens: boolean;
                             track_clicks: boolean;
+                            /** @description The settings that apply to the route's type */
+                            settings: {
+                                /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                disable_hosted_unsubscribe?: boolean;
+                                /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                track_opens?: boolean;
+                                /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                track_clicks?: boolean;
+                                /** @description A send with only HTML gets a text part made from it (default false) */
+                                generate_plaintext_fallback?: boolean;
+                                /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                suppress_auto_responders?: boolean;
+                                /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                suppress_disposable_recipients?: boolean;
+                                /** @enum {string} */
+                                tls?: "opportunistic" | "enforced";
+                                /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                redact_email_content?: boolean;
+                                /** @enum {string} */
+                                attachment_delivery?: "inline" | "url";
+                            };
                             webhooks_count: number;
                             /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                             suppressed_recipients_count: number;
@@ -4834,6 +5154,27 @@ export interface operations {
                                     attachment_delivery: string;
                                     track_opens: boolean;
                                     track_clicks: boolean;
+                                    /** @description The settings that apply to the route's type */
+                                    settings: {
+                                        /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
+                                        disable_hosted_unsubscribe?: boolean;
+                                        /** @description Open tracking of the route's mail unless a send says otherwise (default false) */
+                                        track_opens?: boolean;
+                                        /** @description Click tracking of the route's mail unless a send says otherwise (default false) */
+                                        track_clicks?: boolean;
+                                        /** @description A send with only HTML gets a text part made from it (default false) */
+                                        generate_plaintext_fallback?: boolean;
+                                        /** @description X-Auto-Response-Suppress: All on its mail; auto-replies to it are recorded (auto_replied) but not sent to webhooks (default false) */
+                                        suppress_auto_responders?: boolean;
+                                        /** @description Recipients at disposable domains are suppressed at acceptance, reason disposable_email; no suppression is added (default false) */
+                                        suppress_disposable_recipients?: boolean;
+                                        /** @enum {string} */
+                                        tls?: "opportunistic" | "enforced";
+                                        /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
+                                        redact_email_content?: boolean;
+                                        /** @enum {string} */
+                                        attachment_delivery?: "inline" | "url";
+                                    };
                                     webhooks_count: number;
                                     /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
                                     suppressed_recipients_count: number;
@@ -4902,6 +5243,7 @@ export interface operations {
                                 messages_by_status: {
                                     pending: number;
                                     queued: number;
+                                    quarantined: number;
                                     suppressed: number;
                                     processed: number;
                                     delivered: number;
@@ -5060,7 +5402,7 @@ export interface operations {
                 "page[cursor]"?: string;
                 sort?: string;
                 "filter[type]"?: "inbound" | "outbound";
-                "filter[status]"?: "pending" | "queued" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed";
+                "filter[status]"?: "pending" | "queued" | "quarantined" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed";
                 "filter[route_id]"?: string;
                 "filter[domain_id]"?: string;
                 "filter[tag]"?: string;
@@ -5086,7 +5428,7 @@ export interface operations {
                             id: string;
                             /** @enum {string} */
                             type: "inbound" | "outbound";
-                            /** @description Message status: pending, queued, suppressed, processed, delivered, opened, clicked, soft_bounced, hard_bounced, spam_complaint, failed, blocked, policy_rejected, unsubscribed */
+                            /** @description Message status: pending, queued, quarantined, suppressed, processed, delivered, opened, clicked, soft_bounced, hard_bounced, spam_complaint, failed, blocked, policy_rejected, unsubscribed */
                             status: string;
                             from_email: string;
                             from_name: string;
@@ -5189,7 +5531,7 @@ export interface operations {
                         id: string;
                         /** @enum {string} */
                         type: "inbound" | "outbound";
-                        /** @description Message status: pending, queued, suppressed, processed, delivered, opened, clicked, soft_bounced, hard_bounced, spam_complaint, failed, blocked, policy_rejected, unsubscribed */
+                        /** @description Message status: pending, queued, quarantined, suppressed, processed, delivered, opened, clicked, soft_bounced, hard_bounced, spam_complaint, failed, blocked, policy_rejected, unsubscribed */
                         status: string;
                         /** Format: date-time */
                         status_changed_at: string;
@@ -5262,6 +5604,95 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postV1MessagesByMessageIdProcess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 202 */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            message_id: string;
+                            /**
+                             * @description Queued for the inbound job, which hands it to the route's webhooks as message.inbound
+                             * @constant
+                             */
+                            status: "queued";
+                            /** @description Enabled webhooks of the route that receive message.inbound */
+                            webhook_target_count: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
                         /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
                         error: string;
                     };

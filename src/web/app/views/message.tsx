@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, type ApiBody, type ApiItem } from "../api.ts";
-import { ErrorBox, fmtDate, Loading, Section, Status, useLoad } from "../ui.tsx";
+import { ErrorBox, fmtDate, Loading, Notice, Section, Status, useActions, useLoad } from "../ui.tsx";
 
 type Message = ApiBody<"/v1/messages/{messageId}">;
 type MessageEvent = ApiItem<"/v1/messages/{messageId}/events">;
@@ -45,6 +45,17 @@ export function MessageDetail({ id }: { id: string }) {
   const [tab, setTab] = useState<"html" | "headers" | "source">("html");
   const [images, setImages] = useState(false);
   const source = useLoad(() => (tab === "html" ? Promise.resolve(null) : api.text(`/v1/messages/${id}/source`)), [id, tab === "html"]);
+  // Releasing held (quarantined) inbound mail to its route's webhooks; then the status and timeline are read again.
+  const held = useActions(() => {
+    message.reload();
+    events.reload();
+  });
+  const release = () =>
+    held.run(async () => {
+      const r = await api.post<ApiBody<"/v1/messages/{messageId}/process", "post">>(`/v1/messages/${id}/process`);
+      const n = r.data.webhook_target_count;
+      return `Released: queued for ${n} webhook${n === 1 ? "" : "s"} of its route.`;
+    });
 
   if (message.loading && !message.data) return <Loading />;
   if (message.error) return <ErrorBox error={message.error} />;
@@ -56,6 +67,17 @@ export function MessageDetail({ id }: { id: string }) {
           <dt>Status</dt>
           <dd>
             <Status status={m.status} /> <span class="muted">since {fmtDate(m.status_changed_at)}</span>
+            {m.status === "quarantined" ? (
+              <>
+                {" "}
+                <button type="button" class="small" disabled={held.busy} onClick={release}>
+                  Release
+                </button>{" "}
+                <span class="muted">held as spam: releasing hands it to the route's webhooks as message.inbound</span>
+              </>
+            ) : null}
+            <ErrorBox error={held.error} />
+            <Notice notice={held.notice} />
           </dd>
           <dt>From</dt>
           <dd>{m.from_name ? `${m.from_name} <${m.from_email}>` : m.from_email}</dd>

@@ -1,9 +1,9 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, type ApiBody } from "../api.ts";
 import { ErrorBox, Field, fmtDate, go, Loading, Pager, Section, Status, useLoad, type Route } from "../ui.tsx";
 
 const STATUSES = [
-  "pending", "queued", "processed", "delivered", "soft_bounced", "hard_bounced", "failed", "suppressed",
+  "pending", "queued", "quarantined", "processed", "delivered", "soft_bounced", "hard_bounced", "failed", "suppressed",
   "opened", "clicked", "spam_complaint", "unsubscribed", "policy_rejected",
 ];
 const SORTS: [string, string][] = [
@@ -24,6 +24,11 @@ export function Messages({ route }: { route: Route }) {
   const list = useLoad(() => api.get<ApiBody<"/v1/messages">>("/v1/messages", { ...query, "page[size]": query["page[size]"] ?? 50 }), [q.toString()]);
   const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(FILTERS.map((f) => [f, q.get(`filter[${f}]`) ?? ""])));
   const [sort, setSort] = useState(q.get("sort") ?? "-created_at");
+  // The form shows the filters of the list shown, also after a link or Back changed them.
+  useEffect(() => {
+    setDraft(Object.fromEntries(FILTERS.map((f) => [f, q.get(`filter[${f}]`) ?? ""])));
+    setSort(q.get("sort") ?? "-created_at");
+  }, [q.toString()]);
 
   const apply = (e: Event) => {
     e.preventDefault();
@@ -42,6 +47,9 @@ export function Messages({ route }: { route: Route }) {
 
   return (
     <Section title="Messages">
+      <p>
+        <a href="#/messages?filter[status]=quarantined">Held inbound mail</a> <span class="muted">(quarantined as spam, waiting to be released or left)</span>
+      </p>
       <form class="filters" onSubmit={apply} aria-label="Filter messages">
         <Field label="Subject contains" type="search" value={draft.subject} onInput={set("subject")} />
         <Field label="Sender contains" type="search" value={draft.from_email} onInput={set("from_email")} />
