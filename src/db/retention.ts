@@ -13,9 +13,10 @@ const AUTO_VACUUM_MODES = ["none", "full", "incremental"];
 /**
  * A message is purged only when it and every one of its recipients reached a final status
  * before the cutoff: mail still queued, retried or half delivered is never touched, whatever its
- * age. An inbound message is final once its job processed it (processed or policy_rejected; it
- * has no recipients). Checked again inside the purge's own transaction, so a message that moved
- * since the walk read it is left alone.
+ * age. An inbound message is final once its job processed it (processed, or quarantined: held
+ * mail ages out like any other, then can no longer be released; it has no recipients). Checked
+ * again inside the purge's own transaction, so a message that moved since the walk read it is
+ * left alone.
  */
 const PURGEABLE = `purged_at IS NULL AND created_at < ? AND status_changed_at < ?
   AND (status IN (${FINAL_STATUSES_SQL}) OR (type = 'inbound' AND status <> 'pending'))

@@ -290,14 +290,26 @@ describe.skipIf(!requireTool("chromium"))("the dashboard in Chromium", () => {
     // Rename and turn on open tracking, all by keyboard (Space ticks, Enter in a field submits).
     await page.getByLabel("Track opens").focus();
     await page.keyboard.press("Space");
+    // Route settings (docs/sending.md): a switch and the TLS policy.
+    await page.getByLabel("Skip disposable addresses").check();
+    await page.getByLabel("TLS policy").selectOption("enforced");
     await page.getByLabel("Name", { exact: true }).fill("Receipts (EU)");
     await page.keyboard.press("Enter");
     await page.getByRole("status").filter({ hasText: "Route updated successfully." }).waitFor();
-    expect((await api("GET", `/v1/routes/${id}`)).json).toMatchObject({ name: "Receipts (EU)", track_opens: true, track_clicks: false });
+    expect((await api("GET", `/v1/routes/${id}`)).json).toMatchObject({
+      name: "Receipts (EU)",
+      track_opens: true,
+      track_clicks: false,
+      settings: { track_opens: true, suppress_disposable_recipients: true, tls: "enforced", redact_email_content: false },
+    });
     await page.reload();
     await page.getByRole("heading", { name: "Route Receipts (EU)" }).waitFor();
     expect(await page.getByLabel("Track opens").isChecked()).toBe(true);
     expect(await page.getByLabel("Track clicks").isChecked()).toBe(false);
+    expect(await page.getByLabel("Skip disposable addresses").isChecked()).toBe(true);
+    expect(await page.getByLabel("TLS policy").inputValue()).toBe("enforced");
+    // A transactional route has no hosted unsubscribe to turn off.
+    expect(await page.getByLabel("No hosted unsubscribe").count()).toBe(0);
     await shoot("route");
 
     // An inbound route has its own settings; a refused value says why and changes nothing.

@@ -45,6 +45,7 @@ export async function releaseQuarantined(deps: Pick<Deps, "store">, teamId: stri
   const requestHash = sha256Hex(`POST /v1/messages/${target.id}/process`);
   return deps.store.write(async (tx) => {
     const now = Date.now();
+    // Keys live in a project; a message without one has no route either, so release() refuses it.
     if (key !== null && target.project_id) {
       const replay = await claimKey(tx, target.project_id, key, requestHash, now);
       if (replay) return replay;

@@ -6,11 +6,34 @@ type Route = ApiBody<"/v1/routes/{routeId}">;
 /** inline | url: what PUT takes (the route's answer declares a plain string). */
 type AttachmentDelivery = NonNullable<NonNullable<ApiRequest<"/v1/routes/{routeId}", "put">["inbound_settings"]>["attachment_delivery"]>;
 
+/** An outbound route's settings (docs/sending.md, Route settings), as GET shows and PUT takes them. */
+type OutboundSettings = {
+  track_opens: boolean;
+  track_clicks: boolean;
+  generate_plaintext_fallback: boolean;
+  suppress_auto_responders: boolean;
+  suppress_disposable_recipients: boolean;
+  tls: "opportunistic" | "enforced";
+  redact_email_content: boolean;
+  disable_hosted_unsubscribe?: boolean;
+};
+type SettingsBody = ApiRequest<"/v1/routes/{routeId}", "put"> & { settings?: OutboundSettings };
+
+/** The on/off settings of an outbound route: label and what it does, shown beside the checkbox. */
+const SWITCHES: [keyof OutboundSettings, string, string][] = [
+  ["generate_plaintext_fallback", "Plain-text fallback", "HTML-only mail gets a text part made from the HTML"],
+  ["suppress_auto_responders", "Suppress auto-responders", "X-Auto-Response-Suppress on its mail; auto-replies are recorded, not sent to webhooks"],
+  ["suppress_disposable_recipients", "Skip disposable addresses", "Recipients at disposable domains are suppressed at acceptance"],
+  ["redact_email_content", "Redact content", "Bodies, source and attachments are dropped once every recipient is final"],
+  ["disable_hosted_unsubscribe", "No hosted unsubscribe", "No List-Unsubscribe link or page is added; the sender may set its own"],
+];
+
 /** The form's values: what PUT /v1/routes/{id} takes, as the inputs hold them. */
 const formOf = (r: Route) => ({
   name: r.name,
   track_opens: r.track_opens,
   track_clicks: r.track_clicks,
+  settings: (r as Route & { settings?: Partial<OutboundSettings> }).settings ?? {},
   inbound_domain: r.inbound_domain ?? "",
   inbound_spam_threshold: r.inbound_spam_threshold === null ? "" : String(r.inbound_spam_threshold),
   attachment_delivery: r.attachment_delivery as AttachmentDelivery,
@@ -32,7 +55,7 @@ export function RouteSettings({ id }: { id: string }) {
 
   const save = (e: Event) => {
     e.preventDefault();
-    const body: ApiRequest<"/v1/routes/{routeId}", "put"> = inbound
+    const body: SettingsBody = inbound
       ? {
           name: form.name,
           inbound_settings: {
@@ -41,7 +64,7 @@ export function RouteSettings({ id }: { id: string }) {
             attachment_delivery: form.attachment_delivery,
           },
         }
-      : { name: form.name, track_opens: form.track_opens, track_clicks: form.track_clicks };
+      : { name: form.name, settings: { ...(form.settings as OutboundSettings), track_opens: form.track_opens, track_clicks: form.track_clicks } };
     return run(async () => (await api.put<ApiBody<"/v1/routes/{routeId}", "put">>(`/v1/routes/${id}`, body)).message);
   };
   const verify = () => run(async () => (await api.post<ApiBody<"/v1/routes/{routeId}/verify-inbound-domain", "post">>(`/v1/routes/${id}/verify-inbound-domain`)).data.message);
@@ -53,6 +76,7 @@ export function RouteSettings({ id }: { id: string }) {
     });
   };
   const set = (patch: Partial<typeof form>) => setForm({ ...form, ...patch });
+  const setting = (patch: Partial<OutboundSettings>) => set({ settings: { ...form.settings, ...patch } });
 
   return (
     <Section
@@ -128,6 +152,23 @@ export function RouteSettings({ id }: { id: string }) {
             <label class="check">
               <input type="checkbox" checked={form.track_clicks} onChange={(e) => set({ track_clicks: e.currentTarget.checked })} /> Track clicks
             </label>
+          </fieldset>
+        )}
+        {inbound ? null : (
+          <fieldset>
+            <legend>Delivery and content</legend>
+            {SWITCHES.filter(([key]) => key in form.settings).map(([key, label, hint]) => (
+              <label class="check" key={key} title={hint}>
+                <input type="checkbox" checked={form.settings[key] === true} onChange={(e) => setting({ [key]: e.currentTarget.checked })} /> {label}
+                <small class="muted">{hint}</small>
+              </label>
+            ))}
+            <Field label="TLS policy">
+              <select value={form.settings.tls ?? "opportunistic"} onChange={(e) => setting({ tls: e.currentTarget.value as OutboundSettings["tls"] })}>
+                <option value="opportunistic">opportunistic (STARTTLS when offered)</option>
+                <option value="enforced">enforced (verified TLS or no delivery)</option>
+              </select>
+            </Field>
           </fieldset>
         )}
         <div class="actions">
