@@ -5,6 +5,7 @@ import { generatePassword, hashPassword, passwordProblem } from "../auth/passwor
 import { addBootstrapTeam } from "../bootstrap.ts";
 import { addDomain, apiClient, CommandFailed, rotateDkim, verifyDomain } from "./domains.ts";
 import { tlsRenew, tlsStatus } from "./tls.ts";
+import { addGlobalSuppressions, formatGlobalSuppressions, GLOBAL_USAGE, GlobalSuppressionRefused, removeGlobalSuppressions } from "./suppressions.ts";
 import { ConfigError, loadConfig, type Config } from "../config.ts";
 import { backupSqlite } from "../db/backup.ts";
 import { databasePath } from "../db/connection.ts";
@@ -46,6 +47,13 @@ Usage:
   posthorn tls status [--json]        the certificate served by HTTPS and STARTTLS (files or
                                       ACME): names, expiry, renewal, the last order's error
   posthorn tls renew                  ask the running nodes to order a new ACME certificate now
+  posthorn suppressions global list [--json]
+  posthorn suppressions global add email|domain|extension VALUE... [--reason R]
+  posthorn suppressions global remove ID|VALUE...
+                                      the operator's Posthorn-wide suppression list: it stops
+                                      every team's mail to those addresses, domains or
+                                      extensions (R: manual, the default, hard_bounce,
+                                      spam_complaint, unsubscribe); no team sees or changes it
   posthorn --help | --version
 
 Configuration comes from POSTHORN_* environment variables (see README). The domains commands
@@ -220,6 +228,32 @@ async function domains(args: string[]) {
   if (!(await verifyDomain(api, name, { json }))) process.exitCode = 1;
 }
 
+/** `posthorn suppressions global list|add|remove` on the database of POSTHORN_DATA_DIR / POSTHORN_DATABASE_URL. */
+async function globalSuppressions(config: Config, args: string[]) {
+  const [scope, sub, ...rest] = args;
+  if (scope !== "global" || (sub !== "list" && sub !== "add" && sub !== "remove")) throw new UsageError(GLOBAL_USAGE);
+  const json = rest.includes("--json");
+  const reason = flag(rest, "--reason");
+  const positional = rest.filter((a, i) => !a.startsWith("--") && rest[i - 1] !== "--reason");
+  const deps = await openDeps(config);
+  try {
+    if (sub === "list") return console.log(formatGlobalSuppressions(await deps.store.read.suppressions.listGlobal(), json));
+    if (sub === "add") {
+      const [type, ...values] = positional;
+      const { created, skipped } = await addGlobalSuppressions(deps.store, type ?? "", values, reason);
+      return console.log(json ? JSON.stringify({ created, skipped }) : `${created.length} added to the global suppression list${skipped.length ? `, ${skipped.length} already on it (${skipped.join(", ")})` : ""}`);
+    }
+    const removed = await removeGlobalSuppressions(deps.store, positional);
+    if (removed.length === 0) throw new CommandFailed(`nothing on the global suppression list matches ${positional.join(", ")}`);
+    console.log(json ? JSON.stringify(removed.map((r) => r.id)) : `${removed.length} removed from the global suppression list`);
+  } catch (err) {
+    if (err instanceof GlobalSuppressionRefused) throw new CommandFailed(err.message);
+    throw err;
+  } finally {
+    await deps.store.close();
+  }
+}
+
 async function main(argv: string[]) {
   const [command, ...args] = argv;
   if (command === "--version" || command === "-v" || command === "version") return console.log(VERSION);
@@ -242,6 +276,8 @@ async function main(argv: string[]) {
       return copyDb(config, args);
     case "user":
       return user(config, args);
+    case "suppressions":
+      return globalSuppressions(config, args);
     case "tls":
       if (args[0] === "status") return tlsStatus(config, { json: args.includes("--json") });
       if (args[0] === "renew") return tlsRenew(config);

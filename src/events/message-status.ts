@@ -5,6 +5,8 @@ import { clip, clipOrNull, FIELD_BOUNDS } from "../untrusted/bounds.ts";
 import { publishEvent, type EventKind } from "./publish.ts";
 import { rollStatusChange } from "./stat-rollup.ts";
 import { addSuppressionRow } from "./suppression-events.ts";
+import { candidateValues, strongestHit } from "./suppression-rules.ts";
+import type { SuppressionHit } from "../db/suppressions.ts";
 import { aggregateStatus, FINAL_RECIPIENT_STATUSES, type MessageStatus } from "../db/recipient-status.ts";
 
 /** The webhook event kind a recipient status change publishes, if any. */
@@ -121,7 +123,7 @@ async function recordChange(tx: Repositories, r: RecipientWithMessage, change: R
       now,
     );
   }
-  if (change.suppress) await addSuppression(tx, { teamId: r.team_id, scope: "team", email: r.email, reason: change.suppress }, now);
+  if (change.suppress) await addSuppression(tx, { teamId: r.team_id, scope: "team", email: r.email, reason: change.suppress, sourceMessageId: r.message_id }, now);
   r.status = change.status;
   if (change.attempted) r.attempts++;
 }
@@ -166,12 +168,14 @@ export interface SuppressionInput {
   routeId?: string | null;
   email: string;
   reason: "hard_bounce" | "spam_complaint" | "unsubscribe" | "manual";
+  /** The message whose bounce, complaint or unsubscribe caused it (automatic suppressions). */
+  sourceMessageId?: string | null;
 }
 
 export const suppressionScopeKey = (s: Pick<SuppressionInput, "scope" | "projectId" | "routeId">): string =>
   s.scope === "team" ? "team" : s.scope === "project" ? `project:${s.projectId}` : `route:${s.routeId}`;
 
-/** Adds a suppression unless one exists for that scope and address (published as suppression.added). True when added. */
+/** Adds an address suppression unless one exists for that scope and address (published as suppression.added). True when added. */
 export async function addSuppression(tx: Repositories, s: SuppressionInput, now = Date.now()): Promise<boolean> {
   const added = await addSuppressionRow(tx, {
     id: newId(),
@@ -180,19 +184,33 @@ export async function addSuppression(tx: Repositories, s: SuppressionInput, now 
     project_id: s.scope === "project" ? (s.projectId ?? null) : null,
     route_id: s.scope === "route" ? (s.routeId ?? null) : null,
     scope_key: suppressionScopeKey(s),
+    type: "email",
     email: s.email.toLowerCase(),
     reason: s.reason,
+    source_message_id: s.sourceMessageId ?? null,
     created_at: now,
   }, now);
   return added !== null;
 }
 
-/** The addresses among `emails` suppressed for a message of this team, project and route. */
-export function suppressedAmong(
+/**
+ * The addresses among `emails` (lower-cased) suppressed for a message of this team, project and
+ * route, each with the suppression that stops it: an address, domain or extension suppression of
+ * the team, the project, the route or the global list (src/events/suppression-rules.ts).
+ */
+export async function suppressedAmong(
   read: Repositories,
   scope: { teamId: string; projectId: string; routeId: string },
   emails: readonly string[],
-): Promise<Set<string>> {
+): Promise<Map<string, SuppressionHit>> {
   const lowered = [...new Set(emails.map((e) => e.toLowerCase()))];
-  return read.suppressions.suppressedAmong(scope.teamId, ["team", `project:${scope.projectId}`, `route:${scope.routeId}`], lowered);
+  const values = [...new Set(lowered.flatMap(candidateValues))];
+  const hits = await read.suppressions.hitsAmong(scope.teamId, ["team", `project:${scope.projectId}`, `route:${scope.routeId}`], values);
+  const suppressed = new Map<string, SuppressionHit>();
+  if (hits.length === 0) return suppressed;
+  for (const email of lowered) {
+    const hit = strongestHit(hits, email);
+    if (hit) suppressed.set(email, hit);
+  }
+  return suppressed;
 }

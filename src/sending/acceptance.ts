@@ -196,8 +196,10 @@ async function storeMessage(tx: Repositories, principal: SendPrincipal, e: Prepa
   const disposable = target.suppressDisposable ? recipients.filter((r) => isDisposableAddress(r.email)) : [];
   for (const r of disposable) status = await changeRecipientStatus(tx, { recipientId: r.id, status: "suppressed", details: { reason: "disposable_email" } }, now);
   for (const r of disposable.length > 0 ? recipients.filter((r) => !disposable.includes(r)) : recipients) {
-    if (suppressed.has(r.email.toLowerCase())) {
-      status = await changeRecipientStatus(tx, { recipientId: r.id, status: "suppressed", details: { reason: "suppressed" } }, now);
+    const hit = suppressed.get(r.email.toLowerCase());
+    if (hit) {
+      // Which suppression stops it: its type, value, scope and reason (docs/sending.md).
+      status = await changeRecipientStatus(tx, { recipientId: r.id, status: "suppressed", details: { reason: "suppressed", suppression: hit } }, now);
     } else sendable++;
   }
   if (sendable > 0) await tx.jobs.enqueue(OUTBOUND_QUEUE, { messageId: id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });

@@ -65,13 +65,13 @@ afterAll(async () => {
   await dns.close();
 });
 
-/** Waits until no webhook job is left, then what each receiver got (verified) of `kind` for `email`. */
-async function got(kind: string, email: string) {
+/** Waits until no webhook job is left, then what each receiver got (verified) of `kind` for `value` (an address, domain or extension). */
+async function got(kind: string, value: string) {
   await waitFor(async () => (await app.sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE queue = 'webhook' AND dead_at IS NULL"))!.n === 0, 10_000);
   const out: Record<string, Record<string, unknown>[]> = {};
   for (const [name, r] of Object.entries(receivers)) {
     for (const d of r.deliveries) expect(d.verified).toBe(true);
-    out[name] = r.deliveries.filter((d) => d.json?.event === kind && d.json.data.email === email).map((d) => d.json!.data);
+    out[name] = r.deliveries.filter((d) => d.json?.event === kind && d.json.data.value === value).map((d) => d.json!.data);
   }
   return out;
 }
@@ -157,7 +157,9 @@ describe("suppression.added and suppression.removed", () => {
     );
     const bounce = await got("suppression.added", "bounced@example.org");
     expect(names(bounce)).toEqual(["bc", "other", "tx"]);
-    expect(bounce.other![0]).toMatchObject({ reason: "hard_bounce", scope: "team" });
+    // source_message names the message whose bounce caused it (Lettermint's SuppressionSourceMessageData).
+    const bouncedMessage = (await app.sql.get<{ message_id: string }>("SELECT message_id FROM recipients WHERE id = ?", [bounced]))!.message_id;
+    expect(bounce.other![0]).toMatchObject({ reason: "hard_bounce", scope: "team", type: "email", source_message: { id: bouncedMessage, available: true, subject: "", created_at: expect.any(String) } });
 
     const complained = await insertRecipient(routes.tx, "complained@example.org", "delivered");
     await app.deps.store.write((tx) => changeRecipientStatus(tx, { recipientId: complained, status: "spam_complaint", suppress: "spam_complaint" }));
@@ -172,5 +174,24 @@ describe("suppression.added and suppression.removed", () => {
     const unsubscribed = await got("suppression.added", "reader@example.org");
     expect(names(unsubscribed)).toEqual(["bc"]);
     expect(unsubscribed.bc![0]).toMatchObject({ reason: "unsubscribe", scope: "route", route_id: routes.bc, project_id: null });
+    const readerMessage = (await app.sql.get<{ message_id: string }>("SELECT message_id FROM recipients WHERE id = ?", [reader]))!.message_id;
+    expect((unsubscribed.bc![0] as { source_message: { id: string } }).source_message.id).toBe(readerMessage);
+  });
+
+  test("domain and extension suppressions are published with their type, value and scope (email null); lifting one sends suppression.removed", async () => {
+    const domain = await app.request("POST", "/v1/suppressions", { body: { type: "domain", value: "Blocked.Example", scope: "project", project_id: app.team.projectId, reason: "manual" } });
+    expect(domain.json.data.created).toEqual(["blocked.example"]);
+    const added = await got("suppression.added", "blocked.example");
+    expect(names(added)).toEqual(["bc", "tx"]);
+    expect(added.tx![0]).toMatchObject({ type: "domain", value: "blocked.example", email: null, scope: "project", project_id: app.team.projectId, source_message: null });
+
+    const extension = await app.request("POST", "/v1/suppressions", { body: { type: "extension", values: [".ru"], scope: "team", reason: "manual" } });
+    expect(extension.json.data.created).toEqual(["ru"]);
+    const ext = await got("suppression.added", "ru");
+    expect(names(ext)).toEqual(["bc", "other", "tx"]);
+    expect(ext.other![0]).toMatchObject({ type: "extension", value: "ru", email: null, scope: "team" });
+
+    expect((await app.request("DELETE", `/v1/suppressions/${(ext.other![0] as { id: string }).id}`)).status).toBe(200);
+    expect((await got("suppression.removed", "ru")).tx![0]).toMatchObject({ type: "extension", value: "ru", scope: "team" });
   });
 });

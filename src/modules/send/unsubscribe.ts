@@ -24,7 +24,7 @@ import { newId } from "../../ids.ts";
 import { serverSecretIn, serverSecretOf } from "../../secrets.ts";
 
 type Recipient = { id: string; email: string; status: string };
-type Scope = { teamId: string; routeId: string; routeName: string };
+type Scope = { teamId: string; routeId: string; routeName: string; messageId: string };
 
 /** One recipient (a recipient's link, or a message-wide link of a message with one recipient), or a message-wide link of several. */
 export type Target = (Scope & { kind: "recipient"; recipient: Recipient }) | (Scope & { kind: "message"; recipients: Recipient[] });
@@ -40,12 +40,12 @@ async function targetOf(repos: Repositories, secret: () => Promise<string>, toke
   if (data.kind === "recipient") {
     const row = await repos.messages.unsubscribeRecipient(data.recipientId);
     if (!row || !row.route_id) throw notFound();
-    return { kind: "recipient", teamId: row.team_id, routeId: row.route_id, routeName: row.route_name ?? "", recipient: { id: row.id, email: row.email, status: row.status } };
+    return { kind: "recipient", teamId: row.team_id, routeId: row.route_id, routeName: row.route_name ?? "", messageId: row.message_id, recipient: { id: row.id, email: row.email, status: row.status } };
   }
   const row = await repos.messages.unsubscribeTarget(data.messageId);
   if (!row || !row.route_id) throw notFound();
   const recipients = await repos.messages.recipientsOf(data.messageId);
-  const scope = { teamId: row.team_id, routeId: row.route_id, routeName: row.route_name ?? "" };
+  const scope = { teamId: row.team_id, routeId: row.route_id, routeName: row.route_name ?? "", messageId: data.messageId };
   if (recipients.length === 1) return { ...scope, kind: "recipient", recipient: recipients[0]! };
   return { ...scope, kind: "message", recipients };
 }
@@ -87,8 +87,10 @@ async function suppress(tx: Repositories, scope: Scope, r: Recipient, now: numbe
     project_id: null,
     route_id: scope.routeId,
     scope_key: suppressionScopeKey({ scope: "route", routeId: scope.routeId }),
+    type: "email",
     email: r.email.toLowerCase(),
     reason: "unsubscribe",
+    source_message_id: scope.messageId,
     created_at: now,
   }, now);
   if (REACHED.has(r.status)) await changeRecipientStatus(tx, { recipientId: r.id, status: "unsubscribed", details: { via: "list-unsubscribe" } }, now);

@@ -23,7 +23,7 @@ export const suppressionsController = (deps: Deps) =>
       },
       {
         team: true,
-        transform: nullsToAbsent("email", "emails", "route_id", "project_id"),
+        transform: nullsToAbsent("email", "emails", "route_id", "project_id", "type", "value", "values"),
         body: CreateSuppressionsBody,
         detail: {
           summary: "Suppress addresses for the team, a project or a route",

@@ -3,6 +3,8 @@ import type { Repositories } from "../../db/store.ts";
 import { NotFoundError, ValidationError, fieldErrors } from "../../errors.ts";
 import { suppressionScopeKey } from "../../events/message-status.ts";
 import { addSuppressionRow, removeSuppressionRow } from "../../events/suppression-events.ts";
+import { normaliseSuppressionValue } from "../../events/suppression-rules.ts";
+import type { SuppressionType } from "../../db/suppressions.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { newId } from "../../ids.ts";
 import { serializeSuppression, type CreateSuppressionsBody, type SuppressionListQuery } from "./model.ts";
@@ -29,14 +31,40 @@ async function resolveScope(repos: Repositories, teamId: string, body: CreateSup
 }
 
 /**
- * Adds one suppression per address for the scope, each published as suppression.added. Addresses
- * are compared lower-cased; one that is already suppressed in that scope, or listed twice, is
- * skipped rather than failing the request. The answer lists the addresses (Lettermint's
+ * The values to suppress, lower-cased and checked for the type: `email`/`emails` (addresses,
+ * type email only) and `value`/`values` (any type), in that order. Any bad one refuses the whole
+ * request with a 422 naming it; nothing is stored.
+ */
+function valuesOf(body: CreateSuppressionsBody): { type: SuppressionType; values: string[] } {
+  const type = body.type ?? "email";
+  const errors: Record<string, string[]> = fieldErrors();
+  if (type !== "email") {
+    for (const field of ["email", "emails"] as const) {
+      if (body[field] !== undefined) errors[field] = [`The ${field} field is for type email; give the ${type} in value or values.`];
+    }
+  }
+  const values: string[] = [...(body.email !== undefined ? [body.email.trim().toLowerCase()] : []), ...(body.emails ?? []).map((e) => e.trim().toLowerCase())];
+  const given: [string, string][] = [...(body.value !== undefined ? [["value", body.value] as [string, string]] : []), ...(body.values ?? []).map((v, i) => [`values.${i}`, v] as [string, string])];
+  for (const [field, raw] of given) {
+    const checked = normaliseSuppressionValue(type, raw);
+    if ("error" in checked) errors[field] = [`The ${field} field ${checked.error}.`];
+    else values.push(checked.value);
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  if (values.length === 0) {
+    throw ValidationError.field(type === "email" ? "email" : "value", type === "email" ? "Either the email or the emails field is required." : `The value or values field is required for type ${type}.`);
+  }
+  return { type, values };
+}
+
+/**
+ * Adds one suppression per value for the scope, each published as suppression.added. Values are
+ * compared lower-cased; one that is already suppressed in that scope (as that type), or listed
+ * twice, is skipped rather than failing the request. The answer lists the values (Lettermint's
  * `created: string[]`, `skipped: string[]`; the spec shows no element shape).
  */
 export async function createSuppressions(deps: Ctx, teamId: string, body: CreateSuppressionsBody): Promise<{ created: string[]; skipped: string[] }> {
-  const emails = [...(body.email !== undefined ? [body.email] : []), ...(body.emails ?? [])];
-  if (emails.length === 0) throw ValidationError.field("email", "Either the email or the emails field is required.");
+  const { type, values } = valuesOf(body);
   await resolveScope(deps.store.read, teamId, body);
   return deps.store.write(async (tx) => {
     // Again inside the transaction: the project or route may have been deleted since.
@@ -46,13 +74,12 @@ export async function createSuppressions(deps: Ctx, teamId: string, body: Create
     const created: string[] = [];
     const skipped: string[] = [];
     const scopeKey = suppressionScopeKey({ scope: body.scope, projectId, routeId });
-    for (const raw of emails) {
-      const email = raw.trim().toLowerCase();
-      if (seen.has(email)) {
-        skipped.push(email);
+    for (const value of values) {
+      if (seen.has(value)) {
+        skipped.push(value);
         continue;
       }
-      seen.add(email);
+      seen.add(value);
       const row = await addSuppressionRow(tx, {
         id: newId(),
         team_id: teamId,
@@ -60,17 +87,28 @@ export async function createSuppressions(deps: Ctx, teamId: string, body: Create
         project_id: projectId,
         route_id: routeId,
         scope_key: scopeKey,
-        email,
+        type,
+        email: value,
         reason: body.reason,
+        source_message_id: null,
         created_at: now,
       }, now);
-      (row ? created : skipped).push(email);
+      (row ? created : skipped).push(value);
     }
     return { created, skipped };
   });
 }
 
-const SUPPRESSION_SORT = { created_at: "created_at", email: "email" };
+const SUPPRESSION_SORT = { created_at: "created_at", email: "email", value: "email", reason: "reason" };
+
+/** A filter[startDate]/filter[endDate] in ms: a bare date is that whole UTC day (its start, or its end for endDate). */
+function dateBound(raw: string | undefined, field: string, end: boolean): number | undefined {
+  if (raw === undefined) return undefined;
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(raw);
+  const ms = Date.parse(dateOnly ? `${raw}T00:00:00Z` : raw);
+  if (Number.isNaN(ms)) throw ValidationError.field(field, `The ${field} field must be an ISO 8601 date or date-time.`);
+  return dateOnly && end ? ms + 86_400_000 - 1 : ms;
+}
 
 export async function listSuppressions(deps: Ctx, teamId: string, q: SuppressionListQuery) {
   const sort = parseSort(q.sort, SUPPRESSION_SORT, "-created_at");
@@ -79,6 +117,10 @@ export async function listSuppressions(deps: Ctx, teamId: string, q: Suppression
     teamId,
     {
       email: q["filter[email]"]?.trim().toLowerCase(),
+      type: q["filter[type]"],
+      valueContains: q["filter[value]"]?.trim().toLowerCase(),
+      from: dateBound(q["filter[startDate]"], "filter[startDate]", false),
+      to: dateBound(q["filter[endDate]"], "filter[endDate]", true),
       scope: q["filter[scope]"],
       reason: q["filter[reason]"],
       projectId: q["filter[project_id]"]?.toLowerCase(),
@@ -86,7 +128,8 @@ export async function listSuppressions(deps: Ctx, teamId: string, q: Suppression
     },
     { sort, size: page.size, cursor: page.cursor },
   );
-  return { page: result, data: result.rows.map(serializeSuppression), size: page.size };
+  const sources = await deps.store.read.suppressions.sourceMessages(teamId, result.rows.flatMap((r) => (r.source_message_id ? [r.source_message_id] : [])));
+  return { page: result, data: result.rows.map((r) => serializeSuppression(r, r.source_message_id ? (sources.get(r.source_message_id) ?? null) : null)), size: page.size };
 }
 
 /** Lifts one suppression (published as suppression.removed): the address can receive mail in that scope again. */
