@@ -520,6 +520,33 @@ describe("the SDKs' headers and error bodies, over real sockets", () => {
     expect((await fetch(`${base}/projects/${projectId}`, { method: "DELETE", headers: team })).status).toBe(200);
   });
 
+  test("route settings through the SDK: routes.update takes UpdateRouteSettingsData field by field, RouteData.settings as declared; a tls outside the enum or an unknown setting is a 422, nothing stored", async () => {
+    const made = (await api.projects.createRoute(tokens.project_id, { name: "Contract settings", route_type: "broadcast" })) as any;
+    const id = made.data.id as string;
+    const updated = (await api.routes.update(id, { settings: { suppress_disposable_recipients: true, tls: "enforced", disable_hosted_unsubscribe: true, track_opens: null } })) as any;
+    expect(problems(updated.data, { kind: "ref", name: "RouteData" })).toEqual([]);
+    const expected = {
+      disable_hosted_unsubscribe: true,
+      track_opens: false,
+      track_clicks: false,
+      generate_plaintext_fallback: false,
+      suppress_auto_responders: false,
+      suppress_disposable_recipients: true,
+      tls: "enforced",
+      redact_email_content: false,
+    };
+    expect(updated.data.settings).toEqual(expected);
+    expect(((await api.routes.retrieve(id)) as any).settings).toEqual(expected);
+    for (const settings of [{ tls: "required" }, { nonsense: true }]) {
+      const err = await api.routes.update(id, { settings } as never).catch((e) => e);
+      expect(err).toBeInstanceOf(HttpRequestError);
+      expect(err.statusCode).toBe(422);
+      expect(Object.keys(err.responseBody.errors)).toEqual([`settings.${Object.keys(settings)[0]}`]);
+    }
+    expect(((await api.routes.retrieve(id)) as any).settings).toEqual(expected);
+    await api.routes.delete(id);
+  });
+
   test("a 422 reads as the SDK's ValidationError with a stable error string, not 'Validation error: ValidationError'", async () => {
     const err = await email().from("a@contract.example").to("b@example.net").subject("").send().catch((e) => e);
     expect(err.statusCode).toBe(422);

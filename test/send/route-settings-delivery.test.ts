@@ -136,6 +136,21 @@ describe("redact_email_content", () => {
     }
   });
 
+  test("a message cancelled from the delivery queue is final too: its content goes", async () => {
+    h.sink.onRcpt = (address) => (address === "stuck@dest.test" ? { code: 451, message: "4.7.1 try again later" } : null);
+    try {
+      const { message_id: id } = await send({ to: ["stuck@dest.test"], html: "<p>stuck body</p>", route: "redacted" });
+      await h.waitForStatus(id, ["soft_bounced"]);
+      expect((await h.request("GET", `/v1/messages/${id}/html`)).status).toBe(200);
+      const res = await h.request("POST", `/v1/queue/cancel?filter[route_id]=${routeIds.redacted}`);
+      expect(res.status).toBe(200);
+      expect(h.messageStatus(id)).toBe("failed");
+      await gone(`/v1/messages/${id}/html`);
+    } finally {
+      h.sink.onRcpt = null;
+    }
+  });
+
   test("a route without the setting keeps the content", async () => {
     const m = await delivered({ to: ["keep@dest.test"], html: "<p>kept</p>" });
     expect((await h.request("GET", `/v1/messages/${m.id}/html`)).text).toBe("<p>kept</p>");

@@ -95,7 +95,10 @@ async function cancelIn(tx: Repositories, ids: string[], domain: string | undefi
   }
   const touched = [...cancelled.keys()];
   const left = new Set((await tx.queue.recipientsOf(touched)).map((r) => r.message_id));
-  await tx.jobs.dropOfMessages(OUTBOUND_QUEUE, touched.filter((id) => !left.has(id)), OUTBOUND_LEASE_MS);
+  const finished = touched.filter((id) => !left.has(id));
+  await tx.jobs.dropOfMessages(OUTBOUND_QUEUE, finished, OUTBOUND_LEASE_MS);
+  // Final now: a route with redact_email_content keeps none of their content (docs/sending.md).
+  for (const id of finished) await tx.retention.redactWhenFinal(id, now);
   return cancelled;
 }
 
