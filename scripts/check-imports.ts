@@ -28,7 +28,7 @@
  *    5  events/
  *    6  auth/
  *    7  mail/
- *    8  sending/, tls/
+ *    8  sending/, tls/, reports/ (DMARC and TLS reports: their addresses, reading them within bounds, storing them)
  *    9  smtp/
  *   10  http/, web/
  *   11  modules/ (the controllers and their services)
@@ -66,7 +66,7 @@ const LAYERS: string[][] = [
   ["events"],
   ["auth"],
   ["mail"],
-  ["sending", "tls"],
+  ["sending", "tls", "reports"],
   ["smtp"],
   ["http", "web"],
   ["modules"],

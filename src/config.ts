@@ -63,6 +63,13 @@ export const ConfigSchema = Type.Object({
   /** null means the system resolver. Each entry is "ip" or "ip:port" ("[v6]:port"). */
   dnsServers: Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()]),
   inboundDomain: Type.String({ minLength: 1 }),
+  /**
+   * The public IP addresses this server's mail leaves from as receivers see them, comma-separated,
+   * when they differ from the local addresses of its outbound connections (behind NAT or a relay).
+   * DMARC reports count mail from these, and from the local addresses Posthorn learns by itself,
+   * as sent by Posthorn ("ours"); everything else is "elsewhere" (docs/deliverability.md).
+   */
+  sendingAddresses: Type.Array(Type.String()),
   webhookAllowedNetworks: Type.Array(Type.String()),
   logLevel: Type.Union([
     Type.Literal("debug"),
@@ -212,6 +219,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   mtaStsPort: "POSTHORN_MTA_STS_PORT",
   dnsServers: "POSTHORN_DNS_SERVERS",
   inboundDomain: "POSTHORN_INBOUND_DOMAIN",
+  sendingAddresses: "POSTHORN_SENDING_ADDRESSES",
   webhookAllowedNetworks: "POSTHORN_WEBHOOK_ALLOWED_NETWORKS",
   logLevel: "POSTHORN_LOG_LEVEL",
   queueLifetimeSeconds: "POSTHORN_QUEUE_LIFETIME",
@@ -265,6 +273,7 @@ export function loadConfig(env: Env = process.env): Config {
     mtaStsPort: int(env, "POSTHORN_MTA_STS_PORT", 443),
     dnsServers: list(env, "POSTHORN_DNS_SERVERS"),
     inboundDomain: str(env, "POSTHORN_INBOUND_DOMAIN", `inbound.${host}`).toLowerCase(),
+    sendingAddresses: list(env, "POSTHORN_SENDING_ADDRESSES") ?? [],
     webhookAllowedNetworks: list(env, "POSTHORN_WEBHOOK_ALLOWED_NETWORKS") ?? [],
     logLevel: str(env, "POSTHORN_LOG_LEVEL", "info") as Config["logLevel"],
     queueLifetimeSeconds: int(env, "POSTHORN_QUEUE_LIFETIME", 5 * 24 * 3600),
@@ -324,6 +333,9 @@ export function loadConfig(env: Env = process.env): Config {
   };
   for (const cidr of config.trustedProxies) {
     if (badNetwork(cidr, true)) throw new ConfigError("POSTHORN_TRUSTED_PROXIES", `"${cidr}" is not an address or a CIDR like 10.0.0.0/8`);
+  }
+  for (const ip of config.sendingAddresses) {
+    if (badNetwork(ip, true) || ip.includes("/")) throw new ConfigError("POSTHORN_SENDING_ADDRESSES", `"${ip}" is not an IP address`);
   }
   for (const cidr of config.webhookAllowedNetworks) {
     if (badNetwork(cidr, false)) throw new ConfigError("POSTHORN_WEBHOOK_ALLOWED_NETWORKS", `"${cidr}" is not a CIDR like 10.0.0.0/8`);

@@ -6,6 +6,8 @@ import { JobRunner } from "./jobs/runner.ts";
 import { registerJobHandlers, scheduleRecurringJobs } from "./job-handlers.ts";
 import { closeOutbound } from "./mail/outbound-job.ts";
 import { openDeps } from "./runtime.ts";
+import { syncReportRecords } from "./reports/report-records.ts";
+import { serverSecretOf } from "./secrets.ts";
 import { startSmtpListeners } from "./smtp/index.ts";
 import { HttpsListener } from "./tls/https-listener.ts";
 import { CertificateManager } from "./tls/manager.ts";
@@ -47,6 +49,10 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
     ownerEmail: "owner@localhost",
     ownerPassword: true,
   });
+
+  // Every domain's DMARC rua and TLS-RPT record name this server's report addresses.
+  const reportRecords = await syncReportRecords(deps.store, await serverSecretOf(deps.store), config.inboundDomain);
+  if (reportRecords > 0) deps.log.info("report records of the domains updated (DMARC rua, TLS-RPT)", { records: reportRecords });
 
   // Certificate files (a broken pair stops the start here), or the ACME certificate already stored.
   const certificates = new CertificateManager(deps);

@@ -87,7 +87,7 @@ const DOMAIN_COLUMNS = "id, team_id, domain, status, status_changed_at, dkim_sel
 // keys, then the retiring ones.
 const RECORD_ORDER = `CASE WHEN r.purpose IN ('dkim', 'dkim_ed25519') THEN 0 ELSE 1 END,
   CASE WHEN k.state IS NULL THEN 0 WHEN k.state = 'next' THEN 1 ELSE 2 END,
-  CASE r.purpose WHEN 'dkim' THEN 0 WHEN 'dkim_ed25519' THEN 1 WHEN 'spf' THEN 2 WHEN 'return_path' THEN 3 WHEN 'dmarc' THEN 4 ELSE 5 END, r.id`;
+  CASE r.purpose WHEN 'dkim' THEN 0 WHEN 'dkim_ed25519' THEN 1 WHEN 'spf' THEN 2 WHEN 'return_path' THEN 3 WHEN 'dmarc' THEN 4 WHEN 'tls_rpt' THEN 5 ELSE 6 END, r.id`;
 
 const COLUMNS_OF_RECORD =
   "r.id, r.domain_id, r.purpose, r.type, r.hostname, r.fqdn, r.content, r.status, r.status_reason, r.verified_at, r.last_checked_at, k.state AS key_state, k.keep_until";
@@ -318,7 +318,8 @@ export class DomainRepository {
 
   /**
    * Ids of the domains due for a re-check at `now`, least recently checked first: never checked,
-   * or checked longer ago than `verifiedIntervalMs` (active, every record but DMARC active) or
+   * or checked longer ago than `verifiedIntervalMs` (active, every record but DMARC and TLS-RPT,
+   * which are informational, active) or
    * `unverifiedIntervalMs` (the rest).
    */
   async dueForCheck(now: number, verifiedIntervalMs: number, unverifiedIntervalMs: number, limit: number): Promise<string[]> {
@@ -327,7 +328,7 @@ export class DomainRepository {
        WHERE d.last_checked_at IS NULL
           OR d.last_checked_at <= ? - CASE
                WHEN d.status = 'active' AND NOT EXISTS (
-                 SELECT 1 FROM dns_records r WHERE r.domain_id = d.id AND r.purpose != 'dmarc' AND r.status != 'active')
+                 SELECT 1 FROM dns_records r WHERE r.domain_id = d.id AND r.purpose NOT IN ('dmarc', 'tls_rpt') AND r.status != 'active')
                THEN ? ELSE ? END
        ORDER BY coalesce(d.last_checked_at, 0), d.id
        LIMIT ?`,

@@ -132,29 +132,13 @@ export const teamMembers = pgTable("team_members", {
   id: text("id").primaryKey(),
   teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
   userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  /** The member's role: a built-in role's key (owner, admin, member) or the id of one of the team's team_roles. */
   role: text("role").notNull().default("member"),
-  /** The projects the member works on: null for all of the team's, else a JSON array of project ids (src/auth/permissions.ts). */
-  projectIds: text("project_ids"),
   /** 'active', or 'pending' while the invitation (team_invitations) is not accepted: no access, no sessions, not an owner. */
   status: text("status").notNull().default("active"),
   /** When the member joined; for a pending member, when they were invited (the API shows null). */
   joinedAt: ts("joined_at").notNull(),
   createdAt: ts("created_at").notNull(),
 }, (t) => [uniqueIndex("team_members_team_user").on(t.teamId, t.userId), index("team_members_team_created").on(t.teamId, t.createdAt, t.id)]);
-
-/**
- * A team's custom roles (the built-in owner, admin and member are in code, src/auth/permissions.ts):
- * a name unique in the team and a JSON array of the service's permission names.
- */
-export const teamRoles = pgTable("team_roles", {
-  id: text("id").primaryKey(),
-  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
-  name: text("name").notNull(),
-  permissions: text("permissions").notNull(),
-  createdAt: ts("created_at").notNull(),
-  updatedAt: ts("updated_at").notNull(),
-}, (t) => [uniqueIndex("team_roles_team_name").on(t.teamId, t.name)]);
 
 export const projects = pgTable("projects", {
   id: text("id").primaryKey(),

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { BackgroundCheckpointer } from "./background-checkpointer.ts";
 import { AccountRepository } from "./accounts.ts";
 import { DeliveryRepository } from "./deliveries.ts";
+import { DeliverabilityReportRepository } from "./deliverability-reports.ts";
 import { DomainRepository, InboundDomainRepository } from "./domains.ts";
 import { EventRepository } from "./events.ts";
 import { IdempotencyRepository } from "./idempotency.ts";
@@ -31,6 +32,7 @@ import type { UnitOfWork, Writer, WriteOptions } from "./writer.ts";
 export interface Repositories {
   accounts: AccountRepository;
   deliveries: DeliveryRepository;
+  deliverabilityReports: DeliverabilityReportRepository;
   domains: DomainRepository;
   inboundDomains: InboundDomainRepository;
   events: EventRepository;
@@ -60,6 +62,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
   return {
     accounts: new AccountRepository(db),
     deliveries: new DeliveryRepository(db),
+    deliverabilityReports: new DeliverabilityReportRepository(db),
     domains: new DomainRepository(db),
     inboundDomains: new InboundDomainRepository(db),
     events: new EventRepository(db, signals),

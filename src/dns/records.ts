@@ -6,7 +6,7 @@ import { signValue } from "../secrets.ts";
 import { dkimRecordContent, ed25519DkimRecordContent } from "./dkim-key.ts";
 
 /** What a record is for; also the order records are listed in. */
-export const RECORD_PURPOSES = ["dkim", "dkim_ed25519", "spf", "return_path", "dmarc"] as const;
+export const RECORD_PURPOSES = ["dkim", "dkim_ed25519", "spf", "return_path", "dmarc", "tls_rpt"] as const;
 export type RecordPurpose = (typeof RECORD_PURPOSES)[number];
 
 export type RecordType = "TXT" | "MX";
@@ -25,6 +25,15 @@ export const RETURN_PATH_HOST = "ph-bounces";
 
 /** What we recommend at _dmarc: monitoring only, relaxed alignment (DKIM aligns with the From domain). */
 export const DMARC_RECOMMENDATION = "v=DMARC1; p=none; adkim=r; aspf=r";
+
+/** The DMARC record we recommend, with aggregate reports sent to `rua` (Posthorn's report address) when given. */
+export const dmarcRecordContent = (rua?: string): string => (rua ? `${DMARC_RECOMMENDATION}; rua=mailto:${rua}` : DMARC_RECOMMENDATION);
+
+/** Host of a domain's TLS reporting policy (RFC 8460 §3). */
+export const TLS_RPT_HOST = "_smtp._tls";
+
+/** The TLS-RPT record: failures of TLS to the domain's MX hosts reported to `rua` (RFC 8460). */
+export const tlsRptRecordContent = (rua: string): string => `v=TLSRPTv1; rua=mailto:${rua}`;
 
 /** The SPF policy of the return-path host: the server named POSTHORN_HOSTNAME sends for it. */
 export const spfRecordContent = (hostname: string): string => `v=spf1 a:${hostname} ~all`;
@@ -123,6 +132,8 @@ export function buildRecordSpecs(d: {
   ed25519?: { selector: string; publicKeyBase64: string };
   returnPathHost: string;
   hostname: string;
+  /** Posthorn's report addresses of the domain: rua of the DMARC record and the TLS-RPT record. */
+  reports?: { dmarc: string; tlsRpt: string };
 }): RecordSpec[] {
   const at = (host: string): RecordSpec["fqdn"] => `${host}.${d.domain}`;
   return [
@@ -130,9 +141,19 @@ export function buildRecordSpecs(d: {
     ...(d.ed25519 ? [ed25519DkimRecordSpec({ domain: d.domain, ...d.ed25519 })] : []),
     { purpose: "spf", type: "TXT", hostname: d.returnPathHost, fqdn: at(d.returnPathHost), content: spfRecordContent(d.hostname) },
     { purpose: "return_path", type: "MX", hostname: d.returnPathHost, fqdn: at(d.returnPathHost), content: d.hostname },
-    { purpose: "dmarc", type: "TXT", hostname: "_dmarc", fqdn: at("_dmarc"), content: DMARC_RECOMMENDATION },
+    { purpose: "dmarc", type: "TXT", hostname: "_dmarc", fqdn: at("_dmarc"), content: dmarcRecordContent(d.reports?.dmarc) },
+    ...(d.reports ? [tlsRptRecordSpec(d.domain, d.reports.tlsRpt)] : []),
   ];
 }
+
+/** The TLS-RPT record of a domain: TXT at _smtp._tls.<domain>. */
+export const tlsRptRecordSpec = (domain: string, rua: string): RecordSpec => ({
+  purpose: "tls_rpt",
+  type: "TXT",
+  hostname: TLS_RPT_HOST,
+  fqdn: `${TLS_RPT_HOST}.${domain}`,
+  content: tlsRptRecordContent(rua),
+});
 
 /** Lower case, no trailing dot: how DNS names are compared. */
 export const canonicalName = (name: string): string => name.trim().toLowerCase().replace(/\.$/, "");

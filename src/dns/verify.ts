@@ -92,6 +92,8 @@ export async function checkRecord(ctx: VerifyContext, record: RecordToCheck): Pr
         return await checkReturnPath(ctx, record);
       case "dmarc":
         return await checkDmarc(ctx, record);
+      case "tls_rpt":
+        return await checkTlsRpt(ctx, record);
       default:
         return { outcome: "mismatch", reason: `Unknown record purpose "${record.purpose}".`, found: null };
     }
@@ -270,4 +272,25 @@ async function checkDmarc(ctx: VerifyContext, record: RecordToCheck): Promise<Re
   }
   if (firstSeen && firstSeen.length > 0) return mismatch(`No DMARC record (v=DMARC1 …) at ${record.fqdn}. Found ${quoteList(firstSeen)}.`, firstSeen);
   return missing("TXT", record.fqdn);
+}
+
+const ruaOf = (content: string): string | undefined => /(?:^|;)\s*rua\s*=\s*([^;]*)/i.exec(content)?.[1]?.trim();
+
+/**
+ * The TLS-RPT record (RFC 8460 §3) passes when one v=TLSRPTv1 record at the name sends reports to
+ * Posthorn's address (among others, if the owner wants). Informational: it never decides whether
+ * the domain can send.
+ */
+async function checkTlsRpt(ctx: VerifyContext, record: RecordToCheck): Promise<RecordCheck> {
+  const txt = await ctx.lookup.txt(record.fqdn);
+  if (txt.length === 0) return missing("TXT", record.fqdn);
+  const policies = txt.filter((r) => /^v\s*=\s*TLSRPTv1\s*(;|$)/i.test(r.trim()));
+  if (policies.length === 0) return mismatch(`No TLS-RPT record (v=TLSRPTv1 …) at ${record.fqdn}. Found ${quoteList(txt)}.`, txt);
+  if (policies.length > 1) return mismatch(`${record.fqdn} publishes ${policies.length} TLS-RPT records; RFC 8460 ignores them all. Keep one.`, policies);
+  const wanted = ruaOf(record.content)?.toLowerCase();
+  const found = (ruaOf(policies[0]!) ?? "").toLowerCase().split(",").map((u) => u.trim());
+  if (wanted && !found.includes(wanted)) {
+    return mismatch(`The TLS-RPT record at ${record.fqdn} does not send reports to Posthorn: add "${wanted}" to its rua (as in "${shorten(record.content)}").`, policies);
+  }
+  return pass(policies);
 }

@@ -1,5 +1,6 @@
 import type { Deps } from "../context.ts";
 import { acmeChallengeController } from "./acme/index.ts";
+import { deliverabilityController } from "./deliverability/index.ts";
 import { destinationsController } from "./destinations/index.ts";
 import { domainsController, inboundDomainController } from "./domains/index.ts";
 import { healthController } from "./health/index.ts";
@@ -22,6 +23,7 @@ export const controllers = (deps: Deps) => [
   sendController(deps),
   domainsController(deps),
   inboundDomainController(deps),
+  deliverabilityController(deps),
   teamController(deps),
   projectsController(deps),
   routesController(deps),

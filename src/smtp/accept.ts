@@ -11,6 +11,7 @@ import type { InboundTarget } from "./rcpt-resolver.ts";
 import { analyzeReport, applyReport, type ReportOutcome } from "./reports.ts";
 import { receivedHeader } from "./listener.ts";
 import { clip, FIELD_BOUNDS } from "../untrusted/bounds.ts";
+import { readReports, storeReport, type ReportRecipient } from "../reports/ingest.ts";
 
 export const INBOUND_QUEUE = "inbound";
 
@@ -54,7 +55,12 @@ type RouteGroup = { routeId: string; teamId: string; projectId: string; recipien
 export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buffer, now = Date.now()): Promise<AcceptResult> {
   const groups = new Map<string, RouteGroup>();
   const bounces: string[] = [];
+  const reportTargets: ReportRecipient[] = [];
   for (const t of env.targets) {
+    if (t.kind === "report") {
+      reportTargets.push(t);
+      continue;
+    }
     if (t.kind === "bounce") {
       if (!bounces.includes(t.recipientId)) bounces.push(t.recipientId);
       continue;
@@ -65,6 +71,11 @@ export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buff
   }
 
   const analysis = bounces.length > 0 ? await analyzeReport(raw, env.mailFrom || null) : null;
+  // DMARC and TLS reports to a domain's report address: read (bounded) before the commit.
+  const received =
+    reportTargets.length > 0
+      ? await readReports(reportTargets, raw, async (id) => (await deps.store.read.deliverabilityReports.domainOfReport(id))?.domain ?? null, deps.log)
+      : [];
   const stored = [...groups.values()].map((g) => {
     const id = newId();
     const trace = receivedHeader({
@@ -106,6 +117,7 @@ export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buff
     }
     const outcomes: ReportOutcome[] = [];
     if (analysis) for (const id of bounces) outcomes.push(await applyReport(tx, id, analysis, now));
+    for (const r of received) await storeReport(tx, r, now);
     return outcomes;
   });
   return { queueId: stored[0]?.id ?? newId(), messageIds: stored.map((s) => s.id), reports };

@@ -7,6 +7,7 @@ import { domainToASCII } from "node:url";
 import type { Repositories } from "../db/store.ts";
 import { nameAndParents } from "../dns/records.ts";
 import { parseVerpLocalPart } from "../mail/verp.ts";
+import { parseReportLocalPart, type ReportKind } from "../reports/report-addresses.ts";
 
 export type InboundTarget =
   | {
@@ -18,7 +19,9 @@ export type InboundTarget =
       address: string;
       subaddress: string | null;
     }
-  | { kind: "bounce"; recipientId: string; address: string };
+  | { kind: "bounce"; recipientId: string; address: string }
+  /** A sending domain's DMARC or TLS report address (src/reports/report-addresses.ts): no route needed. */
+  | { kind: "report"; report: ReportKind; domainId: string; teamId: string; address: string };
 
 export type RecipientVerdict =
   | { ok: true; target: InboundTarget }
@@ -42,7 +45,7 @@ export function splitAddress(address: string): { local: string; domain: string; 
 /** RCPT decisions, looked up through the store's reads (src/db/inbound-addresses.ts); built once per listener. */
 export class RecipientResolver {
   constructor(
-    private readonly read: Pick<Repositories, "inboundAddresses">,
+    private readonly read: Pick<Repositories, "inboundAddresses" | "deliverabilityReports">,
     private readonly secret: string,
     private readonly inboundDomain: string,
   ) {}
@@ -59,6 +62,11 @@ export class RecipientResolver {
       if (recipientId && (await lookups.isBounceRecipient(recipientId, parts.domain))) {
         return { ok: true, target: { kind: "bounce", recipientId, address: normalized } };
       }
+    }
+    if (parts.domain === this.inboundDomain && (parts.base === "dmarc" || parts.base === "tlsrpt")) {
+      const report = parseReportLocalPart(this.secret, parts.local);
+      const domain = report && (await this.read.deliverabilityReports.domainOfReport(report.domainId));
+      if (report && domain) return { ok: true, target: { kind: "report", report: report.kind, domainId: domain.id, teamId: domain.team_id, address: normalized } };
     }
     const route =
       (await lookups.routeByAddress(`${parts.base}@${parts.domain}`)) ?? (await lookups.routeByVerifiedDomain(parts.domain, nameAndParents(parts.domain)));

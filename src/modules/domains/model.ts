@@ -10,10 +10,10 @@ export const DnsRecordSchema = t.Object({
     description:
       "Lettermint's purpose: dkim_legacy (a DKIM key published as TXT: RSA or Ed25519) | return_path (the bounce name's SPF and MX) | dmarc; dkim_primary and dkim_secondary (managed CNAMEs) never occur",
   }),
-  kind: t.String({ description: "Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc" }),
+  kind: t.String({ description: "Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc | tls_rpt (where TLS reports go, RFC 8460; purpose dmarc)" }),
   verification_scope: t.String({
     description:
-      "required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key)",
+      "required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC, TLS-RPT) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key)",
   }),
   required_for_verification: t.Boolean({ description: "verification_scope is required" }),
   type: t.String({ description: "TXT or MX" }),
@@ -113,6 +113,9 @@ export function lettermintPurpose(kind: string): string {
     case "spf":
     case "return_path":
       return "return_path";
+    // Lettermint has no TLS-RPT record; it is a reporting record, as DMARC's rua.
+    case "tls_rpt":
+      return "dmarc";
     default:
       return kind;
   }

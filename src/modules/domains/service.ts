@@ -18,6 +18,7 @@ import { ConflictError, NotFoundError, ValidationError, fieldErrors } from "../.
 import { isUuid, newId } from "../../ids.ts";
 import { pageBody, parsePage, parseSort } from "../../http/pagination.ts";
 import { serverSecretOf } from "../../secrets.ts";
+import { reportAddresses } from "../../reports/report-addresses.ts";
 import { applyDomainCheck, checkDomain } from "./check.ts";
 import { lettermintPurpose, serializeDomain, serializeRecord, STATUS_FILTER, verificationScope, type DnsRecordData, type DomainData } from "./model.ts";
 import { startDkimRotation } from "./rotation.ts";
@@ -52,8 +53,9 @@ export async function createDomain(deps: Pick<Deps, "store" | "config">, teamId:
   const key = await generateDkimKeyPairAsync();
   const selector = newDkimSelector();
   const ed25519 = { selector: newEd25519DkimSelector(), ...generateEd25519DkimKeyPair() };
-  const specs = buildRecordSpecs({ domain, selector, publicKeyBase64: key.publicKeyBase64, ed25519, returnPathHost: RETURN_PATH_HOST, hostname: deps.config.hostname });
   const id = newId();
+  const reports = reportAddresses(await serverSecretOf(deps.store), deps.config.inboundDomain, id);
+  const specs = buildRecordSpecs({ domain, selector, publicKeyBase64: key.publicKeyBase64, ed25519, returnPathHost: RETURN_PATH_HOST, hostname: deps.config.hostname, reports });
   await deps.store.write(async (tx) => {
     // Checked again inside the write: two concurrent requests for one name must not both succeed.
     if (await tx.domains.idOfName(teamId, domain)) throw duplicate();

@@ -5724,7 +5724,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            /** @description The service's event type (Lettermint's MessageEventType): queued (message.created, message.queued), processed (message.sent, message.report_received), delivered, soft_bounced, hard_bounced, failed, suppressed, blocked, opened, clicked, spam_complaint, unsubscribed, policy_rejected, auto_replied, inbound_received (message.inbound), inbound_spam_blocked (held as quarantined), inbound_released (POST /v1/messages/{id}/process) */
+                            /** @description The service's event type (Lettermint's MessageEventType): queued (message.created, message.queued), processed (message.sent, message.report_received), delivered, soft_bounced, hard_bounced, failed, suppressed, blocked, opened, clicked, spam_complaint, unsubscribed, policy_rejected, auto_replied, inbound_received (message.inbound) */
                             event: string;
                             /** @description Posthorn's event kind, e.g. message.delivered (as webhooks name it) */
                             kind: string;
@@ -6527,14 +6527,10 @@ export interface operations {
                 "page[cursor]"?: string;
                 sort?: string;
                 "filter[email]"?: string;
-                "filter[value]"?: string;
-                "filter[type]"?: "email" | "domain" | "extension";
                 "filter[scope]"?: "team" | "project" | "route";
                 "filter[reason]"?: "spam_complaint" | "hard_bounce" | "unsubscribe" | "manual";
                 "filter[project_id]"?: string;
                 "filter[route_id]"?: string;
-                "filter[startDate]"?: string;
-                "filter[endDate]"?: string;
             };
             header?: never;
             path?: never;
@@ -6551,8 +6547,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            /** @description The address for type email; null for a domain or extension */
-                            email: string | null;
+                            email: string;
                             /** @description team, project or route */
                             scope: string;
                             /** @description spam_complaint, hard_bounce, unsubscribe, manual */
@@ -6561,19 +6556,15 @@ export interface operations {
                             route_id: string | null;
                             /** Format: date-time */
                             created_at: string;
-                            /** @enum {string} */
-                            type: "email" | "domain" | "extension";
-                            /** @description The address, domain or extension (lower-cased) */
+                            /**
+                             * @description What is suppressed: Posthorn suppresses addresses only
+                             * @constant
+                             */
+                            type: "email";
+                            /** @description = email */
                             value: string;
-                            /** @description The message whose hard bounce, complaint or unsubscribe added it; null for one added by hand */
-                            source_message: {
-                                id: string;
-                                /** @description false once the message is no longer stored */
-                                available: boolean;
-                                subject: string | null;
-                                /** Format: date-time */
-                                created_at: string | null;
-                            } | null;
+                            /** @description The message that caused it: not recorded */
+                            source_message: null;
                             /**
                              * Format: date-time
                              * @description = created_at (a suppression is never changed)
@@ -6642,10 +6633,6 @@ export interface operations {
                     route_id?: string;
                     /** @description Required when scope is project; a project of this team */
                     project_id?: string;
-                    /** @enum {string} */
-                    type?: "email" | "domain" | "extension";
-                    value?: string;
-                    values?: string[];
                 };
             };
         };

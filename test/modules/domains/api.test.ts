@@ -36,7 +36,7 @@ async function create(name = uniq(), token?: string) {
 }
 
 describe("POST /v1/domains", () => {
-  test("201 with the domain directly, its five records to publish and no private key", async () => {
+  test("201 with the domain directly, its six records to publish and no private key", async () => {
     const res = await t.request("POST", "/v1/domains", { body: { domain: "  Mail.Example-Shop.TEST. " } });
     expect(res.status).toBe(201);
     const d = res.json;
@@ -62,6 +62,8 @@ describe("POST /v1/domains", () => {
       ["spf", "return_path", "recommended", false, "TXT", "ph-bounces.mail.example-shop.test"],
       ["return_path", "return_path", "recommended", false, "MX", "ph-bounces.mail.example-shop.test"],
       ["dmarc", "dmarc", "recommended", false, "TXT", "_dmarc.mail.example-shop.test"],
+      // Where receivers send TLS reports (RFC 8460): Posthorn's report address, informational.
+      ["tls_rpt", "dmarc", "recommended", false, "TXT", "_smtp._tls.mail.example-shop.test"],
     ]);
     for (const r of d.dns_records) {
       expect(Object.keys(r).sort()).toEqual([
@@ -166,7 +168,7 @@ describe("GET /v1/domains", () => {
     expect(first.status).toBe(200);
     expect(first.json.data.map((d: { domain: string }) => d.domain)).toEqual(["three.example.test", "two.example.test"]);
     expect(first.json).toMatchObject({ path: "http://localhost:8080/v1/domains", per_page: 2, prev_cursor: null });
-    expect(first.json.data[0].dns_records).toHaveLength(5);
+    expect(first.json.data[0].dns_records).toHaveLength(6);
     expect(first.json.next_page_url).toContain("page%5Bcursor%5D=");
     const second = await app.request("GET", `/v1/domains?page[size]=2&page[cursor]=${first.json.next_cursor}`);
     expect(second.json.data.map((d: { domain: string }) => d.domain)).toEqual(["one.example.test"]);
@@ -244,13 +246,13 @@ describe("POST /v1/domains/{id}/dns-records/verify", () => {
     expect(res.json.data).toMatchObject({ status: "pending_verification", sending_status: "pending" });
     expect(res.json.data.status_changed_at).toBeNull();
     expect(res.json.data.last_checked_at).not.toBeNull();
-    expect(res.json.failed.map((f: { kind: string }) => f.kind)).toEqual(["dkim", "dkim_ed25519", "spf", "return_path", "dmarc"]);
+    expect(res.json.failed.map((f: { kind: string }) => f.kind)).toEqual(["dkim", "dkim_ed25519", "spf", "return_path", "dmarc", "tls_rpt"]);
     const dkim = recordOf(d, "dkim");
     expect(res.json.failed[0]).toEqual({ id: dkim.id, purpose: "dkim_legacy", kind: "dkim", type: "TXT", fqdn: dkim.fqdn, status: "pending", reason: `No TXT record found at ${dkim.fqdn}.`, found: null });
     expect(res.json.failed[3].reason).toBe(`No MX record found at ${d.return_path_domain}.`);
     // Lettermint's list: the recommended records that did not pass (the required DKIM one is not).
     expect(res.json.recommended_failed_records).toEqual(
-      ["dkim_ed25519", "spf", "return_path", "dmarc"].map((kind) => ({ id: recordOf(d, kind).id, type: recordOf(d, kind).type, name: recordOf(d, kind).fqdn })),
+      ["dkim_ed25519", "spf", "return_path", "dmarc", "tls_rpt"].map((kind) => ({ id: recordOf(d, kind).id, type: recordOf(d, kind).type, name: recordOf(d, kind).fqdn })),
     );
     for (const r of res.json.data.dns_records) {
       expect(r.status).toBe("pending");
