@@ -259,7 +259,7 @@ describe.skipIf(!requireTool("chromium"))("the dashboard in Chromium", () => {
     await shoot("webhook");
   }, 30_000);
 
-  test("add suppressions in bulk, find one, remove it", async () => {
+  test("add suppressions in bulk, and a whole domain; find one, remove it", async () => {
     await page.goto(`${base}/#/suppressions`);
     await page.getByLabel(/^Suppress for the whole team/).fill("first@example.org\nsecond@example.org");
     await page.getByRole("button", { name: "Add", exact: true }).click();
@@ -269,7 +269,14 @@ describe.skipIf(!requireTool("chromium"))("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Remove first@example.org" }).click();
     await page.getByRole("status").filter({ hasText: "first@example.org is no longer suppressed." }).waitFor();
     expect((await api("GET", "/v1/suppressions")).json.data.map((s: { email: string }) => s.email)).toEqual(["second@example.org"]);
-    await page.getByRole("searchbox", { name: "Address" }).fill("second@example.org");
+    // A whole domain: listed with its type.
+    await page.getByLabel("What to suppress").selectOption("domain");
+    await page.getByLabel(/^Suppress for the whole team/).fill("Blocked.Example");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "1 suppression created" }).waitFor();
+    await page.locator("main table tbody tr", { hasText: "blocked.example" }).getByRole("cell", { name: "domain", exact: true }).waitFor();
+    expect((await api("GET", "/v1/suppressions?filter[type]=domain")).json.data.map((s: { value: string; scope: string }) => `${s.value} ${s.scope}`)).toEqual(["blocked.example team"]);
+    await page.getByRole("searchbox", { name: "Address, domain or extension" }).fill("second@example.org");
     await page.keyboard.press("Enter");
     await waitFor(async () => (await page.locator("main table tbody tr").count()) === 1);
   }, 30_000);

@@ -239,6 +239,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/domains/{domainId}/deliverability/dmarc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** DMARC pass rates of a domain per day and reporter, Posthorn's addresses apart from other sources, with advice (from and to: UTC days, default the last 30) */
+        get: operations["getV1DomainsByDomainIdDeliverabilityDmarc"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/domains/{domainId}/deliverability/tls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** TLS reports (RFC 8460) of a domain per day and reporter, and failed sessions per receiving MX with their result types */
+        get: operations["getV1DomainsByDomainIdDeliverabilityTls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/team": {
         parameters: {
             query?: never;
@@ -1508,9 +1542,9 @@ export interface operations {
                                 id: string;
                                 /** @description Lettermint's purpose: dkim_legacy (a DKIM key published as TXT: RSA or Ed25519) | return_path (the bounce name's SPF and MX) | dmarc; dkim_primary and dkim_secondary (managed CNAMEs) never occur */
                                 purpose: string;
-                                /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc */
+                                /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc | tls_rpt (where TLS reports go, RFC 8460; purpose dmarc) */
                                 kind: string;
-                                /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
+                                /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC, TLS-RPT) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
                                 verification_scope: string;
                                 /** @description verification_scope is required */
                                 required_for_verification: boolean;
@@ -1629,9 +1663,9 @@ export interface operations {
                             id: string;
                             /** @description Lettermint's purpose: dkim_legacy (a DKIM key published as TXT: RSA or Ed25519) | return_path (the bounce name's SPF and MX) | dmarc; dkim_primary and dkim_secondary (managed CNAMEs) never occur */
                             purpose: string;
-                            /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc */
+                            /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc | tls_rpt (where TLS reports go, RFC 8460; purpose dmarc) */
                             kind: string;
-                            /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
+                            /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC, TLS-RPT) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
                             verification_scope: string;
                             /** @description verification_scope is required */
                             required_for_verification: boolean;
@@ -1752,9 +1786,9 @@ export interface operations {
                             id: string;
                             /** @description Lettermint's purpose: dkim_legacy (a DKIM key published as TXT: RSA or Ed25519) | return_path (the bounce name's SPF and MX) | dmarc; dkim_primary and dkim_secondary (managed CNAMEs) never occur */
                             purpose: string;
-                            /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc */
+                            /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc | tls_rpt (where TLS reports go, RFC 8460; purpose dmarc) */
                             kind: string;
-                            /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
+                            /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC, TLS-RPT) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
                             verification_scope: string;
                             /** @description verification_scope is required */
                             required_for_verification: boolean;
@@ -1930,9 +1964,9 @@ export interface operations {
                                 id: string;
                                 /** @description Lettermint's purpose: dkim_legacy (a DKIM key published as TXT: RSA or Ed25519) | return_path (the bounce name's SPF and MX) | dmarc; dkim_primary and dkim_secondary (managed CNAMEs) never occur */
                                 purpose: string;
-                                /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc */
+                                /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc | tls_rpt (where TLS reports go, RFC 8460; purpose dmarc) */
                                 kind: string;
-                                /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
+                                /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC, TLS-RPT) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
                                 verification_scope: string;
                                 /** @description verification_scope is required */
                                 required_for_verification: boolean;
@@ -2069,9 +2103,9 @@ export interface operations {
                                 id: string;
                                 /** @description Lettermint's purpose: dkim_legacy (a DKIM key published as TXT: RSA or Ed25519) | return_path (the bounce name's SPF and MX) | dmarc; dkim_primary and dkim_secondary (managed CNAMEs) never occur */
                                 purpose: string;
-                                /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc */
+                                /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc | tls_rpt (where TLS reports go, RFC 8460; purpose dmarc) */
                                 kind: string;
-                                /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
+                                /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC, TLS-RPT) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
                                 verification_scope: string;
                                 /** @description verification_scope is required */
                                 required_for_verification: boolean;
@@ -2194,9 +2228,9 @@ export interface operations {
                             id: string;
                             /** @description Lettermint's purpose: dkim_legacy (a DKIM key published as TXT: RSA or Ed25519) | return_path (the bounce name's SPF and MX) | dmarc; dkim_primary and dkim_secondary (managed CNAMEs) never occur */
                             purpose: string;
-                            /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc */
+                            /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc | tls_rpt (where TLS reports go, RFC 8460; purpose dmarc) */
                             kind: string;
-                            /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
+                            /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC, TLS-RPT) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
                             verification_scope: string;
                             /** @description verification_scope is required */
                             required_for_verification: boolean;
@@ -2314,9 +2348,9 @@ export interface operations {
                                 id: string;
                                 /** @description Lettermint's purpose: dkim_legacy (a DKIM key published as TXT: RSA or Ed25519) | return_path (the bounce name's SPF and MX) | dmarc; dkim_primary and dkim_secondary (managed CNAMEs) never occur */
                                 purpose: string;
-                                /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc */
+                                /** @description Posthorn's finer purpose: dkim (RSA) | dkim_ed25519 | spf | return_path (MX) | dmarc | tls_rpt (where TLS reports go, RFC 8460; purpose dmarc) */
                                 kind: string;
-                                /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
+                                /** @description required (the signing RSA DKIM record: the domain is verified, and can send, when it is active) | recommended (Ed25519 DKIM, SPF, return-path MX, DMARC, TLS-RPT) | migration (a DKIM rotation's next key) | deprecated (a retiring DKIM key) */
                                 verification_scope: string;
                                 /** @description verification_scope is required */
                                 required_for_verification: boolean;
@@ -2439,6 +2473,325 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getV1DomainsByDomainIdDeliverabilityDmarc: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domain: string;
+                        from: string;
+                        to: string;
+                        /** @description DMARC aggregate reports received for the period */
+                        reports: number;
+                        /** @description The p= of the latest report's policy_published */
+                        policy: string | null;
+                        /** @description The addresses Posthorn sends from: POSTHORN_SENDING_ADDRESSES and those outbound connections were made from */
+                        our_addresses: string[];
+                        report_addresses: {
+                            /** @description Where the domain's DMARC aggregate reports go: the rua=mailto: of its DMARC record */
+                            dmarc: string;
+                            /** @description Where its TLS reports go: the rua=mailto: of its _smtp._tls record */
+                            tls_rpt: string;
+                            /** @description RFC 7489 §7.1: the record the operator publishes on the report domain (POSTHORN_INBOUND_DOMAIN) so receivers send reports there */
+                            authorization_record: {
+                                type: string;
+                                /** @description <domain>._report._dmarc.<report domain> */
+                                fqdn: string;
+                                /** @description *._report._dmarc.<report domain>: one record for every domain */
+                                wildcard: string;
+                                content: string;
+                            } | null;
+                        };
+                        total: {
+                            ours: {
+                                /** @description Messages the reports counted */
+                                messages: number;
+                                /** @description Messages whose SPF passed and aligned with the From domain (policy_evaluated spf=pass) */
+                                spf_aligned: number;
+                                /** @description Messages with an aligned passing DKIM signature (policy_evaluated dkim=pass) */
+                                dkim_aligned: number;
+                                /** @description Messages that passed DMARC (aligned SPF or DKIM) */
+                                dmarc_pass: number;
+                                /** @description spf_aligned / messages (0 to 1); null with no messages */
+                                spf_rate: number | null;
+                                /** @description dkim_aligned / messages */
+                                dkim_rate: number | null;
+                                /** @description dmarc_pass / messages */
+                                dmarc_rate: number | null;
+                                /** @description Messages the receiver quarantined (disposition quarantine) */
+                                quarantined: number;
+                                /** @description Messages the receiver rejected (disposition reject) */
+                                rejected: number;
+                            };
+                            elsewhere: {
+                                /** @description Messages the reports counted */
+                                messages: number;
+                                /** @description Messages whose SPF passed and aligned with the From domain (policy_evaluated spf=pass) */
+                                spf_aligned: number;
+                                /** @description Messages with an aligned passing DKIM signature (policy_evaluated dkim=pass) */
+                                dkim_aligned: number;
+                                /** @description Messages that passed DMARC (aligned SPF or DKIM) */
+                                dmarc_pass: number;
+                                /** @description spf_aligned / messages (0 to 1); null with no messages */
+                                spf_rate: number | null;
+                                /** @description dkim_aligned / messages */
+                                dkim_rate: number | null;
+                                /** @description dmarc_pass / messages */
+                                dmarc_rate: number | null;
+                                /** @description Messages the receiver quarantined (disposition quarantine) */
+                                quarantined: number;
+                                /** @description Messages the receiver rejected (disposition reject) */
+                                rejected: number;
+                            };
+                        };
+                        days: {
+                            date: string;
+                            reporters: {
+                                /** @description The reporting organization (the receiver: google.com, Yahoo, Microsoft …) */
+                                org_name: string;
+                                /** @description Mail from Posthorn's sending addresses (our_addresses) */
+                                ours: {
+                                    /** @description Messages the reports counted */
+                                    messages: number;
+                                    /** @description Messages whose SPF passed and aligned with the From domain (policy_evaluated spf=pass) */
+                                    spf_aligned: number;
+                                    /** @description Messages with an aligned passing DKIM signature (policy_evaluated dkim=pass) */
+                                    dkim_aligned: number;
+                                    /** @description Messages that passed DMARC (aligned SPF or DKIM) */
+                                    dmarc_pass: number;
+                                    /** @description spf_aligned / messages (0 to 1); null with no messages */
+                                    spf_rate: number | null;
+                                    /** @description dkim_aligned / messages */
+                                    dkim_rate: number | null;
+                                    /** @description dmarc_pass / messages */
+                                    dmarc_rate: number | null;
+                                    /** @description Messages the receiver quarantined (disposition quarantine) */
+                                    quarantined: number;
+                                    /** @description Messages the receiver rejected (disposition reject) */
+                                    rejected: number;
+                                };
+                                /** @description Mail from every other address: services sending for the domain that Posthorn does not know, or spoofing */
+                                elsewhere: {
+                                    /** @description Messages the reports counted */
+                                    messages: number;
+                                    /** @description Messages whose SPF passed and aligned with the From domain (policy_evaluated spf=pass) */
+                                    spf_aligned: number;
+                                    /** @description Messages with an aligned passing DKIM signature (policy_evaluated dkim=pass) */
+                                    dkim_aligned: number;
+                                    /** @description Messages that passed DMARC (aligned SPF or DKIM) */
+                                    dmarc_pass: number;
+                                    /** @description spf_aligned / messages (0 to 1); null with no messages */
+                                    spf_rate: number | null;
+                                    /** @description dkim_aligned / messages */
+                                    dkim_rate: number | null;
+                                    /** @description dmarc_pass / messages */
+                                    dmarc_rate: number | null;
+                                    /** @description Messages the receiver quarantined (disposition quarantine) */
+                                    quarantined: number;
+                                    /** @description Messages the receiver rejected (disposition reject) */
+                                    rejected: number;
+                                    /** @description Each other source IP, the most messages first */
+                                    sources: {
+                                        source_ip: string;
+                                        /** @description Messages the reports counted */
+                                        messages: number;
+                                        /** @description Messages whose SPF passed and aligned with the From domain (policy_evaluated spf=pass) */
+                                        spf_aligned: number;
+                                        /** @description Messages with an aligned passing DKIM signature (policy_evaluated dkim=pass) */
+                                        dkim_aligned: number;
+                                        /** @description Messages that passed DMARC (aligned SPF or DKIM) */
+                                        dmarc_pass: number;
+                                        /** @description spf_aligned / messages (0 to 1); null with no messages */
+                                        spf_rate: number | null;
+                                        /** @description dkim_aligned / messages */
+                                        dkim_rate: number | null;
+                                        /** @description dmarc_pass / messages */
+                                        dmarc_rate: number | null;
+                                        /** @description Messages the receiver quarantined (disposition quarantine) */
+                                        quarantined: number;
+                                        /** @description Messages the receiver rejected (disposition reject) */
+                                        rejected: number;
+                                    }[];
+                                };
+                            }[];
+                        }[];
+                        advice: {
+                            /** @description spf_fails | dkim_fails | unknown_source | tighten_policy */
+                            kind: string;
+                            source_ip: string | null;
+                            /** @description Messages the advice is about */
+                            messages: number;
+                            /** @description What failed and the fix, in words */
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getV1DomainsByDomainIdDeliverabilityTls: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domain: string;
+                        from: string;
+                        to: string;
+                        /** @description TLS reports received for the period */
+                        reports: number;
+                        days: {
+                            date: string;
+                            reporters: {
+                                org_name: string;
+                                policies: {
+                                    /** @description sts | tlsa | no-policy-found */
+                                    policy_type: string;
+                                    policy_domain: string;
+                                    /** @description Sessions that negotiated TLS as the policy asks */
+                                    successful: number;
+                                    /** @description Sessions that failed (total-failure-session-count) */
+                                    failed: number;
+                                    failures: {
+                                        /** @description The receiving MX host; empty when the report names none */
+                                        mx_host: string;
+                                        result_type: string;
+                                        sessions: number;
+                                    }[];
+                                }[];
+                            }[];
+                        }[];
+                        /** @description Failed sessions per receiving MX host over the period, with their result types (RFC 8460 §4.3) */
+                        by_mx: {
+                            mx_host: string;
+                            failed: number;
+                            result_types: {
+                                result_type: string;
+                                sessions: number;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
                         /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
                         error: string;
                     };
@@ -5724,7 +6077,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            /** @description The service's event type (Lettermint's MessageEventType): queued (message.created, message.queued), processed (message.sent, message.report_received), delivered, soft_bounced, hard_bounced, failed, suppressed, blocked, opened, clicked, spam_complaint, unsubscribed, policy_rejected, auto_replied, inbound_received (message.inbound) */
+                            /** @description The service's event type (Lettermint's MessageEventType): queued (message.created, message.queued), processed (message.sent, message.report_received), delivered, soft_bounced, hard_bounced, failed, suppressed, blocked, opened, clicked, spam_complaint, unsubscribed, policy_rejected, auto_replied, inbound_received (message.inbound), inbound_spam_blocked (held as quarantined), inbound_released (POST /v1/messages/{id}/process) */
                             event: string;
                             /** @description Posthorn's event kind, e.g. message.delivered (as webhooks name it) */
                             kind: string;
@@ -6527,10 +6880,14 @@ export interface operations {
                 "page[cursor]"?: string;
                 sort?: string;
                 "filter[email]"?: string;
+                "filter[value]"?: string;
+                "filter[type]"?: "email" | "domain" | "extension";
                 "filter[scope]"?: "team" | "project" | "route";
                 "filter[reason]"?: "spam_complaint" | "hard_bounce" | "unsubscribe" | "manual";
                 "filter[project_id]"?: string;
                 "filter[route_id]"?: string;
+                "filter[startDate]"?: string;
+                "filter[endDate]"?: string;
             };
             header?: never;
             path?: never;
@@ -6547,7 +6904,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            email: string;
+                            /** @description The address for type email; null for a domain or extension */
+                            email: string | null;
                             /** @description team, project or route */
                             scope: string;
                             /** @description spam_complaint, hard_bounce, unsubscribe, manual */
@@ -6556,15 +6914,19 @@ export interface operations {
                             route_id: string | null;
                             /** Format: date-time */
                             created_at: string;
-                            /**
-                             * @description What is suppressed: Posthorn suppresses addresses only
-                             * @constant
-                             */
-                            type: "email";
-                            /** @description = email */
+                            /** @enum {string} */
+                            type: "email" | "domain" | "extension";
+                            /** @description The address, domain or extension (lower-cased) */
                             value: string;
-                            /** @description The message that caused it: not recorded */
-                            source_message: null;
+                            /** @description The message whose hard bounce, complaint or unsubscribe added it; null for one added by hand */
+                            source_message: {
+                                id: string;
+                                /** @description false once the message is no longer stored */
+                                available: boolean;
+                                subject: string | null;
+                                /** Format: date-time */
+                                created_at: string | null;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description = created_at (a suppression is never changed)
@@ -6633,6 +6995,10 @@ export interface operations {
                     route_id?: string;
                     /** @description Required when scope is project; a project of this team */
                     project_id?: string;
+                    /** @enum {string} */
+                    type?: "email" | "domain" | "extension";
+                    value?: string;
+                    values?: string[];
                 };
             };
         };

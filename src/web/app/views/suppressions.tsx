@@ -7,21 +7,24 @@ type Suppression = ApiItem<"/v1/suppressions">;
 export function Suppressions({ route }: { route: Route }) {
   const q = route.query;
   const list = useLoad(() => api.get<ApiBody<"/v1/suppressions">>("/v1/suppressions", { ...Object.fromEntries(q.entries()), "page[size]": 50 }), [q.toString()]);
-  const [search, setSearch] = useState(q.get("filter[email]") ?? "");
+  const [search, setSearch] = useState(q.get("filter[value]") ?? "");
   const [bulk, setBulk] = useState("");
+  const [type, setType] = useState<"email" | "domain" | "extension">("email");
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   const find = (e: Event) => {
     e.preventDefault();
-    go(search ? `/suppressions?filter[email]=${encodeURIComponent(search.trim())}` : "/suppressions");
+    go(search ? `/suppressions?filter[value]=${encodeURIComponent(search.trim())}` : "/suppressions");
   };
   const add = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    const emails = bulk.split(/[\s,;]+/).filter(Boolean);
+    const values = bulk.split(/[\s,;]+/).filter(Boolean);
+    // Addresses as the spec's emails; domains and extensions as values with their type.
+    const body: ApiRequest<"/v1/suppressions"> = type === "email" ? { emails: values, scope: "team", reason: "manual" } : { type, values, scope: "team", reason: "manual" };
     try {
-      const res = await api.post<ApiBody<"/v1/suppressions", "post">>("/v1/suppressions", { emails, scope: "team", reason: "manual" } satisfies ApiRequest<"/v1/suppressions">);
+      const res = await api.post<ApiBody<"/v1/suppressions", "post">>("/v1/suppressions", body);
       setNotice(res.message);
       setBulk("");
       list.reload();
@@ -33,7 +36,7 @@ export function Suppressions({ route }: { route: Route }) {
     setError(null);
     try {
       await api.del(`/v1/suppressions/${s.id}`);
-      setNotice(`${s.email} is no longer suppressed.`);
+      setNotice(`${s.value} is no longer suppressed.`);
       list.reload();
     } catch (err) {
       setError(messageOf(err));
@@ -48,11 +51,18 @@ export function Suppressions({ route }: { route: Route }) {
   return (
     <Section title="Suppressions">
       <form class="inline" onSubmit={find} aria-label="Search suppressions">
-        <Field label="Address" type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        <Field label="Address, domain or extension" type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
         <button type="submit">Search</button>
       </form>
       <form onSubmit={add} aria-label="Suppress addresses">
-        <Field label="Suppress for the whole team (one address per line, up to 1,000)">
+        <Field label="What to suppress">
+          <select value={type} onChange={(e) => setType(e.currentTarget.value as typeof type)}>
+            <option value="email">Addresses</option>
+            <option value="domain">Domains (every address at exactly that domain)</option>
+            <option value="extension">Extensions (every domain ending in .ru, .co.uk, …)</option>
+          </select>
+        </Field>
+        <Field label="Suppress for the whole team (one per line, up to 1,000)">
           <textarea rows={3} value={bulk} onInput={(e) => setBulk(e.currentTarget.value)} required />
         </Field>
         <button type="submit" class="primary">
@@ -64,7 +74,8 @@ export function Suppressions({ route }: { route: Route }) {
       <table>
         <thead>
           <tr>
-            <th scope="col">Address</th>
+            <th scope="col">Suppressed</th>
+            <th scope="col">Type</th>
             <th scope="col">Scope</th>
             <th scope="col">Reason</th>
             <th scope="col">Since</th>
@@ -76,12 +87,13 @@ export function Suppressions({ route }: { route: Route }) {
         <tbody>
           {(list.data?.data ?? []).map((s) => (
             <tr key={s.id}>
-              <td>{s.email}</td>
+              <td>{s.value}</td>
+              <td>{s.type}</td>
               <td>{s.scope}</td>
               <td>{s.reason.replace(/_/g, " ")}</td>
               <td>{fmtDate(s.created_at)}</td>
               <td>
-                <button type="button" class="small" onClick={() => remove(s)} aria-label={`Remove ${s.email}`}>
+                <button type="button" class="small" onClick={() => remove(s)} aria-label={`Remove ${s.value}`}>
                   Remove
                 </button>
               </td>
