@@ -5,6 +5,7 @@ import { MtaStsPolicies, mxMatches, type KnownPolicy } from "./mta-sts.ts";
 import { resolveMx, type MxResult } from "./mx.ts";
 import { verdictOf, type Verdict } from "./reply.ts";
 import { TLS_REQUIRED_CODE, type SendOutcome, type SmtpSender, type SmtpTarget, type TlsUsed } from "./smtp-pool.ts";
+import { noteSendingAddress } from "./sending-addresses.ts";
 
 export interface OutboundRecipient {
   id: string;
@@ -237,6 +238,7 @@ export class Deliverer {
     viaRelay: boolean,
     policy: KnownPolicy | null,
   ): RecipientOutcome {
+    if (!viaRelay && outcome.local) noteSendingAddress(this.deps, outcome.local);
     const verdict = verdictOf(outcome.reply);
     const aboutAddress = !viaRelay || !outcome.reply.enhanced_code || /^5\.[12]\./.test(outcome.reply.enhanced_code);
     return {

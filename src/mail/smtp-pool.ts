@@ -39,7 +39,14 @@ export interface TlsUsed {
  * protocol failure, connection lost), so another host may be tried.
  */
 export type SendOutcome =
-  | { kind: "reply"; reply: RemoteReply; /** MAIL FROM, RCPT TO, DATA (the message) */ stage: string; tls: TlsUsed | null }
+  | {
+      kind: "reply";
+      reply: RemoteReply;
+      /** MAIL FROM, RCPT TO, DATA (the message) */ stage: string;
+      tls: TlsUsed | null;
+      /** The local address the connection was made from (our sending address, as the receiver saw it unless NATed). */
+      local?: string | null;
+    }
   | { kind: "connection"; reply: RemoteReply; code: string };
 
 /** Who a transaction is for: enough to write its delivery receipt (receipts.ts). */
@@ -94,6 +101,8 @@ class Session {
   pending: Pending | null = null;
   /** Read once the session is ready (after STARTTLS and EHLO). */
   tls: TlsUsed | null = null;
+  /** The connection's local address, read once it is ready. */
+  local: string | null = null;
 
   constructor(readonly conn: SMTPConnection) {}
 }
@@ -107,6 +116,13 @@ function tlsOf(conn: SMTPConnection): TlsUsed | null {
   const socket = (conn as unknown as { _socket?: Partial<TLSSocket> })._socket;
   if (!conn.secure || typeof socket?.getProtocol !== "function") return null;
   return { protocol: socket.getProtocol() ?? null, cipher: socket.getCipher?.()?.name ?? null, verified: socket.authorized === true };
+}
+
+/** The local address of a connection (an IPv4-mapped IPv6 address as plain IPv4); null when unknown. */
+function localAddressOf(conn: SMTPConnection): string | null {
+  const socket = (conn as unknown as { _socket?: { localAddress?: string } })._socket;
+  const a = socket?.localAddress;
+  return typeof a === "string" && a !== "" ? a.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, "").toLowerCase() : null;
 }
 
 /**
@@ -186,14 +202,14 @@ class HostPool {
         if (!err) {
           this.stats.messages++;
           const response = (info as { response?: string } | undefined)?.response ?? "250";
-          resolve({ kind: "reply", reply: parseReply(response), stage: "DATA", tls: session.tls });
+          resolve({ kind: "reply", reply: parseReply(response), stage: "DATA", tls: session.tls, local: session.local });
           this.release(session, false);
           return;
         }
         const code = err.code ?? "ECONNECTION";
         if ((code === "EENVELOPE" || code === "EMESSAGE") && err.response && err.responseCode) {
           const reply = parseReply(err.response);
-          resolve({ kind: "reply", reply, stage: (err as { command?: string }).command ?? "DATA", tls: session.tls });
+          resolve({ kind: "reply", reply, stage: (err as { command?: string }).command ?? "DATA", tls: session.tls, local: session.local });
           // A 421 means the server is closing; after a refused MAIL/RCPT/DATA the transaction
           // must be reset; after a refused message body it is already over.
           this.release(session, code === "EENVELOPE", err.responseCode === 421);
@@ -202,7 +218,7 @@ class HostPool {
         if (code === "EMESSAGE" && !err.response) {
           // Refused before sending: larger than the SIZE the server advertised (RFC 1870), a
           // permanent limit of that server. Nothing was sent, so the session stays usable.
-          resolve({ kind: "reply", reply: { code: 552, enhanced_code: "5.3.4", message: err.message }, stage: "MAIL FROM", tls: session.tls });
+          resolve({ kind: "reply", reply: { code: 552, enhanced_code: "5.3.4", message: err.message }, stage: "MAIL FROM", tls: session.tls, local: session.local });
           this.release(session, false);
           return;
         }
@@ -277,6 +293,7 @@ class HostPool {
       });
       conn.connect(() => {
         session.tls = tlsOf(conn);
+        session.local = localAddressOf(conn);
         if (!t.auth) {
           connected = true;
           this.downUntil = 0;
