@@ -16,6 +16,7 @@ import { attachmentsController } from "./attachments/index.ts";
 import { blockedFileTypesController } from "./blocked-file-types/index.ts";
 import { authController } from "./auth/index.ts";
 import { trackingController } from "./tracking/index.ts";
+import { statsController } from "./stats/index.ts";
 
 /** Every controller the app mounts, in order. Add a module's controller here. */
 export const controllers = (deps: Deps) => [
@@ -35,6 +36,7 @@ export const controllers = (deps: Deps) => [
   attachmentsController(deps),
   blockedFileTypesController(deps),
   trackingController(deps),
+  statsController(deps),
   acmeChallengeController(deps),
   authController(deps),
 ];

@@ -28,8 +28,6 @@ const shapes = JSON.parse(readFileSync(SHAPES_PATH, "utf8")) as ShapesFile;
 const PENDING: Record<string, string> = {
   "messages.reschedule": "scheduled sending",
   "messages.cancel": "scheduled sending",
-  "stats.retrieve": "statistics and analytics",
-  "team.usage": "usage",
   "team.roles": "roles and member assignment",
   "team.updateMemberAssignment": "roles and member assignment",
 };

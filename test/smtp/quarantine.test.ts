@@ -122,6 +122,9 @@ describe("inbound quarantine", () => {
     expect(after.status).toBe("processed");
     expect(after.attachments).toHaveLength(1);
     expect(await eventsOf(id)).toEqual(["inbound_spam_blocked", "inbound_released", "inbound_received"]);
+    // Statistics count each message received once: the held one when it arrived, not again at its release.
+    const counted = await h.app.sql.get<{ n: number | string }>("SELECT coalesce(sum(inbound_received), 0) AS n FROM stat_hours");
+    expect(Number(counted!.n)).toBe(2);
   }, 40_000);
 
   test("two releases at once: one 202, one 409; the receiver gets it once", async () => {

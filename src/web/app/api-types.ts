@@ -897,6 +897,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Message statistics per day
+         * @description Daily rows and totals for from..to (dates, inclusive, at most 366 days): sent, delivered, hard bounces, complaints, opens and clicks by verdict (people, privacy proxies, machines), inbound received; transactional and broadcast apart when project_id is given.
+         */
+        get: operations["getV1Stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/team/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Messages accepted per calendar month
+         * @description This month (UTC) and the 12 before, newest first.
+         */
+        get: operations["getV1TeamUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query analytics
+         * @description Metrics over a window of at most 90 days, as a summary, a time series and a breakdown by up to three dimensions, optionally compared with the period before. Unknown metrics and dimensions are refused with a 422 naming them.
+         */
+        post: operations["postV1Analytics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/sign-in": {
         parameters: {
             query?: never;
@@ -7958,6 +8018,401 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getV1Stats: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+                project_id?: string;
+                include_machine?: "true" | "false" | "1" | "0";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        from: string;
+                        to: string;
+                        totals: {
+                            /** @description Recipients handed to delivery (first attempts) */
+                            sent: number;
+                            delivered: number;
+                            hard_bounced: number;
+                            spam_complaints: number;
+                            opened: number | null;
+                            clicked: number | null;
+                            inbound: {
+                                received: number;
+                            };
+                            transactional: {
+                                sent: number;
+                                hard_bounced: number;
+                                spam_complaints: number;
+                            } | null;
+                            broadcast: {
+                                sent: number;
+                                hard_bounced: number;
+                                spam_complaints: number;
+                            } | null;
+                            observed_opened: number | null;
+                            human_opened: number | null;
+                            privacy_opened: number | null;
+                            effective_opened: number | null;
+                            machine_opened: number | null;
+                            machine_clicked: number | null;
+                        };
+                        daily: {
+                            /** @description YYYY-MM-DD (UTC) */
+                            date: string;
+                            /** @description Recipients handed to delivery (first attempts) */
+                            sent: number;
+                            delivered: number;
+                            hard_bounced: number;
+                            spam_complaints: number;
+                            opened: number | null;
+                            clicked: number | null;
+                            inbound: {
+                                received: number;
+                            };
+                            transactional: {
+                                sent: number;
+                                hard_bounced: number;
+                                spam_complaints: number;
+                            } | null;
+                            broadcast: {
+                                sent: number;
+                                hard_bounced: number;
+                                spam_complaints: number;
+                            } | null;
+                            observed_opened: number | null;
+                            human_opened: number | null;
+                            privacy_opened: number | null;
+                            effective_opened: number | null;
+                            machine_opened: number | null;
+                            machine_clicked: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getV1TeamUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        current_period: {
+                            /** @description Outbound messages accepted in the period */
+                            usage: number;
+                            /** Format: date-time */
+                            last_incremented_at: string | null;
+                            /** Format: date-time */
+                            period_start: string;
+                            /** Format: date-time */
+                            period_end: string;
+                        };
+                        /** @description The 12 calendar months before, newest first */
+                        historical_usage: {
+                            /** @description Outbound messages accepted in the period */
+                            usage: number;
+                            /** Format: date-time */
+                            last_incremented_at: string | null;
+                            /** Format: date-time */
+                            period_start: string;
+                            /** Format: date-time */
+                            period_end: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postV1Analytics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    metrics: string[];
+                    from?: string;
+                    to?: string;
+                    timezone?: string;
+                    include?: string[];
+                    group_by?: string[];
+                    filters?: {
+                        dimension: string;
+                        operator: string;
+                        values?: string[];
+                    }[];
+                    interval?: string;
+                    compare?: string;
+                    include_trend?: boolean;
+                    sort?: {
+                        metric: string;
+                        direction: string;
+                    };
+                    limit?: number;
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            summary?: {
+                                metrics: {
+                                    [key: string]: number | null;
+                                };
+                                rate_bases: {
+                                    [key: string]: {
+                                        numerator: number | null;
+                                        denominator: number | null;
+                                    };
+                                };
+                                previous?: {
+                                    metrics: {
+                                        [key: string]: number | null;
+                                    };
+                                    rate_bases: {
+                                        [key: string]: {
+                                            numerator: number | null;
+                                            denominator: number | null;
+                                        };
+                                    };
+                                };
+                                change?: {
+                                    [key: string]: {
+                                        absolute?: number | null;
+                                        relative?: number | null;
+                                        percentage_points?: number | null;
+                                    };
+                                };
+                            };
+                            time_series?: {
+                                metrics: {
+                                    [key: string]: number | null;
+                                };
+                                rate_bases: {
+                                    [key: string]: {
+                                        numerator: number | null;
+                                        denominator: number | null;
+                                    };
+                                };
+                                from: string;
+                                to: string;
+                                available: boolean;
+                                partial: boolean;
+                            }[];
+                            breakdown?: {
+                                metrics: {
+                                    [key: string]: number | null;
+                                };
+                                rate_bases: {
+                                    [key: string]: {
+                                        numerator: number | null;
+                                        denominator: number | null;
+                                    };
+                                };
+                                dimensions: {
+                                    [key: string]: string | null;
+                                };
+                                previous?: {
+                                    metrics: {
+                                        [key: string]: number | null;
+                                    };
+                                    rate_bases: {
+                                        [key: string]: {
+                                            numerator: number | null;
+                                            denominator: number | null;
+                                        };
+                                    };
+                                };
+                                change?: {
+                                    [key: string]: {
+                                        absolute?: number | null;
+                                        relative?: number | null;
+                                        percentage_points?: number | null;
+                                    };
+                                };
+                                trend?: {
+                                    metrics: {
+                                        [key: string]: number | null;
+                                    };
+                                    rate_bases: {
+                                        [key: string]: {
+                                            numerator: number | null;
+                                            denominator: number | null;
+                                        };
+                                    };
+                                    from: string;
+                                    to: string;
+                                    available: boolean;
+                                    partial: boolean;
+                                }[];
+                            }[];
+                        };
+                        meta: {
+                            time_basis: string;
+                            timezone: string;
+                            interval: string;
+                            from: string;
+                            to: string;
+                            effective_to: string;
+                            alignment: string;
+                            generated_at: string;
+                            available_since: string;
+                            partial: boolean;
+                            ongoing: boolean;
+                            collection_completeness: string;
+                            last_ingested_at: string | null;
+                            metric_definition_version: string;
+                            ranked_group_limit: number;
+                            comparison?: {
+                                from: string;
+                                to: string;
+                                partial: boolean;
+                            };
+                        };
+                        pagination: {
+                            total_groups: number;
+                            returned_groups: number;
+                            next_cursor: null;
+                            truncated: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
                         /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
                         error: string;
                     };
