@@ -13,6 +13,8 @@
  *                   authenticate, score, publish its event
  *   retention       one slice of the retention purge;       modules/retention/service.ts
  *                   re-enqueues itself
+ *   scheduled       one message sent with scheduled_at, due  sending/scheduled-job.ts
+ *                   at its time: released to outbound
  *
  * Tests register one queue at a time with shortened timings through the same register functions.
  */
@@ -23,6 +25,7 @@ import { registerWebhookJobs } from "./events/webhook-job.ts";
 import { OUTBOUND_QUEUE, registerOutboundJobs } from "./mail/outbound-job.ts";
 import { DOMAIN_RECHECK_QUEUE, ensureDomainRecheckScheduled, registerDomainRecheck } from "./modules/domains/recheck.ts";
 import { RETENTION_QUEUE, registerRetention, startRetention } from "./modules/retention/service.ts";
+import { SCHEDULED_QUEUE, registerScheduledJobs } from "./sending/scheduled-job.ts";
 import { INBOUND_QUEUE } from "./smtp/accept.ts";
 import { registerInboundJobs } from "./smtp/inbound-job.ts";
 
@@ -33,6 +36,7 @@ export const JOB_QUEUES: readonly { queue: string; register: (runner: JobRunner,
   { queue: DOMAIN_RECHECK_QUEUE, register: registerDomainRecheck },
   { queue: INBOUND_QUEUE, register: registerInboundJobs },
   { queue: RETENTION_QUEUE, register: registerRetention },
+  { queue: SCHEDULED_QUEUE, register: (runner, deps) => registerScheduledJobs(runner, deps) },
 ];
 
 /** Registers the handler of every queue (JOB_QUEUES) with the server's settings. */

@@ -8,6 +8,8 @@ export type OutboundMessageRow = MessageHeadingColumns & {
   id: string;
   message_id_header: string | null;
   created_at: number;
+  /** A scheduled message's time to send: its queue lifetime counts from then, not from created_at. */
+  scheduled_at: number | null;
   /**
    * The HTML and text parts, when at most INLINE_PART_BYTES; a larger one is null here (its size in
    * html_bytes / text_bytes says it exists) and read by partsToCompose once the attempt has its
@@ -54,7 +56,7 @@ const ED25519_WHEN_ACTIVE = (column: string) =>
      AND r.hostname = d.dkim_ed25519_selector || '._domainkey') THEN d.${column} END AS ${column}`;
 const ED25519_COLUMNS = `${ED25519_WHEN_ACTIVE("dkim_ed25519_selector")}, ${ED25519_WHEN_ACTIVE("dkim_ed25519_private_key")}`;
 
-type MessagePart = MessageHeadingColumns & Pick<OutboundMessageRow, "id" | "message_id_header" | "created_at"> & {
+type MessagePart = MessageHeadingColumns & Pick<OutboundMessageRow, "id" | "message_id_header" | "created_at" | "scheduled_at"> & {
   route_id: string | null;
   domain_id: string | null;
 };
@@ -118,7 +120,7 @@ export class DeliveryRepository {
     // its planner runs faster than the join.
     if (this.db.dialect === "postgres") {
       const row = await this.db.get<OutboundMessageRow>(
-        `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at,
+        `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at, m.scheduled_at,
                 ${INLINE_PARTS("octet_length", "c.")}, c.headers, octet_length(c.raw) AS raw_bytes, ${ATTACHMENT_BYTES("c")}, c.track_opens, c.track_clicks, r.route_type, ${ROUTE_COMPOSE_COLUMNS("r.")}, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
          FROM messages m JOIN message_contents c ON c.message_id = m.id
          LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
@@ -128,7 +130,7 @@ export class DeliveryRepository {
       return row ? { ...row, ...numbers(row) } : null;
     }
     const m = await this.db.get<MessagePart>(
-      `SELECT id, from_email, from_name, subject, "to", cc, reply_to, message_id_header, created_at, route_id, domain_id FROM messages WHERE id = ?`,
+      `SELECT id, from_email, from_name, subject, "to", cc, reply_to, message_id_header, created_at, scheduled_at, route_id, domain_id FROM messages WHERE id = ?`,
       [messageId],
     );
     if (!m) return null;

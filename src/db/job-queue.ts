@@ -25,6 +25,11 @@ export const JOBS_CHANNEL = "posthorn_jobs";
 /** Told of each due job a queue gets; what it does with that is the engine's business. */
 export interface EnqueueListener {
   enqueued(queue: string): void;
+  /**
+   * Told of a job that becomes due later (at `runAt`), so that this process's runner can wake
+   * for it then rather than at its next poll: a scheduled message fires at its time.
+   */
+  later?(queue: string, runAt: number): void;
 }
 
 /**
@@ -34,7 +39,13 @@ export interface EnqueueListener {
  */
 export class JobSignals implements EnqueueListener {
   onEnqueue: ((queue: string) => void) | null = null;
+  /** Set by the runner: a job of `queue` becomes due at `runAt`. */
+  onLater: ((queue: string, runAt: number) => void) | null = null;
   private readonly toWake = new Set<string>();
+
+  later(queue: string, runAt: number): void {
+    this.onLater?.(queue, runAt);
+  }
 
   enqueued(queue: string): void {
     if (!this.onEnqueue) return;
@@ -104,6 +115,7 @@ export class JobQueue {
     const params = [queue, JSON.stringify(payload), runAt, opts.maxAttempts ?? 25, now];
     await this.db.runDeferred(this.sql.insert, params);
     if (runAt <= now) this.signals.enqueued(queue);
+    else this.signals.later?.(queue, runAt);
   }
 
   /**
@@ -246,6 +258,16 @@ export class JobQueue {
       [queue, ...messageIds, this.now() + leaseMs],
       { dynamic: true },
     );
+  }
+
+  /**
+   * Removes every job of `queue` that names `messageId`, running or not: a claim under way can no
+   * longer complete, fail or defer it (its fencing token names no row), so whatever it decides
+   * must be decided on the message's row too (src/sending/scheduled-job.ts). Returns how many.
+   */
+  async dropAllOfMessage(queue: string, messageId: string): Promise<number> {
+    const res = await this.db.run(`DELETE FROM jobs WHERE queue = ? AND ${this.sql.messageOfPayload} = ?`, [queue, messageId]);
+    return res.changes;
   }
 
   /** When the next job of `queue` is due (epoch ms), or null. */

@@ -18,12 +18,14 @@ export type MessageRow = MessageHeadingColumns & {
   type: "inbound" | "outbound";
   status: string;
   status_changed_at: number;
+  /** A scheduled send's time (epoch ms); null for mail sent on acceptance and inbound mail. */
+  scheduled_at: number | null;
   tag: string | null;
   bcc: string;
   created_at: number;
 };
 
-const LIST_COLUMNS = `id, type, status, status_changed_at, tag, from_email, from_name, subject, "to", cc, bcc, reply_to, created_at`;
+const LIST_COLUMNS = `id, type, status, status_changed_at, scheduled_at, tag, from_email, from_name, subject, "to", cc, bcc, reply_to, created_at`;
 
 /** A message as its detail shows it. */
 export type MessageDetailRow = MessageRow & { route_id: string | null; metadata: string; spam_score: number | null; spam_symbols: string | null };

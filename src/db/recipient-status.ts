@@ -5,6 +5,7 @@
  * models, and by events/message-status.ts, which applies a change (history, webhooks, suppressions).
  */
 export const MESSAGE_STATUSES = [
+  "scheduled",
   "pending",
   "queued",
   // Inbound mail held at or above its route's spam threshold until released (POST /v1/messages/{id}/process).
@@ -21,6 +22,7 @@ export const MESSAGE_STATUSES = [
   "blocked",
   "policy_rejected",
   "unsubscribed",
+  "canceled",
 ] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
@@ -36,6 +38,7 @@ export const FINAL_RECIPIENT_STATUSES: ReadonlySet<string> = new Set([
   "unsubscribed",
   "opened",
   "clicked",
+  "canceled",
 ]);
 
 /**
@@ -48,6 +51,8 @@ const AGGREGATE_RANK: readonly string[] = [
   "processed",
   "queued",
   "pending",
+  // Waiting for its scheduled_at (src/sending/scheduled-job.ts): not yet in the delivery queue.
+  "scheduled",
   "spam_complaint",
   "unsubscribed",
   "clicked",
@@ -58,6 +63,8 @@ const AGGREGATE_RANK: readonly string[] = [
   "blocked",
   "policy_rejected",
   "suppressed",
+  // A scheduled message canceled before its time (POST /v1/messages/{id}/cancel).
+  "canceled",
 ];
 
 export function aggregateStatus(statuses: readonly string[]): string {

@@ -189,7 +189,10 @@ export class PostgresStore implements Store {
     this.gate = new Gate(opts.poolSize, opts.poolWaitMs);
     this.url = opts.url ?? null;
     // A statement on the pool commits as it returns: its enqueues are announced at once.
-    this.pool = repositories(new GatedExecutor(new PostgresExecutor(sql), this.gate), { enqueued: (q) => this.announce(q) });
+    this.pool = repositories(new GatedExecutor(new PostgresExecutor(sql), this.gate), {
+      enqueued: (q) => this.announce(q),
+      later: (q, at) => this.signals.later(q, at),
+    });
   }
 
   /** The connection for health checks and NOTIFY, apart from the pool (see ping). */
@@ -239,7 +242,8 @@ export class PostgresStore implements Store {
       // The connection runs its statements in order: BEGIN goes out with the first one.
       exec.controlLater("BEGIN");
       const enqueued = new Set<string>();
-      return { conn, exec, enqueued, tx: repositories(exec, { enqueued: (q) => enqueued.add(q) }) };
+      // A job due later wakes this node's runner for its time (a hint: a rollback leaves a timer that finds nothing).
+      return { conn, exec, enqueued, tx: repositories(exec, { enqueued: (q) => enqueued.add(q), later: (q, at) => this.signals.later(q, at) }) };
     } catch (err) {
       conn?.release();
       this.gate.release();

@@ -16,6 +16,7 @@ import { ProjectRepository } from "./projects.ts";
 import { QueueRepository } from "./queue.ts";
 import { RateLimitRepository } from "./rate-limits.ts";
 import { RecipientRepository } from "./recipients.ts";
+import { ScheduledRepository } from "./scheduled.ts";
 import { RetentionRepository } from "./retention.ts";
 import { RouteRepository } from "./routes.ts";
 import { SettingsRepository } from "./settings.ts";
@@ -47,6 +48,7 @@ export interface Repositories {
   queue: QueueRepository;
   rateLimits: RateLimitRepository;
   recipients: RecipientRepository;
+  scheduled: ScheduledRepository;
   retention: RetentionRepository;
   routes: RouteRepository;
   settings: SettingsRepository;
@@ -77,6 +79,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     queue: new QueueRepository(db),
     rateLimits: new RateLimitRepository(db),
     recipients: new RecipientRepository(db),
+    scheduled: new ScheduledRepository(db),
     retention: new RetentionRepository(db),
     routes: new RouteRepository(db),
     settings: new SettingsRepository(db),

@@ -9,6 +9,9 @@ export const WEBHOOK_MAX_ATTEMPTS = 11;
 /** Every event kind a webhook may subscribe to (docs/webhooks.md, Event kinds). */
 export const EVENT_KINDS = [
   "message.created",
+  "message.scheduled",
+  "message.rescheduled",
+  "message.canceled",
   "message.sent",
   "message.delivered",
   "message.soft_bounced",

@@ -33,6 +33,10 @@ type Lane = {
   opts: Required<QueueOptions>;
   inflight: number;
   timer: Timer | null;
+  /** When `timer` fires (epoch ms). */
+  timerAt: number;
+  /** The earliest job due later that this process enqueued while a claim was in flight (wakeAt), 0 for none. */
+  hintAt: number;
   pumping: boolean;
   again: boolean;
   /** A pump is scheduled for the next turn (see release in run). */
@@ -61,6 +65,8 @@ export class JobRunner {
       opts: { batch: Math.min(opts.concurrency, 100), pollMs: 1000, ...opts },
       inflight: 0,
       timer: null,
+      timerAt: 0,
+      hintAt: 0,
       pumping: false,
       again: false,
       refill: false,
@@ -72,6 +78,7 @@ export class JobRunner {
   start(): void {
     this.running = true;
     this.store.signals.onEnqueue = (queue) => this.wake(queue);
+    this.store.signals.onLater = (queue, runAt) => this.wakeAt(queue, runAt);
     for (const lane of this.lanes.values()) void this.pump(lane);
   }
 
@@ -84,10 +91,33 @@ export class JobRunner {
     });
   }
 
+  /**
+   * Tells the runner that `queue` gets a job due at `runAt`: an idle lane whose timer would fire
+   * later is set to fire then, so the job starts at its time rather than at the next poll (up to
+   * pollMs late). Other nodes poll, and then sleep exactly until their next due job.
+   */
+  wakeAt(queue: string, runAt: number): void {
+    const lane = this.lanes.get(queue);
+    if (!this.running || !lane) return;
+    if (lane.pumping) lane.hintAt = lane.hintAt === 0 ? runAt : Math.min(lane.hintAt, runAt);
+    else if (lane.timer && lane.timerAt > runAt) this.sleep(lane, runAt - Date.now());
+  }
+
+  private sleep(lane: Lane, ms: number): void {
+    if (lane.timer) clearTimeout(lane.timer);
+    const wait = Math.max(5, ms);
+    lane.timerAt = Date.now() + wait;
+    lane.timer = setTimeout(() => {
+      lane.timer = null;
+      void this.pump(lane);
+    }, wait);
+  }
+
   /** Stops claiming and waits (up to `timeoutMs`) for running jobs to finish. */
   async stop(timeoutMs = 10_000): Promise<void> {
     this.running = false;
     this.store.signals.onEnqueue = null;
+    this.store.signals.onLater = null;
     for (const lane of this.lanes.values()) if (lane.timer) clearTimeout(lane.timer);
     const deadline = Date.now() + timeoutMs;
     while (this.inflight() > 0 && Date.now() < deadline) {
@@ -134,12 +164,14 @@ export class JobRunner {
       } while (lane.again && this.running && lane.inflight < lane.opts.concurrency);
       if (this.running && lane.inflight < lane.opts.concurrency) {
         const next = await this.store.read.jobs.nextDue(lane.name);
-        const wait = next === null ? lane.opts.pollMs : Math.max(5, Math.min(lane.opts.pollMs, next - Date.now()));
-        lane.timer = setTimeout(() => void this.pump(lane), wait);
+        // A job enqueued during this claim may not be committed yet, and so not in nextDue.
+        const hint = lane.hintAt > Date.now() ? lane.hintAt : Infinity;
+        lane.hintAt = 0;
+        this.sleep(lane, Math.min(lane.opts.pollMs, hint - Date.now(), next === null ? Infinity : next - Date.now()));
       }
     } catch (err) {
       this.log.error("job claim failed", { queue: lane.name, error: String(err) });
-      if (this.running) lane.timer = setTimeout(() => void this.pump(lane), lane.opts.pollMs);
+      if (this.running) this.sleep(lane, lane.opts.pollMs);
     } finally {
       lane.pumping = false;
     }

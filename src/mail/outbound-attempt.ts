@@ -143,7 +143,8 @@ async function sendWithinMemory(ctx: OutboundContext, row: SendableRow, due: Due
     return outcomeOf(outcomes, {
       // The n-th attempt of a recipient waits the n-th step of the schedule.
       attemptNo: Math.max(1, ...attempted.map((r) => r.attempts)),
-      deadline: row.created_at + ctx.deps.config.queueLifetimeSeconds * 1000,
+      // A scheduled message's lifetime counts from its time to send, not from its acceptance.
+      deadline: Math.max(Number(row.created_at), Number(row.scheduled_at ?? 0)) + ctx.deps.config.queueLifetimeSeconds * 1000,
       queueLifetimeSeconds: ctx.deps.config.queueLifetimeSeconds,
       schedule: ctx.schedule,
       admission,

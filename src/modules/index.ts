@@ -10,6 +10,7 @@ import { projectsController } from "./projects/index.ts";
 import { routesController } from "./routes/index.ts";
 import { messagesController } from "./messages/index.ts";
 import { queueController } from "./queue/index.ts";
+import { scheduleController } from "./schedule/index.ts";
 import { suppressionsController } from "./suppressions/index.ts";
 import { webhooksController } from "./webhooks/index.ts";
 import { attachmentsController } from "./attachments/index.ts";
@@ -31,6 +32,7 @@ export const controllers = (deps: Deps) => [
   messagesController(deps),
   destinationsController(deps),
   queueController(deps),
+  scheduleController(deps),
   suppressionsController(deps),
   webhooksController(deps),
   attachmentsController(deps),

@@ -10,10 +10,11 @@ import { changeRecipientStatus, suppressedAmong } from "../events/message-status
 import { rollAccepted } from "../events/stat-rollup.ts";
 import type { MessageStatus } from "../db/recipient-status.ts";
 import { publishEvent } from "../events/publish.ts";
-import { newId, sha256Hex } from "../ids.ts";
+import { iso, newId, sha256Hex } from "../ids.ts";
 import { OUTBOUND_MAX_ATTEMPTS, OUTBOUND_QUEUE, type OutboundJob } from "../mail/outbound-job.ts";
 import { isDisposableAddress } from "./disposable.ts";
 import { LIMITS } from "./limits.ts";
+import { scheduleMessage } from "./scheduled-job.ts";
 import { ProjectLookup, type SendPrincipal } from "./project-lookup.ts";
 import { addError, LIST_UNSUBSCRIBE_HEADERS, validateEmails, type Errors, type PreparedEmail, type SendInput } from "./validation.ts";
 
@@ -28,8 +29,10 @@ export interface AcceptOptions {
 
 export interface AcceptedMessage {
   message_id: string;
-  /** pending, or suppressed when every recipient is suppressed. */
+  /** pending, scheduled (with scheduled_at), or suppressed when every recipient is suppressed. */
   status: MessageStatus;
+  /** A scheduled message's time to send (ISO 8601, UTC). */
+  scheduled_at?: string;
 }
 
 type WriteResult = { replay: AcceptedMessage[] } | { accepted: AcceptedMessage[] };
@@ -202,6 +205,11 @@ async function storeMessage(tx: Repositories, principal: SendPrincipal, e: Prepa
       status = await changeRecipientStatus(tx, { recipientId: r.id, status: "suppressed", details: { reason: "suppressed", suppression: hit } }, now);
     } else sendable++;
   }
+  if (sendable > 0 && e.scheduledAt !== null) {
+    // Waits for its time in the scheduled queue, not the outbound one (scheduled-job.ts).
+    await scheduleMessage(tx, { teamId: principal.teamId, routeId, messageId: id, at: e.scheduledAt, tag: e.tag, metadata: e.metadata }, now);
+    return { message_id: id, status: "scheduled", scheduled_at: iso(e.scheduledAt)! };
+  }
   if (sendable > 0) await tx.jobs.enqueue(OUTBOUND_QUEUE, { messageId: id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });
   // Every recipient suppressed: final already, so a redacting route keeps none of the content.
   else if (target.redact) await tx.retention.redactWhenFinal(id, now);
@@ -243,9 +251,12 @@ async function insertMessage(tx: Repositories, principal: SendPrincipal, id: str
 
 /** message.created: in the message's history and published to the route's webhooks. */
 async function recordCreated(tx: Repositories, teamId: string, routeId: string, id: string, e: PreparedEmail, now: number): Promise<void> {
+  // A scheduled message is created scheduled: its history's first entry reads `scheduled`.
+  const status = e.scheduledAt === null ? "pending" : "scheduled";
   const data = {
     message_id: id,
-    status: "pending",
+    status,
+    ...(e.scheduledAt === null ? {} : { scheduled_at: iso(e.scheduledAt) }),
     from: e.from.email,
     to: e.to.map((a) => a.email),
     cc: e.cc.map((a) => a.email),
@@ -259,7 +270,7 @@ async function recordCreated(tx: Repositories, teamId: string, routeId: string, 
     message_id: id,
     recipient_id: null,
     kind: "message.created",
-    status: "pending",
+    status,
     data: JSON.stringify(data),
     created_at: now,
   });

@@ -10,6 +10,7 @@ import { ValidationError, fieldErrors } from "../errors.ts";
 import { parseAddress, type ParsedAddress } from "../mail/address.ts";
 import { emptyDict } from "../untrusted/dict.ts";
 import { LIMITS } from "./limits.ts";
+import { checkScheduledAt } from "./schedule-time.ts";
 
 /** One email as the send endpoints take it (the spec's single-send body). */
 export interface SendInput {
@@ -29,6 +30,8 @@ export interface SendInput {
   /** Override the route's open / click tracking for this email (docs/tracking.md, Turning it on). */
   track_opens?: boolean | null;
   track_clicks?: boolean | null;
+  /** Send at this time (ISO 8601 with an offset) rather than now: schedule-time.ts. */
+  scheduled_at?: string | null;
 }
 
 /**
@@ -86,6 +89,8 @@ export interface PreparedEmail {
   /** The send's tracking override; null: the route's setting. */
   trackOpens: boolean | null;
   trackClicks: boolean | null;
+  /** When to send (epoch ms, scheduled_at); null: now. */
+  scheduledAt: number | null;
 }
 
 /** Messages by field path ("from", "3.subject"), as a ValidationError carries them. */
@@ -160,6 +165,7 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
   if (recipients.length > LIMITS.recipients) addError(errors, `${p}to`, `An email may have at most ${LIMITS.recipients} distinct recipients (to, cc and bcc together).`);
   const trackOpens = checkTracking(c, "track_opens", input.track_opens);
   const trackClicks = checkTracking(c, "track_clicks", input.track_clicks);
+  const scheduledAt = checkSchedule(c, input.scheduled_at);
 
   if (Object.keys(errors).length !== before || !from) return null;
   const addr = (a: ParsedAddress): Address => ({ email: a.email, name: a.name });
@@ -181,7 +187,16 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
     recipients,
     trackOpens,
     trackClicks,
+    scheduledAt,
   };
+}
+
+/** scheduled_at: the instant to send at (epoch ms), or null to send now (schedule-time.ts). */
+function checkSchedule({ errors, p }: Checks, value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  const checked = checkScheduledAt(value, Date.now());
+  if ("error" in checked) addError(errors, `${p}scheduled_at`, checked.error);
+  return "at" in checked ? checked.at : null;
 }
 
 function checkFrom({ errors, p }: Checks, value: unknown): ParsedAddress | null {

@@ -25,7 +25,7 @@ export const MessageListData = t.Object({
   created_at: t.String({ format: "date-time" }),
   // Lettermint's MessageListData beside the spec's fields.
   status_changed_at: t.String({ format: "date-time" }),
-  scheduled_at: t.Null({ description: "Scheduled sending is not built yet: always null" }),
+  scheduled_at: Nullable(t.String({ format: "date-time", description: "When a message sent with scheduled_at is (or was) to be sent (UTC); null for mail sent on acceptance and inbound mail" })),
   tags: t.Array(t.Object({ name: t.String(), value: t.String() }), { description: "Name-value tags: not built yet, always empty" }),
 });
 export type MessageListData = Static<typeof MessageListData>;
@@ -37,7 +37,7 @@ export const MessageData = t.Object({
   type: MessageType,
   status: StatusSchema,
   status_changed_at: t.String({ format: "date-time" }),
-  scheduled_at: t.Null({ description: "Scheduled sending is not built yet: always null" }),
+  scheduled_at: Nullable(t.String({ format: "date-time", description: "When a message sent with scheduled_at is (or was) to be sent (UTC); null for mail sent on acceptance and inbound mail" })),
   tag: Nullable(t.String()),
   tags: t.Array(t.Object({ name: t.String(), value: t.String() }), { description: "Name-value tags: not built yet, always empty" }),
   from_email: t.String(),
@@ -153,7 +153,7 @@ export const serializeListItem = (r: MessageRow): MessageListData => ({
   tag: r.tag,
   created_at: iso(r.created_at)!,
   status_changed_at: iso(r.status_changed_at)!,
-  scheduled_at: null,
+  scheduled_at: iso(r.scheduled_at === null ? null : Number(r.scheduled_at)),
   tags: [],
 });
 

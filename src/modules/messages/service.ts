@@ -66,7 +66,7 @@ export async function getMessage(deps: Ctx, teamId: string, messageId: string): 
     type: item.type,
     status: item.status,
     status_changed_at: iso(r.status_changed_at)!,
-    scheduled_at: null,
+    scheduled_at: item.scheduled_at,
     tag: item.tag,
     tags: [],
     from_email: item.from_email,
@@ -110,6 +110,8 @@ const SERVICE_EVENT_TYPES: ReadonlySet<string> = new Set([
 
 /** The service's event type for a history entry of Posthorn's `kind` (with `status`, when it set one). */
 export function serviceEventType(kind: string, status: string | null): string {
+  // A message sent with scheduled_at is created scheduled (src/sending/scheduled-job.ts).
+  if (kind === "message.created" && status === "scheduled") return "scheduled";
   const mapped = SERVICE_EVENT[kind];
   if (mapped) return mapped;
   const bare = kind.startsWith("message.") ? kind.slice("message.".length) : kind;

@@ -25,6 +25,7 @@ export const queueController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "messages:read",
         query: QueueListQuery,
         detail: {
           summary: "List outbound messages not yet final, oldest first, with their queued recipients, next attempt and last reply",
@@ -41,6 +42,7 @@ export const queueController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "messages:send",
         query: QueueActionQuery,
         detail: {
           summary: "Attempt every queued message matching the filters now (attempt counts and queue lifetime unchanged)",
@@ -58,6 +60,7 @@ export const queueController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "messages:send",
         query: QueueActionQuery,
         detail: {
           summary: "Cancel every queued message matching the filters: their remaining recipients become failed, reason cancelled",
@@ -75,19 +78,22 @@ export const queueController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "messages:send",
         params,
         detail: { summary: "Attempt a queued message now (409 when it is final or inbound)", security },
         response: { 200: t.Object({ data: Nullable(QueuedMessageData), message: t.String() }), ...errorResponses(401, 404, 409) },
       },
     )
     .post(
-      "/v1/messages/:messageId/cancel",
+      // Not /cancel: that is the service's cancel of a scheduled message (src/modules/schedule/).
+      "/v1/messages/:messageId/cancel-delivery",
       async ({ team, params }) => {
         const { cancelled, data } = await cancelMessage(deps, team.teamId, params.messageId);
         return { data: { cancelled, queued: data }, message: `${cancelled} recipient(s) cancelled.` };
       },
       {
         team: true,
+        permission: "messages:send",
         params,
         detail: {
           summary: "Cancel a queued message: its remaining recipients become failed, reason cancelled (409 when it is final or inbound)",

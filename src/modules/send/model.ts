@@ -66,7 +66,11 @@ export const SendEmail = t.Object(
       "The settings field must be null or an object {track_opens?, track_clicks?, tls?: opportunistic}.",
       "Lettermint's per-email settings: track_opens and track_clicks as the fields of those names; tls opportunistic only (enforced is a 422)",
     ),
-    scheduled_at: nullable(t.String({ maxLength: 64 }), "The scheduled_at field must be a date-time string or null.", "Not available yet: a value is a 422, so that the email is never sent early"),
+    scheduled_at: nullable(
+      t.String({ maxLength: 64 }),
+      "The scheduled_at field must be a date-time string or null.",
+      "Send at this time instead of now: ISO 8601 with an offset (Z or ±hh:mm), in the future, at most 30 days ahead; the message is `scheduled` until then (PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it)",
+    ),
     tags: nullable(
       t.Array(t.Object({ name: t.String({ maxLength: 64 }), value: t.String({ maxLength: 64 }) }), { maxItems: 20 }),
       "The tags field must be null or an array of at most 20 {name, value} objects.",
@@ -86,7 +90,10 @@ export const SendBatch = t.Array(SendEmail, {
 
 export const SendResult = t.Object({
   message_id: t.String(),
-  status: t.Union(MESSAGE_STATUSES.map((s) => t.Literal(s)), { description: "pending on acceptance; suppressed when every recipient is suppressed" }),
+  status: t.Union(MESSAGE_STATUSES.map((s) => t.Literal(s)), {
+    description: "pending on acceptance; scheduled with a scheduled_at; suppressed when every recipient is suppressed",
+  }),
+  scheduled_at: t.Optional(t.String({ format: "date-time", description: "When a scheduled message will be sent (UTC); only with status scheduled" })),
 });
 export type SendResult = Static<typeof SendResult>;
 

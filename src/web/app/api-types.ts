@@ -481,7 +481,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Reschedule a scheduled message
+         * @description Moves a message sent with scheduled_at to a new time (ISO 8601 with an offset, in the future, at most 30 days ahead). 409 once it has left scheduled (its time came, or it was canceled). A project token reaches its own project's messages only.
+         */
+        patch: operations["patchV1MessagesByMessageId"];
         trace?: never;
     };
     "/v1/messages/{messageId}/process": {
@@ -683,7 +687,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/messages/{messageId}/cancel": {
+    "/v1/messages/{messageId}/cancel-delivery": {
         parameters: {
             query?: never;
             header?: never;
@@ -695,6 +699,26 @@ export interface paths {
         /**
          * Cancel a queued message: its remaining recipients become failed, reason cancelled (409 when it is final or inbound)
          * @description A recipient the receiving server accepted during an attempt under way stays with that attempt and ends delivered.
+         */
+        post: operations["postV1MessagesByMessageIdCancel-delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/{messageId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a scheduled message
+         * @description A message sent with scheduled_at and still waiting becomes canceled and is never sent. 409 once it has left scheduled (its time came, or it was canceled); POST /v1/messages/{id}/cancel-delivery stops a message in the delivery queue. A project token reaches its own project's messages only.
          */
         post: operations["postV1MessagesByMessageIdCancel"];
         delete?: never;
@@ -1246,7 +1270,7 @@ export interface operations {
                         /** @enum {string} */
                         tls?: "opportunistic" | "enforced";
                     } | null;
-                    /** @description Not available yet: a value is a 422, so that the email is never sent early */
+                    /** @description Send at this time instead of now: ISO 8601 with an offset (Z or ±hh:mm), in the future, at most 30 days ahead; the message is `scheduled` until then (PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it) */
                     scheduled_at?: string | null;
                     /** @description Not available yet: a non-empty list is a 422 (use tag) */
                     tags?: {
@@ -1275,7 +1299,12 @@ export interface operations {
                     "application/json": {
                         message_id: string;
                         /** @enum {string} */
-                        status: "pending" | "queued" | "quarantined" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed";
+                        status: "scheduled" | "pending" | "queued" | "quarantined" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed" | "canceled";
+                        /**
+                         * Format: date-time
+                         * @description When a scheduled message will be sent (UTC); only with status scheduled
+                         */
+                        scheduled_at?: string;
                     };
                 };
             };
@@ -1381,7 +1410,7 @@ export interface operations {
                         /** @enum {string} */
                         tls?: "opportunistic" | "enforced";
                     } | null;
-                    /** @description Not available yet: a value is a 422, so that the email is never sent early */
+                    /** @description Send at this time instead of now: ISO 8601 with an offset (Z or ±hh:mm), in the future, at most 30 days ahead; the message is `scheduled` until then (PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it) */
                     scheduled_at?: string | null;
                     /** @description Not available yet: a non-empty list is a 422 (use tag) */
                     tags?: {
@@ -1410,7 +1439,12 @@ export interface operations {
                     "application/json": {
                         message_id: string;
                         /** @enum {string} */
-                        status: "pending" | "queued" | "quarantined" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed";
+                        status: "scheduled" | "pending" | "queued" | "quarantined" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed" | "canceled";
+                        /**
+                         * Format: date-time
+                         * @description When a scheduled message will be sent (UTC); only with status scheduled
+                         */
+                        scheduled_at?: string;
                     }[];
                 };
             };
@@ -4738,6 +4772,7 @@ export interface operations {
                                 messages_total: number;
                                 /** @description Messages in the window by current status (every status, 0 when none) */
                                 messages_by_status: {
+                                    scheduled: number;
                                     pending: number;
                                     queued: number;
                                     quarantined: number;
@@ -4753,6 +4788,7 @@ export interface operations {
                                     blocked: number;
                                     policy_rejected: number;
                                     unsubscribed: number;
+                                    canceled: number;
                                 };
                                 /** @description Percent (0–100) of outbound messages with a final outcome that were delivered; 0 when none */
                                 deliverability: number;
@@ -5048,6 +5084,7 @@ export interface operations {
                                 messages_total: number;
                                 /** @description Messages in the window by current status (every status, 0 when none) */
                                 messages_by_status: {
+                                    scheduled: number;
                                     pending: number;
                                     queued: number;
                                     quarantined: number;
@@ -5063,6 +5100,7 @@ export interface operations {
                                     blocked: number;
                                     policy_rejected: number;
                                     unsubscribed: number;
+                                    canceled: number;
                                 };
                                 /** @description Percent (0–100) of outbound messages with a final outcome that were delivered; 0 when none */
                                 deliverability: number;
@@ -5345,6 +5383,7 @@ export interface operations {
                             messages_total: number;
                             /** @description Messages in the window by current status (every status, 0 when none) */
                             messages_by_status: {
+                                scheduled: number;
                                 pending: number;
                                 queued: number;
                                 quarantined: number;
@@ -5360,6 +5399,7 @@ export interface operations {
                                 blocked: number;
                                 policy_rejected: number;
                                 unsubscribed: number;
+                                canceled: number;
                             };
                             /** @description Percent (0–100) of outbound messages with a final outcome that were delivered; 0 when none */
                             deliverability: number;
@@ -5654,6 +5694,7 @@ export interface operations {
                                 messages_total: number;
                                 /** @description Messages in the window by current status (every status, 0 when none) */
                                 messages_by_status: {
+                                    scheduled: number;
                                     pending: number;
                                     queued: number;
                                     quarantined: number;
@@ -5669,6 +5710,7 @@ export interface operations {
                                     blocked: number;
                                     policy_rejected: number;
                                     unsubscribed: number;
+                                    canceled: number;
                                 };
                                 /** @description Percent (0–100) of outbound messages with a final outcome that were delivered; 0 when none */
                                 deliverability: number;
@@ -5815,7 +5857,7 @@ export interface operations {
                 "page[cursor]"?: string;
                 sort?: string;
                 "filter[type]"?: "inbound" | "outbound";
-                "filter[status]"?: "pending" | "queued" | "quarantined" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed";
+                "filter[status]"?: "scheduled" | "pending" | "queued" | "quarantined" | "suppressed" | "processed" | "delivered" | "opened" | "clicked" | "soft_bounced" | "hard_bounced" | "spam_complaint" | "failed" | "blocked" | "policy_rejected" | "unsubscribed" | "canceled";
                 "filter[route_id]"?: string;
                 "filter[domain_id]"?: string;
                 "filter[tag]"?: string;
@@ -5841,7 +5883,7 @@ export interface operations {
                             id: string;
                             /** @enum {string} */
                             type: "inbound" | "outbound";
-                            /** @description Message status: pending, queued, quarantined, suppressed, processed, delivered, opened, clicked, soft_bounced, hard_bounced, spam_complaint, failed, blocked, policy_rejected, unsubscribed */
+                            /** @description Message status: scheduled, pending, queued, quarantined, suppressed, processed, delivered, opened, clicked, soft_bounced, hard_bounced, spam_complaint, failed, blocked, policy_rejected, unsubscribed, canceled */
                             status: string;
                             from_email: string;
                             from_name: string;
@@ -5864,8 +5906,11 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             status_changed_at: string;
-                            /** @description Scheduled sending is not built yet: always null */
-                            scheduled_at: null;
+                            /**
+                             * Format: date-time
+                             * @description When a message sent with scheduled_at is (or was) to be sent (UTC); null for mail sent on acceptance and inbound mail
+                             */
+                            scheduled_at: string | null;
                             /** @description Name-value tags: not built yet, always empty */
                             tags: {
                                 name: string;
@@ -5944,12 +5989,15 @@ export interface operations {
                         id: string;
                         /** @enum {string} */
                         type: "inbound" | "outbound";
-                        /** @description Message status: pending, queued, quarantined, suppressed, processed, delivered, opened, clicked, soft_bounced, hard_bounced, spam_complaint, failed, blocked, policy_rejected, unsubscribed */
+                        /** @description Message status: scheduled, pending, queued, quarantined, suppressed, processed, delivered, opened, clicked, soft_bounced, hard_bounced, spam_complaint, failed, blocked, policy_rejected, unsubscribed, canceled */
                         status: string;
                         /** Format: date-time */
                         status_changed_at: string;
-                        /** @description Scheduled sending is not built yet: always null */
-                        scheduled_at: null;
+                        /**
+                         * Format: date-time
+                         * @description When a message sent with scheduled_at is (or was) to be sent (UTC); null for mail sent on acceptance and inbound mail
+                         */
+                        scheduled_at: string | null;
                         tag: string | null;
                         /** @description Name-value tags: not built yet, always empty */
                         tags: {
@@ -6017,6 +6065,100 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    patchV1MessagesByMessageId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new time to send: ISO 8601 with an offset (Z or ±hh:mm), in the future, at most 30 days ahead */
+                    scheduled_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message_id: string;
+                        /** @enum {string} */
+                        status: "scheduled" | "canceled";
+                        /**
+                         * Format: date-time
+                         * @description The time to send (UTC); after a cancel, the time it was scheduled for
+                         */
+                        scheduled_at: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
                         /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
                         error: string;
                     };
@@ -6827,7 +6969,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    postV1MessagesByMessageIdCancel: {
+    "postV1MessagesByMessageIdCancel-delivery": {
         parameters: {
             query?: never;
             header?: never;
@@ -6888,6 +7030,77 @@ export interface operations {
                             } | null;
                         };
                         message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postV1MessagesByMessageIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message_id: string;
+                        /** @enum {string} */
+                        status: "scheduled" | "canceled";
+                        /**
+                         * Format: date-time
+                         * @description The time to send (UTC); after a cancel, the time it was scheduled for
+                         */
+                        scheduled_at: string | null;
                     };
                 };
             };
@@ -7265,7 +7478,7 @@ export interface operations {
                     name: string;
                     /** @description https:// URL that receives the signed POSTs */
                     url: string;
-                    events: ("message.created" | "message.sent" | "message.delivered" | "message.soft_bounced" | "message.hard_bounced" | "message.bounced" | "message.failed" | "message.suppressed" | "message.opened" | "message.clicked" | "message.spam_complaint" | "message.unsubscribed" | "message.auto_replied" | "message.inbound" | "message.policy_rejected" | "domain.dns_record_failed" | "suppression.added" | "suppression.removed" | "webhook.test")[];
+                    events: ("message.created" | "message.scheduled" | "message.rescheduled" | "message.canceled" | "message.sent" | "message.delivered" | "message.soft_bounced" | "message.hard_bounced" | "message.bounced" | "message.failed" | "message.suppressed" | "message.opened" | "message.clicked" | "message.spam_complaint" | "message.unsubscribed" | "message.auto_replied" | "message.inbound" | "message.policy_rejected" | "domain.dns_record_failed" | "suppression.added" | "suppression.removed" | "webhook.test")[];
                     enabled?: boolean | null;
                     include_machine_events?: boolean | null;
                 };
@@ -7420,7 +7633,7 @@ export interface operations {
                     name?: string;
                     /** @description https:// URL that receives the signed POSTs */
                     url?: string;
-                    events?: ("message.created" | "message.sent" | "message.delivered" | "message.soft_bounced" | "message.hard_bounced" | "message.bounced" | "message.failed" | "message.suppressed" | "message.opened" | "message.clicked" | "message.spam_complaint" | "message.unsubscribed" | "message.auto_replied" | "message.inbound" | "message.policy_rejected" | "domain.dns_record_failed" | "suppression.added" | "suppression.removed" | "webhook.test")[];
+                    events?: ("message.created" | "message.scheduled" | "message.rescheduled" | "message.canceled" | "message.sent" | "message.delivered" | "message.soft_bounced" | "message.hard_bounced" | "message.bounced" | "message.failed" | "message.suppressed" | "message.opened" | "message.clicked" | "message.spam_complaint" | "message.unsubscribed" | "message.auto_replied" | "message.inbound" | "message.policy_rejected" | "domain.dns_record_failed" | "suppression.added" | "suppression.removed" | "webhook.test")[];
                     enabled?: boolean | null;
                     include_machine_events?: boolean | null;
                 };

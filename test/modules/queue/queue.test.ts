@@ -165,7 +165,7 @@ describe("message retry and cancel", () => {
     expect(h.recipients(id)[0]).toMatchObject({ status: "delivered", attempts: 2 });
     expect(sink.received).toHaveLength(1);
 
-    for (const action of ["retry", "cancel"]) {
+    for (const action of ["retry", "cancel-delivery"]) {
       const final = await h.request("POST", `/v1/messages/${id}/${action}`);
       expect(final.status).toBe(409);
       expect(final.json.message).toContain("delivered");
@@ -176,7 +176,7 @@ describe("message retry and cancel", () => {
   test("cancel fails the remaining recipients with reason cancelled, publishes message.failed and stops the job", async () => {
     const { h, receiver, sendDeferred } = await setup();
     const id = await sendDeferred(["x@one.test", "y@two.test"]);
-    const res = await h.request("POST", `/v1/messages/${id}/cancel`);
+    const res = await h.request("POST", `/v1/messages/${id}/cancel-delivery`);
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual({ cancelled: 2, queued: null });
     expect(h.messageStatus(id)).toBe("failed");
@@ -195,7 +195,7 @@ describe("message retry and cancel", () => {
     const { h, sendDeferred } = await setup();
     const id = await sendDeferred(["x@one.test"]);
     const other = h.addTeam();
-    for (const action of ["retry", "cancel"]) {
+    for (const action of ["retry", "cancel-delivery"]) {
       const foreign = await h.request("POST", `/v1/messages/${id}/${action}`, { token: other.teamToken });
       expect(foreign.status).toBe(404);
       expect(foreign.json).toEqual({ message: "Message not found.", error: "not_found" });
@@ -215,7 +215,7 @@ describe("message retry and cancel", () => {
     // The sink has the message and holds its answer: the job is leased, the recipient processed.
     await waitFor(() => sink.answering > 0 || null);
     expect(h.recipients(id)[0]!.status).toBe("processed");
-    const res = await h.request("POST", `/v1/messages/${id}/cancel`);
+    const res = await h.request("POST", `/v1/messages/${id}/cancel-delivery`);
     expect(res.json.data.cancelled).toBe(1);
     expect(h.recipients(id)[0]!.status).toBe("failed");
     answer();
@@ -299,7 +299,7 @@ describe("POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", () => {
     const s = await setup(opts);
     s.receiver.respond = opts.respond ?? null;
     const id = await s.sendDeferred(["x@one.test"]);
-    await s.h.request("POST", `/v1/messages/${id}/cancel`);
+    await s.h.request("POST", `/v1/messages/${id}/cancel-delivery`);
     const log = await waitFor(async () => {
       const r = await s.h.request("GET", `/v1/webhooks/${s.webhookId}/deliveries`);
       return r.json.data.length === 1 ? r.json.data : null;

@@ -52,7 +52,8 @@ export function Queue({ route }: { route: Route }) {
   const one = (m: QueuedMessage, action: "retry" | "cancel") =>
     act(async () => {
       if (action === "cancel" && !confirm(`Cancel "${m.subject || "(no subject)"}"? Its remaining recipients fail with reason "cancelled".`)) return "Nothing was changed.";
-      return (await api.post<ApiBody<"/v1/messages/{messageId}/retry" | "/v1/messages/{messageId}/cancel", "post">>(`/v1/messages/${m.id}/${action}`)).message;
+      const path = `/v1/messages/${m.id}/${action === "cancel" ? "cancel-delivery" : "retry"}`;
+      return (await api.post<ApiBody<"/v1/messages/{messageId}/retry" | "/v1/messages/{messageId}/cancel-delivery", "post">>(path)).message;
     });
 
   return (

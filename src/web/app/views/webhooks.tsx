@@ -8,7 +8,7 @@ type Webhook = ApiBody<"/v1/webhooks/{id}">;
 type EventKind = ApiRequest<"/v1/webhooks">["events"][number];
 /** The kinds a webhook subscribes to, in the form's order: each one the API accepts (a type error otherwise), */
 export const EVENT_KINDS = [
-  "message.created", "message.sent", "message.delivered", "message.soft_bounced", "message.hard_bounced", "message.bounced",
+  "message.created", "message.scheduled", "message.rescheduled", "message.canceled", "message.sent", "message.delivered", "message.soft_bounced", "message.hard_bounced", "message.bounced",
   "message.failed", "message.suppressed", "message.opened", "message.clicked", "message.spam_complaint", "message.unsubscribed",
   "message.auto_replied", "message.inbound", "message.policy_rejected", "domain.dns_record_failed", "suppression.added",
   "suppression.removed", "webhook.test",
