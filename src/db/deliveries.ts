@@ -32,6 +32,8 @@ export type OutboundMessageRow = MessageHeadingColumns & {
   /** Open and click tracking of this message (1/0), fixed at acceptance. */
   track_opens: number;
   track_clicks: number;
+  /** opportunistic | enforced: the delivery's TLS policy, fixed at acceptance. */
+  tls: string;
   route_type: string | null;
   /** The route's settings an attempt honours (1/0; null when the route is gone): docs/sending.md, Route settings. */
   generate_plaintext_fallback: number | null;
@@ -60,7 +62,7 @@ type MessagePart = MessageHeadingColumns & Pick<OutboundMessageRow, "id" | "mess
   route_id: string | null;
   domain_id: string | null;
 };
-type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "html_bytes" | "text_bytes" | "headers" | "raw_bytes" | "attachment_bytes" | "track_opens" | "track_clicks">;
+type ContentsPart = Pick<OutboundMessageRow, "html" | "text" | "html_bytes" | "text_bytes" | "headers" | "raw_bytes" | "attachment_bytes" | "track_opens" | "track_clicks" | "tls">;
 
 /** Parts up to this size come with the outbound row; larger ones are read when composing (partsToCompose). */
 export const INLINE_PART_BYTES = 256 * 1024;
@@ -121,7 +123,7 @@ export class DeliveryRepository {
     if (this.db.dialect === "postgres") {
       const row = await this.db.get<OutboundMessageRow>(
         `SELECT m.id, m.from_email, m.from_name, m.subject, m."to", m.cc, m.reply_to, m.message_id_header, m.created_at, m.scheduled_at,
-                ${INLINE_PARTS("octet_length", "c.")}, c.headers, octet_length(c.raw) AS raw_bytes, ${ATTACHMENT_BYTES("c")}, c.track_opens, c.track_clicks, r.route_type, ${ROUTE_COMPOSE_COLUMNS("r.")}, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
+                ${INLINE_PARTS("octet_length", "c.")}, c.headers, octet_length(c.raw) AS raw_bytes, ${ATTACHMENT_BYTES("c")}, c.track_opens, c.track_clicks, c.tls, r.route_type, ${ROUTE_COMPOSE_COLUMNS("r.")}, d.domain, d.dkim_selector, d.dkim_private_key, ${ED25519_COLUMNS}, d.return_path_host
          FROM messages m JOIN message_contents c ON c.message_id = m.id
          LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id
          WHERE m.id = ?`,
@@ -134,7 +136,7 @@ export class DeliveryRepository {
       [messageId],
     );
     if (!m) return null;
-    const c = await this.db.get<ContentsPart>(`SELECT ${INLINE_PARTS("length", "")}, headers, length(raw) AS raw_bytes, ${ATTACHMENT_BYTES("message_contents")}, track_opens, track_clicks FROM message_contents WHERE message_id = ?`, [messageId]);
+    const c = await this.db.get<ContentsPart>(`SELECT ${INLINE_PARTS("length", "")}, headers, length(raw) AS raw_bytes, ${ATTACHMENT_BYTES("message_contents")}, track_opens, track_clicks, tls FROM message_contents WHERE message_id = ?`, [messageId]);
     if (!c) return null;
     const route = m.route_id ? await this.db.get<RoutePart>(`SELECT route_type, ${ROUTE_COMPOSE_COLUMNS("")} FROM routes WHERE id = ?`, [m.route_id]) : null;
     const d = m.domain_id

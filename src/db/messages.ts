@@ -21,11 +21,13 @@ export type MessageRow = MessageHeadingColumns & {
   /** A scheduled send's time (epoch ms); null for mail sent on acceptance and inbound mail. */
   scheduled_at: number | null;
   tag: string | null;
+  /** The name-value tags, JSON text: [{name, value}]. */
+  tags: string;
   bcc: string;
   created_at: number;
 };
 
-const LIST_COLUMNS = `id, type, status, status_changed_at, scheduled_at, tag, from_email, from_name, subject, "to", cc, bcc, reply_to, created_at`;
+const LIST_COLUMNS = `id, type, status, status_changed_at, scheduled_at, tag, tags, from_email, from_name, subject, "to", cc, bcc, reply_to, created_at`;
 
 /** A message as its detail shows it. */
 export type MessageDetailRow = MessageRow & { route_id: string | null; metadata: string; spam_score: number | null; spam_symbols: string | null };
@@ -54,6 +56,8 @@ export interface MessageListFilter {
   routeId?: string;
   domainId?: string;
   tag?: string;
+  /** Name-value tag pairs a message must all carry (exact, case-sensitive); a pair without a value matches any value. */
+  tags?: { name: string; value?: string }[];
   /** Partial, case-insensitive matches. */
   fromEmailContains?: string;
   subjectContains?: string;
@@ -80,12 +84,17 @@ const likeContains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\$
  * on a term that matches nothing). PostgreSQL has no planner
  * hints and chooses its own path; its ILIKE on the "C" collation folds ASCII case only, as
  * SQLite's LIKE does.
+ *
+ * With name-value tag pairs (messageTagsListSql) the walk starts in message_tags instead.
+ * `sort` comes back with the columns the SQL orders by.
  */
 export function messageListSql(
   teamId: string,
   f: MessageListFilter,
   dialect: SqlExecutor["dialect"] = "sqlite",
-): { select: string; where: string[]; params: (string | number)[] } {
+  sort: SortKey[] = [],
+): { select: string; where: string[]; params: (string | number)[]; sort: SortKey[] } {
+  if (f.tags && f.tags.length > 0) return messageTagsListSql(teamId, f, f.tags, dialect, sort);
   const where = ["team_id = ?"];
   const params: (string | number)[] = [teamId];
   whereEquals(where, params, { type: f.type, status: f.status, route_id: f.routeId, domain_id: f.domainId, tag: f.tag });
@@ -109,7 +118,63 @@ export function messageListSql(
   }
   const hint = search && dialect === "sqlite" ? " INDEXED BY messages_team_search" : "";
   const select = `SELECT ${LIST_COLUMNS} FROM messages${hint}`;
-  return { select, where, params };
+  return { select, where, params, sort };
+}
+
+/**
+ * The list filtered by name-value tags: the walk goes through message_tags_team_tag from the
+ * first pair (team, name, value, then created_at and message id, newest first: the default
+ * sort's order, so a page stops after its rows whatever the tag's share of the team's mail),
+ * each message looked up by its id; every further pair is one probe of message_tags' primary key.
+ * The message's created_at and id are read from message_tags (t0), which copies them, so the
+ * order and the cursor seek are the index's. A first pair without a value, or another sort key,
+ * sorts that tag's messages. On SQLite CROSS JOIN keeps message_tags the outer loop; PostgreSQL
+ * plans it itself.
+ */
+function messageTagsListSql(
+  teamId: string,
+  f: MessageListFilter,
+  pairs: readonly { name: string; value?: string }[],
+  dialect: SqlExecutor["dialect"],
+  sort: SortKey[],
+): { select: string; where: string[]; params: (string | number)[]; sort: SortKey[] } {
+  const [first, ...rest] = pairs as [{ name: string; value?: string }, ...{ name: string; value?: string }[]];
+  const where = ["t0.team_id = ?", "t0.name = ?", "m.id = t0.message_id"];
+  const params: (string | number)[] = [teamId, first.name];
+  if (first.value !== undefined) {
+    where.splice(2, 0, "t0.value = ?");
+    params.push(first.value);
+  }
+  for (const [i, pair] of rest.entries()) {
+    const t = `t${i + 1}`;
+    where.push(`EXISTS (SELECT 1 FROM message_tags ${t} WHERE ${t}.message_id = m.id AND ${t}.name = ?${pair.value !== undefined ? ` AND ${t}.value = ?` : ""})`);
+    params.push(pair.name, ...(pair.value !== undefined ? [pair.value] : []));
+  }
+  whereEquals(where, params, { "m.type": f.type, "m.status": f.status, "m.route_id": f.routeId, "m.domain_id": f.domainId, "m.tag": f.tag });
+  for (const [column, value] of [
+    ["m.from_email", f.fromEmailContains],
+    ["m.subject", f.subjectContains],
+  ] as const) {
+    if (value === undefined) continue;
+    where.push(`${column} ${dialect === "postgres" ? "ILIKE" : "LIKE"} ? ESCAPE '\\'`);
+    params.push(likeContains(value));
+  }
+  if (f.createdFrom != null) {
+    where.push("t0.created_at >= ?");
+    params.push(f.createdFrom);
+  }
+  if (f.createdTo != null) {
+    where.push("t0.created_at <= ?");
+    params.push(f.createdTo);
+  }
+  const column = (c: string) => (c === "created_at" ? "t0.created_at" : c === "id" ? "t0.message_id" : `m.${c}`);
+  const columns = LIST_COLUMNS.split(", ").map((c) => (c === "created_at" || c === "id" ? `${column(c)} AS ${c}` : `m.${c}`));
+  return {
+    select: `SELECT ${columns.join(", ")} FROM message_tags t0 CROSS JOIN messages m`,
+    where,
+    params,
+    sort: sort.map((k) => ({ ...k, column: column(k.column) })),
+  };
 }
 
 /** The history's order: (created_at, id), so a page holds still while events are added. */
@@ -129,6 +194,8 @@ export type NewOutboundMessage = MessageHeadingColumns & {
   route_id: string;
   domain_id: string;
   tag: string | null;
+  /** JSON text: [{name, value}] (the rows of message_tags come from insertTags). */
+  tags: string;
   bcc: string;
   metadata: string;
   message_id_header: string;
@@ -138,6 +205,8 @@ export type NewOutboundMessage = MessageHeadingColumns & {
   /** Open and click tracking (1/0): the route's settings or the send's override. */
   track_opens: number;
   track_clicks: number;
+  /** opportunistic | enforced: the delivery's TLS policy (the send's settings.tls, else the route's). */
+  tls: string;
   created_at: number;
 };
 
@@ -165,6 +234,7 @@ export type InboundCompletion = MessageHeadingColumns & {
   now: number;
 };
 
+const INSERT_TAG = "INSERT INTO message_tags (message_id, team_id, name, value, created_at) VALUES (?, ?, ?, ?, ?)";
 const INSERT_ATTACHMENT = "INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, ?, ?, ?, ?)";
 const RECIPIENT_VALUES = "(?, ?, ?, ?, 'pending', ?, 0, ?)";
 const INSERT_RECIPIENTS = "INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, attempts, created_at) VALUES ";
@@ -189,9 +259,9 @@ export class MessageRepository {
   /** Stores an accepted outbound message and its contents (status pending; the raw MIME comes with composing). */
   async insertOutbound(m: NewOutboundMessage): Promise<void> {
     await this.db.runDeferred(
-      `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, tag, from_email, from_name, subject,
+      `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, tag, tags, from_email, from_name, subject,
        "to", cc, bcc, reply_to, metadata, message_id_header, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'outbound', 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, 'outbound', 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         m.id,
         m.team_id,
@@ -200,6 +270,7 @@ export class MessageRepository {
         m.domain_id,
         m.created_at,
         m.tag,
+        m.tags,
         m.from_email,
         m.from_name,
         m.subject,
@@ -213,14 +284,20 @@ export class MessageRepository {
         m.created_at,
       ],
     );
-    await this.db.runDeferred("INSERT INTO message_contents (message_id, html, text, headers, raw, track_opens, track_clicks) VALUES (?, ?, ?, ?, NULL, ?, ?)", [
+    await this.db.runDeferred("INSERT INTO message_contents (message_id, html, text, headers, raw, track_opens, track_clicks, tls) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)", [
       m.id,
       m.html,
       m.text,
       m.headers,
       m.track_opens,
       m.track_clicks,
+      m.tls,
     ]);
+  }
+
+  /** The message's name-value tags, one row each for the list's filter (their JSON is in messages.tags). */
+  async insertTags(m: { id: string; team_id: string; created_at: number }, tags: readonly { name: string; value: string }[]): Promise<void> {
+    for (const t of tags) await this.db.runDeferred(INSERT_TAG, [m.id, m.team_id, t.name, t.value, m.created_at]);
   }
 
   /** Stores the message's files in the given order. */
@@ -308,8 +385,8 @@ export class MessageRepository {
   list(teamId: string, filter: MessageListFilter, page: Page): Promise<KeysetPage<MessageRow>> {
     const columns = page.sort.map((k) => k.column as keyof MessageRow);
     return keysetPageOf<MessageRow>(this.db, {
-      ...messageListSql(teamId, filter, this.db.dialect),
       ...page,
+      ...messageListSql(teamId, filter, this.db.dialect, page.sort),
       valuesOf: (row) => columns.map((c) => row[c] as string | number),
     });
   }

@@ -16,6 +16,8 @@ export type RecipientWithMessage = {
   route_id: string | null;
   project_id: string | null;
   tag: string | null;
+  /** The message's name-value tags, JSON text. */
+  tags: string;
   metadata: string;
   message_status: string;
   /** How many recipients the message has, where the lookup gets it for free (PostgreSQL). */
@@ -57,7 +59,7 @@ export class RecipientRepository {
   async withMessage(recipientId: string): Promise<RecipientWithMessage | null> {
     if (this.db.dialect === "postgres") {
       return this.db.get<RecipientWithMessage>(
-        `SELECT r.id, r.message_id, r.email, r.status, r.attempts, m.team_id, m.route_id, m.project_id, m.tag, m.metadata, m.status AS message_status,
+        `SELECT r.id, r.message_id, r.email, r.status, r.attempts, m.team_id, m.route_id, m.project_id, m.tag, m.tags, m.metadata, m.status AS message_status,
            (SELECT count(*) FROM recipients c WHERE c.message_id = m.id) AS recipient_count
          FROM recipients r JOIN messages m ON m.id = r.message_id WHERE r.id = ? FOR NO KEY UPDATE OF m, r`,
         [recipientId],
@@ -68,12 +70,12 @@ export class RecipientRepository {
       [recipientId],
     );
     if (!rcpt) return null;
-    const m = await this.db.get<Pick<RecipientWithMessage, "team_id" | "route_id" | "project_id" | "tag" | "metadata"> & { status: string }>(
-      "SELECT team_id, route_id, project_id, tag, metadata, status FROM messages WHERE id = ?",
+    const m = await this.db.get<Pick<RecipientWithMessage, "team_id" | "route_id" | "project_id" | "tag" | "tags" | "metadata"> & { status: string }>(
+      "SELECT team_id, route_id, project_id, tag, tags, metadata, status FROM messages WHERE id = ?",
       [rcpt.message_id],
     );
     if (!m) return null;
-    return { ...rcpt, team_id: m.team_id, route_id: m.route_id, project_id: m.project_id, tag: m.tag, metadata: m.metadata, message_status: m.status };
+    return { ...rcpt, team_id: m.team_id, route_id: m.route_id, project_id: m.project_id, tag: m.tag, tags: m.tags, metadata: m.metadata, message_status: m.status };
   }
 
   /** Sets a recipient's status; `attempts` is how many delivery attempts the change adds; a null response keeps the last one. */

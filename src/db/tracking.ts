@@ -9,6 +9,8 @@ export interface HitTarget {
   team_id: string;
   route_id: string | null;
   tag: string | null;
+  /** The message's name-value tags, JSON text. */
+  tags: string;
   metadata: string;
   /** The time of the recipient's first message.delivered, or null while it has none. */
   delivered_at: number | null;
@@ -37,7 +39,7 @@ export type RecentHit = { kind: "open" | "click"; link_index: number | null; mac
 /** Hits of one kind and verdict (machine 1/0). */
 export type HitCountRow = { kind: "open" | "click"; machine: number; n: number };
 
-const TARGET = `SELECT r.id, r.message_id, r.email, r.status, m.team_id, m.route_id, m.tag, m.metadata,
+const TARGET = `SELECT r.id, r.message_id, r.email, r.status, m.team_id, m.route_id, m.tag, m.tags, m.metadata,
     (SELECT min(e.created_at) FROM message_events e
       WHERE e.message_id = r.message_id AND e.recipient_id = r.id AND e.kind = 'message.delivered') AS delivered_at
   FROM recipients r JOIN messages m ON m.id = r.message_id

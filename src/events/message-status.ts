@@ -128,14 +128,15 @@ async function recordChange(tx: Repositories, r: RecipientWithMessage, change: R
   if (change.attempted) r.attempts++;
 }
 
-type EventRecipient = Pick<RecipientWithMessage, "id" | "message_id" | "email" | "team_id" | "route_id" | "tag" | "metadata">;
+type EventRecipient = Pick<RecipientWithMessage, "id" | "message_id" | "email" | "team_id" | "route_id" | "tag" | "tags" | "metadata">;
 
-/** What a recipient's history row and webhook event carry: who, the status, the message's tag and metadata, and the details. */
+/** What a recipient's history row and webhook event carry: who, the status, the message's tag, tags and metadata, and the details. */
 const recipientEventData = (r: EventRecipient, status: string, details: Record<string, unknown> = {}): Record<string, unknown> => ({
   message_id: r.message_id,
   recipient: r.email,
   status,
   tag: r.tag,
+  tags: JSON.parse(r.tags),
   metadata: JSON.parse(r.metadata),
   ...details,
 });

@@ -26,9 +26,23 @@ export function rejectUnknownFilters(request: Request, route: string): void {
   const errors = fieldErrors();
   for (const key of new URLSearchParams(request.url.slice(q + 1)).keys()) {
     const m = /^filter\[(.*)\]$/.exec(key);
-    if ((m && !allowed.includes(m[1]!)) || (!m && key.startsWith("filter"))) {
+    // Numbered pairs (filter[tags][3][name]) are allowed as the schema's [0] is.
+    if ((m && !allowed.includes(m[1]!.replace(/^([^\]]+)\]\[\d{1,2}\]\[/, "$1][0]["))) || (!m && key.startsWith("filter"))) {
       errors[key] = [`Unknown filter "${key}". Allowed: ${allowed.map((a) => `filter[${a}]`).join(", ") || "none"}.`];
     }
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+}
+
+/**
+ * The numbered `filter[<name>][n][…]` keys of the request's query with their values: a schema
+ * names only the [0] pair, and Elysia drops the keys it does not name.
+ */
+export function numberedFilters(request: Request, name: string): Record<string, string> {
+  const q = request.url.indexOf("?");
+  const found: Record<string, string> = {};
+  if (q === -1) return found;
+  const prefix = `filter[${name}][`;
+  for (const [key, value] of new URLSearchParams(request.url.slice(q + 1))) if (key.startsWith(prefix)) found[key] = value;
+  return found;
 }

@@ -6,16 +6,18 @@
  */
 import type { DueRecipientRow } from "../db/recipients.ts";
 import type { RemoteReply } from "../events/message-status.ts";
-import type { OutboundRecipient, RecipientOutcome } from "./smtp-delivery.ts";
+import type { DeliveryPolicy, OutboundRecipient, RecipientOutcome } from "./smtp-delivery.ts";
 import { domainOf, type OutboundContext } from "./outbound-context.ts";
 import type { Copies } from "./outbound-copies.ts";
 import type { Admission } from "./shaping.ts";
 import { bounceDomainOf, verpAddress } from "./verp.ts";
 
-/** The message's fields a delivery needs: its sending domain and return-path host. */
+/** The message's fields a delivery needs: its sending domain, return-path host and TLS policy. */
 export interface MessageInfo {
   domain: string;
   return_path_host: string;
+  /** enforced: only over TLS with a verified certificate (settings.tls, or the route's). */
+  tls: string;
 }
 
 /** Delivers `due` (all processed), each destination domain in parallel; shaping hears how each domain went. */
@@ -24,13 +26,14 @@ export async function deliverAttempt(ctx: OutboundContext, due: DueRecipientRow[
   const bounceDomain = bounceDomainOf({ domain: msg.domain, returnPathHost: msg.return_path_host });
   const verpSecret = await ctx.secret();
   const envelope = (r: DueRecipientRow, raw: Buffer): OutboundRecipient => ({ id: r.id, email: r.email, envelopeFrom: verpAddress(verpSecret, r.id, bounceDomain), raw });
+  const policy: DeliveryPolicy = { requireTls: msg.tls === "enforced" };
   // One shared copy and room for every transaction: all at once, as always for small mail.
   const shared = copies.shared;
   const deliverDomain =
     shared && copies.inFlight >= due.length
-      ? (domain: string, rs: DueRecipientRow[]) => ctx.deliverer.deliver(domain, rs.map((r) => envelope(r, shared)))
+      ? (domain: string, rs: DueRecipientRow[]) => ctx.deliverer.deliver(domain, rs.map((r) => envelope(r, shared)), policy)
       : // Otherwise each recipient's transaction takes a turn, holding its copy until the remote answers.
-        turnTaking(ctx, copies, envelope);
+        turnTaking(ctx, copies, envelope, policy);
   const outcomes = await Promise.all(
     [...byDomain(due)].map(async ([domain, rs]) => {
       const got = await deliverDomain(domain, rs);
@@ -60,7 +63,7 @@ function byDomain(due: DueRecipientRow[]): Map<string, DueRecipientRow[]> {
  * Delivery one transaction per recipient, each taking a turn among `copies.inFlight`: its copy
  * is made (or composed) in its turn and dropped when the remote has answered.
  */
-function turnTaking(ctx: OutboundContext, copies: Copies, envelope: (r: DueRecipientRow, raw: Buffer) => OutboundRecipient) {
+function turnTaking(ctx: OutboundContext, copies: Copies, envelope: (r: DueRecipientRow, raw: Buffer) => OutboundRecipient, policy: DeliveryPolicy) {
   const turns = new Turns(copies.inFlight);
   const one = (domain: string, r: DueRecipientRow) =>
     turns.take(async (): Promise<RecipientOutcome> => {
@@ -74,7 +77,7 @@ function turnTaking(ctx: OutboundContext, copies: Copies, envelope: (r: DueRecip
         return { recipientId: r.id, email: r.email, verdict: "soft", reply: { code: null, enhanced_code: null, message }, host: null, suppress: false };
       }
       try {
-        return (await ctx.deliverer.deliver(domain, [envelope(r, raw)]))[0]!;
+        return (await ctx.deliverer.deliver(domain, [envelope(r, raw)], policy))[0]!;
       } finally {
         if (!copies.shared) ctx.collected(raw.length);
       }

@@ -47,6 +47,21 @@ const tlsDetails = (tls: TlsUsed | null, policy: KnownPolicy | null): DeliveryTl
 
 const local = (message: string, enhanced: string | null = null): RemoteReply => ({ code: null, enhanced_code: enhanced, message });
 
+/** What the message asks of its delivery (docs/sending.md, Per-email settings). */
+export interface DeliveryPolicy {
+  /**
+   * tls: enforced: STARTTLS (or the relay's TLS) and a certificate valid for the host name are
+   * required, as under an MTA-STS policy in enforce mode; a host that cannot is skipped like an
+   * unreachable one, and never tried in plaintext.
+   */
+  requireTls: boolean;
+}
+
+const OPPORTUNISTIC: DeliveryPolicy = { requireTls: false };
+/** A verified TLS session, or no transaction at all. */
+const VERIFIED_TLS: Partial<SmtpTarget> = { verifyCertificate: true, requireTLS: true };
+const SENDER_TLS = "TLS required by the sender (tls: enforced): ";
+
 const isLoopback = (host: string) => host === "localhost" || host.startsWith("127.") || host === "::1";
 
 /** The relay of POSTHORN_DELIVERY=relay: smtp(s)://user:pass@host:port. */
@@ -99,8 +114,8 @@ export class Deliverer {
     this.mtaSts = opts.mtaSts ?? new MtaStsPolicies({ dns: deps.dns, port: deps.config.mtaStsPort, log: deps.log });
   }
 
-  async deliver(domain: string, recipients: OutboundRecipient[]): Promise<RecipientOutcome[]> {
-    if (this.relay) return this.viaRelay(this.relay, recipients);
+  async deliver(domain: string, recipients: OutboundRecipient[], message: DeliveryPolicy = OPPORTUNISTIC): Promise<RecipientOutcome[]> {
+    if (this.relay) return this.viaRelay(message.requireTls ? { ...this.relay, ...VERIFIED_TLS } : this.relay, recipients, message.requireTls ? SENDER_TLS : "");
     const [mx, policy] = await Promise.all([this.lookupMx(domain), this.mtaSts.policyFor(domain)]);
     if (mx.kind !== "hosts") {
       return recipients.map((r) => ({
@@ -140,10 +155,11 @@ export class Deliverer {
       }
       return p;
     };
-    // Under enforce, STARTTLS and a certificate valid for the MX name are required: a host that
-    // fails either is skipped like an unreachable one, and never tried in plaintext.
-    const tlsRequired: Partial<SmtpTarget> = enforce ? { verifyCertificate: true, requireTLS: true } : {};
-    const why = enforce ? `MTA-STS policy of ${domain} (enforce, id ${policy!.id}): ` : "";
+    // Under enforce, or for a message whose tls is enforced, STARTTLS and a certificate valid for
+    // the MX name are required: a host that fails either is skipped like an unreachable one, and
+    // never tried in plaintext.
+    const tlsRequired: Partial<SmtpTarget> = enforce || message.requireTls ? VERIFIED_TLS : {};
+    const why = enforce ? `MTA-STS policy of ${domain} (enforce, id ${policy!.id}): ` : message.requireTls ? SENDER_TLS : "";
     return Promise.all(
       recipients.map(async (r): Promise<RecipientOutcome> => {
         let last: RemoteReply = local(`${why}No mail host of ${domain} could be reached.`, "4.4.1");
@@ -191,7 +207,7 @@ export class Deliverer {
     return { name: hosts.join(","), hosts };
   }
 
-  private async viaRelay(relay: SmtpTarget, recipients: OutboundRecipient[]): Promise<RecipientOutcome[]> {
+  private async viaRelay(relay: SmtpTarget, recipients: OutboundRecipient[], why: string): Promise<RecipientOutcome[]> {
     let target = relay;
     if (!isIP(relay.host)) {
       // The relay's name is resolved like every other name (POSTHORN_DNS_SERVERS); "localhost"
@@ -201,7 +217,7 @@ export class Deliverer {
         if (ips.length === 0) throw new Error(`${relay.host} has no address`);
         target = { ...relay, host: ips[0]!, servername: relay.host };
       } catch (err) {
-        const reply = local(`The relay ${relay.host} could not be resolved: ${err instanceof Error ? err.message : String(err)}`, "4.4.3");
+        const reply = local(`${why}The relay ${relay.host} could not be resolved: ${err instanceof Error ? err.message : String(err)}`, "4.4.3");
         return recipients.map((r) => ({ recipientId: r.id, email: r.email, verdict: "soft" as const, reply, host: null, suppress: false }));
       }
     }
@@ -213,7 +229,7 @@ export class Deliverer {
           recipientId: r.id,
           email: r.email,
           verdict: "soft" as const,
-          reply: { ...outcome.reply, message: `relay ${relay.host}: ${outcome.reply.message}` },
+          reply: { ...outcome.reply, message: `${why}relay ${relay.host}: ${outcome.reply.message}` },
           host: null,
           suppress: false,
           tls: tlsDetails(null, null),

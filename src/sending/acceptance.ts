@@ -16,7 +16,7 @@ import { isDisposableAddress } from "./disposable.ts";
 import { LIMITS } from "./limits.ts";
 import { scheduleMessage } from "./scheduled-job.ts";
 import { ProjectLookup, type SendPrincipal } from "./project-lookup.ts";
-import { addError, LIST_UNSUBSCRIBE_HEADERS, validateEmails, type Errors, type PreparedEmail, type SendInput } from "./validation.ts";
+import { addError, LIST_UNSUBSCRIBE_HEADERS, validateEmails, type Errors, type PreparedEmail, type SendInput, type TlsPolicy } from "./validation.ts";
 
 export interface AcceptOptions {
   /** Idempotency-Key (1–255 characters), scoped to the project, kept 24 h. */
@@ -127,6 +127,8 @@ interface SendTarget {
   domainId: string;
   trackOpens: boolean;
   trackClicks: boolean;
+  /** settings.tls, else the route's tls (docs/sending.md, Per-email settings). */
+  tls: TlsPolicy;
   /** The route's suppress_disposable_recipients. */
   suppressDisposable: boolean;
   /** The route's redact_email_content. */
@@ -166,6 +168,7 @@ async function resolveTargets(tx: Repositories, config: Deps["config"], principa
       domainId: domain?.id ?? "",
       trackOpens: e.trackOpens ?? route?.track_opens === 1,
       trackClicks: e.trackClicks ?? route?.track_clicks === 1,
+      tls: e.tls ?? (route?.tls === "enforced" ? "enforced" : "opportunistic"),
       suppressDisposable: route?.suppress_disposable_recipients === 1,
       redact: route?.redact_email_content === 1,
     });
@@ -225,6 +228,7 @@ async function insertMessage(tx: Repositories, principal: SendPrincipal, id: str
     route_id: target.routeId,
     domain_id: target.domainId,
     tag: e.tag,
+    tags: JSON.stringify(e.tags),
     from_email: e.from.email,
     from_name: e.from.name,
     subject: e.subject,
@@ -239,8 +243,10 @@ async function insertMessage(tx: Repositories, principal: SendPrincipal, id: str
     headers: JSON.stringify(e.headers),
     track_opens: target.trackOpens ? 1 : 0,
     track_clicks: target.trackClicks ? 1 : 0,
+    tls: target.tls,
     created_at: now,
   });
+  if (e.tags.length > 0) await tx.messages.insertTags({ id, team_id: principal.teamId, created_at: now }, e.tags);
   if (e.attachments.length > 0) {
     await tx.messages.insertAttachments(
       id,
@@ -263,6 +269,7 @@ async function recordCreated(tx: Repositories, teamId: string, routeId: string, 
     bcc: e.bcc.map((a) => a.email),
     subject: e.subject,
     tag: e.tag,
+    tags: e.tags,
     metadata: e.metadata,
   };
   await tx.recipients.appendHistory({

@@ -3,6 +3,8 @@ export const LIMITS = {
   batch: 500,
   subject: 998,
   tag: 33,
+  /** Name-value tags of one message, the legacy tag counted among them (as Lettermint does). */
+  tags: 20,
   bodyMin: 3,
   /** Distinct recipients (to + cc + bcc) of one message. */
   recipients: 500,

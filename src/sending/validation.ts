@@ -30,6 +30,10 @@ export interface SendInput {
   /** Override the route's open / click tracking for this email (docs/tracking.md, Turning it on). */
   track_opens?: boolean | null;
   track_clicks?: boolean | null;
+  /** Name-value tags beside `tag` (docs/sending.md, Tags). */
+  tags?: { name: string; value: string }[] | null;
+  /** Lettermint's per-email settings; settings.tls is the delivery's TLS policy (docs/sending.md, Per-email settings). */
+  settings?: { track_opens?: boolean; track_clicks?: boolean; tls?: string } | null;
   /** Send at this time (ISO 8601 with an offset) rather than now: schedule-time.ts. */
   scheduled_at?: string | null;
 }
@@ -89,9 +93,18 @@ export interface PreparedEmail {
   /** The send's tracking override; null: the route's setting. */
   trackOpens: boolean | null;
   trackClicks: boolean | null;
+  /** Name-value tags, in the order given; names unique. */
+  tags: MessageTag[];
+  /** settings.tls; null: the route's policy. */
+  tls: TlsPolicy | null;
   /** When to send (epoch ms, scheduled_at); null: now. */
   scheduledAt: number | null;
 }
+
+export type MessageTag = { name: string; value: string };
+/** How a message is delivered: STARTTLS when offered (opportunistic), or only over TLS with a verified certificate (enforced). */
+export type TlsPolicy = "opportunistic" | "enforced";
+export const TLS_POLICIES: readonly TlsPolicy[] = ["opportunistic", "enforced"];
 
 /** Messages by field path ("from", "3.subject"), as a ValidationError carries them. */
 export type Errors = Record<string, string[]>;
@@ -165,6 +178,8 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
   if (recipients.length > LIMITS.recipients) addError(errors, `${p}to`, `An email may have at most ${LIMITS.recipients} distinct recipients (to, cc and bcc together).`);
   const trackOpens = checkTracking(c, "track_opens", input.track_opens);
   const trackClicks = checkTracking(c, "track_clicks", input.track_clicks);
+  const tags = checkTags(c, input.tags, tag !== null);
+  const tls = checkTlsSetting(c, input.settings);
   const scheduledAt = checkSchedule(c, input.scheduled_at);
 
   if (Object.keys(errors).length !== before || !from) return null;
@@ -187,6 +202,8 @@ function prepareEmail(input: SendInput, index: number, p: string, maxBytes: numb
     recipients,
     trackOpens,
     trackClicks,
+    tags,
+    tls,
     scheduledAt,
   };
 }
@@ -224,6 +241,51 @@ function checkTag({ errors, p }: Checks, value: unknown): string | null {
     return null;
   }
   return value || null;
+}
+
+export const TAG_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+export const TAG_VALUE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * tags: at most LIMITS.tags {name, value} pairs, one fewer beside a `tag` (the service counts it
+ * among them); names 1 to 32 and values 1 to 64 ASCII letters, digits, underscores or hyphens;
+ * names unique (case-sensitive) and not starting with the service's reserved "__lettermint".
+ */
+function checkTags({ errors, p }: Checks, value: unknown, withTag: boolean): MessageTag[] {
+  const tags: MessageTag[] = [];
+  if (value === undefined || value === null) return tags;
+  const max = withTag ? LIMITS.tags - 1 : LIMITS.tags;
+  if (!Array.isArray(value)) addError(errors, `${p}tags`, "The tags field must be an array of {name, value} objects.");
+  else if (value.length > max) {
+    addError(errors, `${p}tags`, `An email may have at most ${LIMITS.tags} tags, ${LIMITS.tags - 1} beside a tag; ${value.length} were given${withTag ? " with a tag" : ""}.`);
+  } else {
+    const names = new Set<string>();
+    value.forEach((t: unknown, i) => {
+      const at = `${p}tags.${i}`;
+      const { name, value: v } = (typeof t === "object" && t !== null ? t : {}) as { name?: unknown; value?: unknown };
+      const ok = Object.keys(errors).length;
+      if (typeof name !== "string" || !TAG_NAME.test(name)) addError(errors, `${at}.name`, "A tag name must be 1 to 32 ASCII letters, digits, underscores or hyphens.");
+      else if (name.toLowerCase().startsWith("__lettermint")) addError(errors, `${at}.name`, "Tag names starting with __lettermint are reserved.");
+      else if (names.has(name)) addError(errors, `${at}.name`, `The tag name ${name} is given twice; names must be unique.`);
+      if (typeof v !== "string" || !TAG_VALUE.test(v)) addError(errors, `${at}.value`, "A tag value must be 1 to 64 ASCII letters, digits, underscores or hyphens.");
+      if (Object.keys(errors).length === ok) {
+        names.add(name as string);
+        tags.push({ name: name as string, value: v as string });
+      }
+    });
+  }
+  return tags;
+}
+
+/** settings.tls: opportunistic, enforced, or absent (null: the route's policy). */
+function checkTlsSetting({ errors, p }: Checks, settings: SendInput["settings"]): TlsPolicy | null {
+  const tls: unknown = settings?.tls;
+  if (tls === undefined || tls === null) return null;
+  if (typeof tls !== "string" || !(TLS_POLICIES as readonly string[]).includes(tls)) {
+    addError(errors, `${p}settings.tls`, "The settings.tls field must be opportunistic or enforced.");
+    return null;
+  }
+  return tls as TlsPolicy;
 }
 
 function checkRoute({ errors, p }: Checks, value: unknown): string | null {

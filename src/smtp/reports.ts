@@ -210,7 +210,7 @@ async function applyAutoReply(to: ReportTarget, report: Record<string, unknown>)
       routeId: r.route_id,
       messageId: r.message_id,
       kind: "message.auto_replied",
-      data: { message_id: r.message_id, recipient: r.email, status: r.status, tag: r.tag, metadata: JSON.parse(r.metadata), report },
+      data: { message_id: r.message_id, recipient: r.email, status: r.status, tag: r.tag, tags: JSON.parse(r.tags), metadata: JSON.parse(r.metadata), report },
     },
     to.now,
   );

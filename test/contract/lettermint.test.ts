@@ -493,7 +493,7 @@ describe("the SDKs' headers and error bodies, over real sockets", () => {
     await api.webhooks.delete(hook.data.id);
   });
 
-  test("the SDK's send fields: settings.track_* taken; scheduledAt schedules, without an offset refused; tags and enforced TLS refused (422), never untagged or in the clear", async () => {
+  test("the SDK's send fields: settings.track_* taken; scheduledAt schedules, without an offset refused; tags and enforced TLS taken, the tags shown and filterable", async () => {
     const base = () => email().from("a@contract.example").to("b@example.net").subject("Fields").html("<p>Hello <a href='https://example.com/x'>x</a></p>");
     const sent = await base().settings({ track_opens: true, track_clicks: false, tls: "opportunistic" }).send();
     expect(sent.status).toBe("pending");
@@ -504,8 +504,22 @@ describe("the SDKs' headers and error bodies, over real sockets", () => {
     // scheduledAt() schedules (under another subject, so the count below holds); a time without an offset is refused.
     expect((await base().subject("Scheduled").scheduledAt(new Date(Date.now() + 3_600_000).toISOString()).send()).status).toBe("scheduled");
     expect(await refused(base().scheduledAt("2030-01-31T09:00:00"))).toEqual({ status: 422, errors: ["scheduled_at"] });
-    expect(await refused(base().tags([{ name: "campaign", value: "spring" }]))).toEqual({ status: 422, errors: ["tags"] });
-    expect(await refused(base().settings({ tls: "enforced" }))).toEqual({ status: 422, errors: ["settings.tls"] });
+    // tags() and settings({tls: "enforced"}) are taken (under another subject, so the count below holds):
+    // the tags stored, shown and filterable, as the SDK's MessageData and ListMessagesQuery have them.
+    const tags = [
+      { name: "campaign", value: "spring" },
+      { name: "tier", value: "gold" },
+    ];
+    const tagged = await base().subject("Tagged").tags(tags).settings({ tls: "enforced" }).send();
+    expect(tagged.status).toBe("pending");
+    expect(((await api.messages.retrieve(tagged.message_id)) as { tags: unknown }).tags).toEqual(tags);
+    const filtered = (await api.messages.list({ "filter[tags][0][name]": "campaign", "filter[tags][0][value]": "spring", "filter[tags][1][name]": "tier" })) as {
+      data: { id: string; tags: unknown }[];
+    };
+    expect(filtered.data.map((m) => [m.id, m.tags])).toEqual([[tagged.message_id, tags]]);
+    expect(((await api.messages.events(tagged.message_id)) as { data: { tags: unknown }[] }).data[0]!.tags).toEqual(tags);
+    // What the SDK lets through but the service's rules refuse: the server's 422.
+    expect(await refused(base().settings({ tls: "strict" as never }))).toEqual({ status: 422, errors: ["settings"] });
     const before = ((await api.messages.list({ "filter[subject]": "Fields" })) as { data: unknown[] }).data.length;
     expect(before).toBe(1);
   });

@@ -1,8 +1,8 @@
 /**
  * The send fields Lettermint's SDKs send beside the spec's: settings.track_opens/track_clicks are
- * taken as Posthorn's track_opens/track_clicks; scheduled_at, tags and settings.tls "enforced" ask
- * for what Posthorn cannot do yet and are refused, so an email is never sent early, untagged or
- * without the TLS it asked for. Before this change all four were dropped and the email sent (202).
+ * taken as Posthorn's track_opens/track_clicks; scheduled_at asks for what Posthorn cannot do yet
+ * and is refused, so an email is never sent early. tags and settings.tls are taken (their tests:
+ * test/send/message-tags.test.ts, test/send/enforced-tls.test.ts).
  */
 import { describe, expect, test } from "bun:test";
 import { createTestApp, insertTestDomain } from "../helpers.ts";
@@ -27,12 +27,10 @@ describe("Lettermint's send fields", () => {
     expect(await tracking(c.json.message_id)).toEqual({ track_opens: 0, track_clicks: 0 });
   });
 
-  test("scheduled_at, tags and enforced TLS are a 422 on that field, and nothing is stored", async () => {
+  test("scheduled_at is a 422 on that field, and nothing is stored", async () => {
     const before = await count();
     for (const [extra, field] of [
       [{ scheduled_at: "2099-01-01T00:00:00Z" }, "scheduled_at"],
-      [{ tags: [{ name: "campaign", value: "spring" }] }, "tags"],
-      [{ settings: { tls: "enforced" } }, "settings.tls"],
     ] as const) {
       const res = await send(mail(extra));
       expect(res.status).toBe(422);

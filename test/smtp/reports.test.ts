@@ -236,6 +236,7 @@ describe("bounces, complaints and automatic replies to VERP addresses", () => {
       recipient: o.email,
       status: "delivered",
       tag: "welcome",
+      tags: [],
       metadata: { user: "42" },
       report: {
         id: "ooo-1@example.net",

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
+import { numberedFilters } from "../../http/filters.ts";
 import { PageQuery, pageBody } from "../../http/pagination.ts";
 import { errorResponses, IdParams } from "../../http/schemas.ts";
 import { MessageData, MessageEventData, MessageListData, MessageListQuery, MessagesPaginated, withMeta } from "./model.ts";
@@ -28,7 +29,9 @@ export const messagesController = (deps: Deps) =>
     .use(authPlugin(deps))
     .get(
       "/v1/messages",
-      async ({ team, query }) => {
+      async ({ team, query: schemaQuery, request }) => {
+        // filter[tags][1][name] and on: the schema names only the [0] pair.
+        const query = { ...schemaQuery, ...numberedFilters(request, "tags") };
         const { page, data, size } = await listMessages(deps, team.teamId, query);
         return withMeta(pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/messages", query, size }));
       },

@@ -9,6 +9,7 @@ import { Nullable } from "../../http/schemas.ts";
 const AddressData = t.Object({ email: t.String(), name: t.String() });
 const StatusSchema = t.String({ description: `Message status: ${MESSAGE_STATUSES.join(", ")}` });
 const MessageType = t.Union([t.Literal("inbound"), t.Literal("outbound")]);
+const MessageTag = t.Object({ name: t.String(), value: t.String() });
 
 export const MessageListData = t.Object({
   id: t.String(),
@@ -26,7 +27,7 @@ export const MessageListData = t.Object({
   // Lettermint's MessageListData beside the spec's fields.
   status_changed_at: t.String({ format: "date-time" }),
   scheduled_at: Nullable(t.String({ format: "date-time", description: "When a message sent with scheduled_at is (or was) to be sent (UTC); null for mail sent on acceptance and inbound mail" })),
-  tags: t.Array(t.Object({ name: t.String(), value: t.String() }), { description: "Name-value tags: not built yet, always empty" }),
+  tags: t.Array(MessageTag, { description: "Name-value tags as sent, in order" }),
 });
 export type MessageListData = Static<typeof MessageListData>;
 
@@ -39,7 +40,7 @@ export const MessageData = t.Object({
   status_changed_at: t.String({ format: "date-time" }),
   scheduled_at: Nullable(t.String({ format: "date-time", description: "When a message sent with scheduled_at is (or was) to be sent (UTC); null for mail sent on acceptance and inbound mail" })),
   tag: Nullable(t.String()),
-  tags: t.Array(t.Object({ name: t.String(), value: t.String() }), { description: "Name-value tags: not built yet, always empty" }),
+  tags: t.Array(MessageTag, { description: "Name-value tags as sent, in order" }),
   from_email: t.String(),
   from_name: t.String(),
   reply_to: t.Array(t.String()),
@@ -69,7 +70,7 @@ export const MessageEventData = t.Object({
   created_at: t.String({ format: "date-time" }),
   message_id: t.String(),
   tag: Nullable(t.String({ description: "The message's tag" })),
-  tags: t.Array(t.Object({ name: t.String(), value: t.String() }), { description: "Name-value tags: not built yet, always empty" }),
+  tags: t.Array(MessageTag, { description: "The message's name-value tags" }),
   metadata: t.Record(t.String(), t.String(), { description: "The message's metadata" }),
   timestamp: t.String({ format: "date-time", description: "= created_at" }),
 });
@@ -132,6 +133,13 @@ export const MessageListQuery = t.Object({
   "filter[route_id]": uuidFilter("route_id", "Route ID"),
   "filter[domain_id]": uuidFilter("domain_id", "Sending domain ID"),
   "filter[tag]": t.Optional(t.String({ minLength: 1, maxLength: 33, error: "The filter[tag] field must be 1 to 33 characters.", description: "Exact tag" })),
+  "filter[tags][0][name]": t.Optional(
+    t.String({
+      description:
+        "Exact name-value tag name (case-sensitive). More pairs, filter[tags][1][name] and so on up to [19], must all match; a pair without a value matches any value of that name",
+    }),
+  ),
+  "filter[tags][0][value]": t.Optional(t.String({ description: "Exact tag value of the pair's name" })),
   "filter[from_email]": searchFilter("from_email", "the sender email"),
   "filter[subject]": searchFilter("subject", "the subject"),
   "filter[from_date]": dateFilter("from_date", "Created at or after"),
@@ -154,7 +162,7 @@ export const serializeListItem = (r: MessageRow): MessageListData => ({
   created_at: iso(r.created_at)!,
   status_changed_at: iso(r.status_changed_at)!,
   scheduled_at: iso(r.scheduled_at === null ? null : Number(r.scheduled_at)),
-  tags: [],
+  tags: JSON.parse(r.tags) as { name: string; value: string }[],
 });
 
 /** The service's ProcessInboundMessageResponse: a quarantined inbound message queued for its route's webhooks. */

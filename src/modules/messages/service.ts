@@ -1,6 +1,8 @@
 import type { Deps } from "../../context.ts";
 import { MESSAGE_EVENT_SORT, messageListSql, type MessageListFilter } from "../../db/messages.ts";
-import { NotFoundError, ValidationError } from "../../errors.ts";
+import { fieldErrors, NotFoundError, ValidationError } from "../../errors.ts";
+import { LIMITS } from "../../sending/limits.ts";
+import { TAG_NAME, TAG_VALUE } from "../../sending/validation.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso } from "../../ids.ts";
 import { parseDateFilter } from "../../http/schemas.ts";
@@ -34,6 +36,7 @@ function parseMessageList(q: MessageListQuery) {
     routeId: q["filter[route_id]"]?.toLowerCase(),
     domainId: q["filter[domain_id]"]?.toLowerCase(),
     tag: q["filter[tag]"],
+    tags: tagPairs(q),
     fromEmailContains: q["filter[from_email]"],
     subjectContains: q["filter[subject]"],
     createdFrom: from,
@@ -42,10 +45,44 @@ function parseMessageList(q: MessageListQuery) {
   return { filter, sort, page };
 }
 
+/** At most this many name-value pairs in a list's tag filter (filter[tags][0] to [19]). */
+const MAX_TAG_PAIRS = LIMITS.tags;
+
+/**
+ * filter[tags][n][name] and filter[tags][n][value] (n from 0 to 19), the pairs in the order of n;
+ * a value needs its name. A name or value no tag can have is a 422, as other filters' are.
+ */
+function tagPairs(q: Record<string, unknown>): { name: string; value?: string }[] | undefined {
+  const byIndex = new Map<number, { name?: string; value?: string }>();
+  const errors = fieldErrors();
+  for (const [key, raw] of Object.entries(q)) {
+    const m = /^filter\[tags\]\[(\d+)\]\[(name|value)\]$/.exec(key);
+    if (!m) continue;
+    const n = Number(m[1]);
+    if (m[1]!.length > 2 || n >= MAX_TAG_PAIRS) {
+      errors[key] = [`At most ${MAX_TAG_PAIRS} tag pairs can be filtered on: filter[tags][0] to filter[tags][${MAX_TAG_PAIRS - 1}].`];
+      continue;
+    }
+    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    const pattern = m[2] === "name" ? TAG_NAME : TAG_VALUE;
+    if (typeof value !== "string" || !pattern.test(value)) {
+      errors[key] = [`The ${key} field must be 1 to ${m[2] === "name" ? 32 : 64} ASCII letters, digits, underscores or hyphens.`];
+      continue;
+    }
+    byIndex.set(n, { ...byIndex.get(n), [m[2]!]: value });
+  }
+  for (const [n, pair] of byIndex) {
+    if (pair.name === undefined) errors[`filter[tags][${n}][name]`] = [`filter[tags][${n}][value] needs filter[tags][${n}][name].`];
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  if (byIndex.size === 0) return undefined;
+  return [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, p]) => (p.value === undefined ? { name: p.name! } : { name: p.name!, value: p.value }));
+}
+
 /** The SQL behind one page of the team's messages, for the benchmark's and a test's EXPLAIN. */
 export function messageListQuery(teamId: string, q: MessageListQuery) {
   const { filter, sort, page } = parseMessageList(q);
-  return { ...messageListSql(teamId, filter), sort, page };
+  return { ...messageListSql(teamId, filter, "sqlite", sort), page };
 }
 
 /** One page of the team's messages (MessageListData), with the spec's filters and sort keys. */
@@ -68,7 +105,7 @@ export async function getMessage(deps: Ctx, teamId: string, messageId: string): 
     status_changed_at: iso(r.status_changed_at)!,
     scheduled_at: item.scheduled_at,
     tag: item.tag,
-    tags: [],
+    tags: item.tags,
     from_email: item.from_email,
     from_name: item.from_name,
     reply_to: item.reply_to,
@@ -127,6 +164,7 @@ export async function listMessageEvents(deps: Ctx, teamId: string, messageId: st
   const page = parsePage(query, MESSAGE_EVENT_SORT.length);
   const result = await deps.store.read.messages.events(messageId, page);
   const metadata = JSON.parse(message.metadata) as Record<string, string>;
+  const tags = JSON.parse(message.tags) as { name: string; value: string }[];
   const data = result.rows.map((e) => ({
     id: e.id,
     event: serviceEventType(e.kind, e.status),
@@ -138,7 +176,7 @@ export async function listMessageEvents(deps: Ctx, teamId: string, messageId: st
     // Lettermint's MessageEventData beside Posthorn's fields (event is the service's type, kind Posthorn's).
     message_id: messageId,
     tag: message.tag,
-    tags: [] as [],
+    tags,
     metadata,
     timestamp: iso(e.created_at)!,
   }));

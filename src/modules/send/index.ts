@@ -14,9 +14,7 @@ import { blockedAttachment } from "../../sending/blocked-file-types.ts";
  * What Posthorn checks of a send beyond the spec's fields, in a batch keyed by the item's index:
  * attachments of a blocked type (src/sending/blocked-file-types.ts), and Lettermint's fields.
  * settings.track_opens/track_clicks stand for track_opens/track_clicks (which win when both are
- * given); tags and settings.tls "enforced" ask for what Posthorn cannot do yet, and are a 422
- * rather than an email untagged or over plain text. scheduled_at is checked with the rest
- * (src/sending/validation.ts).
+ * given). scheduled_at, tags and settings.tls are checked with the rest (src/sending/validation.ts).
  */
 function checkSends(emails: SendEmailBody[], batch: boolean): void {
   const errors = fieldErrors();
@@ -26,8 +24,6 @@ function checkSends(emails: SendEmailBody[], batch: boolean): void {
       const blocked = blockedAttachment(a.filename, a.content_type);
       if (blocked) errors[at(`attachments.${i}.${blocked.field}`)] = [blocked.message];
     });
-    if (e.tags != null && e.tags.length > 0) errors[at("tags")] = ["Name-value tags are not available yet: use tag."];
-    if (e.settings?.tls === "enforced") errors[at("settings.tls")] = ["Enforced TLS per email is not available: delivery uses STARTTLS when offered, and MTA-STS or DANE where the domain publishes them."];
     if (e.settings) {
       e.track_opens ??= e.settings.track_opens;
       e.track_clicks ??= e.settings.track_clicks;

@@ -56,15 +56,15 @@ export const SendEmail = t.Object(
     track_opens: nullable(t.Boolean(), "The track_opens field must be true, false or null.", "Track opens of this email (a pixel in the HTML part); default: the route's track_opens"),
     track_clicks: nullable(t.Boolean(), "The track_clicks field must be true, false or null.", "Track clicks of this email's http(s) links in the HTML part; default: the route's track_clicks"),
     // Lettermint's fields (its SDKs send them): settings.track_opens/track_clicks stand for the two
-    // above; what Posthorn cannot do yet is refused rather than ignored (src/modules/send/index.ts).
+    // above; settings.tls is the delivery's TLS policy (src/sending/validation.ts checks it).
     settings: nullable(
       t.Object({
         track_opens: t.Optional(t.Boolean()),
         track_clicks: t.Optional(t.Boolean()),
         tls: t.Optional(t.Union([t.Literal("opportunistic"), t.Literal("enforced")])),
       }),
-      "The settings field must be null or an object {track_opens?, track_clicks?, tls?: opportunistic}.",
-      "Lettermint's per-email settings: track_opens and track_clicks as the fields of those names; tls opportunistic only (enforced is a 422)",
+      "The settings field must be null or an object {track_opens?, track_clicks?, tls?: opportunistic or enforced}.",
+      "Lettermint's per-email settings, overriding the route's for this email: track_opens and track_clicks as the fields of those names; tls enforced delivers only over TLS with a certificate valid for the MX host (a host that cannot is a soft bounce, never plaintext); opportunistic uses STARTTLS when offered; default: the route's tls",
     ),
     scheduled_at: nullable(
       t.String({ maxLength: 64 }),
@@ -72,9 +72,9 @@ export const SendEmail = t.Object(
       "Send at this time instead of now: ISO 8601 with an offset (Z or ±hh:mm), in the future, at most 30 days ahead; the message is `scheduled` until then (PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it)",
     ),
     tags: nullable(
-      t.Array(t.Object({ name: t.String({ maxLength: 64 }), value: t.String({ maxLength: 64 }) }), { maxItems: 20 }),
-      "The tags field must be null or an array of at most 20 {name, value} objects.",
-      "Not available yet: a non-empty list is a 422 (use tag)",
+      t.Array(t.Object({ name: t.String({ maxLength: 256 }), value: t.String({ maxLength: 256 }) }), { maxItems: LIMITS.tags }),
+      `The tags field must be null or an array of at most ${LIMITS.tags} {name, value} objects.`,
+      `Name-value tags, stored, shown and filterable (filter[tags][0][name], filter[tags][0][value]): at most ${LIMITS.tags}, ${LIMITS.tags - 1} beside a tag; names 1 to 32 and values 1 to 64 ASCII letters, digits, underscores or hyphens; names unique (case-sensitive) and not starting with __lettermint`,
     ),
     attachments: nullable(t.Array(SendAttachment, { maxItems: LIMITS.attachments }), `The attachments field must be null or an array of at most ${LIMITS.attachments} objects {filename (1-255 characters), content (base64), content_id?, content_type?}.`),
   },

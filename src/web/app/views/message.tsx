@@ -99,6 +99,12 @@ export function MessageDetail({ id }: { id: string }) {
               <dd>{m.tag}</dd>
             </>
           ) : null}
+          {m.tags.length ? (
+            <>
+              <dt>Tags</dt>
+              <dd>{m.tags.map((t) => `${t.name}=${t.value}`).join(", ")}</dd>
+            </>
+          ) : null}
           <dt>ID</dt>
           <dd>
             <code>{m.id}</code>
