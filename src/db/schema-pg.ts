@@ -43,6 +43,8 @@ export const teams = pgTable("teams", {
   tokenLastUsedAt: ts("token_last_used_at"),
   tokenLastUsedIp: text("token_last_used_ip"),
   verifiedAt: ts("verified_at"),
+  /** An owner requires two-factor sign-in: a member's session without a second factor may only enrol (docs/access.md). */
+  requireTwoFactor: bool("require_two_factor").notNull().default(0),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [uniqueIndex("teams_token_hash").on(t.tokenHash)]);
@@ -55,8 +57,35 @@ export const users = pgTable("users", {
   /** Argon2id (PHC string, Bun.password) of the dashboard password; null until one is set. */
   passwordHash: text("password_hash"),
   passwordChangedAt: ts("password_changed_at"),
+  /** TOTP (RFC 6238) secret in base32 once enrolment was confirmed with a code; null: no two-factor sign-in. */
+  totpSecret: text("totp_secret"),
+  /** The secret shown at enrolment, until a code confirms it (then it becomes totp_secret). */
+  totpPendingSecret: text("totp_pending_secret"),
+  totpEnabledAt: ts("totp_enabled_at"),
+  /** The last time step whose code was accepted: a code of that step or an earlier one is refused (no replay). */
+  totpLastStep: ts("totp_last_step"),
   createdAt: ts("created_at").notNull(),
 }, (t) => [uniqueIndex("users_email").on(t.email)]);
+
+/** Single-use recovery codes of a user's two-factor sign-in, as SHA-256 hex; a used code is deleted. */
+export const userRecoveryCodes = pgTable("user_recovery_codes", {
+  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  codeHash: text("code_hash").notNull(),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.userId, t.codeHash] })]);
+
+/**
+ * OpenID Connect sign-ins under way: the state (SHA-256 hex; the browser keeps it in a cookie and
+ * the provider sends it back), the nonce the ID token must carry and the PKCE code verifier.
+ * Used once; expired rows are deleted by the next sign-in.
+ */
+export const ssoRequests = pgTable("sso_requests", {
+  stateHash: text("state_hash").primaryKey(),
+  nonce: text("nonce").notNull(),
+  codeVerifier: text("code_verifier").notNull(),
+  createdAt: ts("created_at").notNull(),
+  expiresAt: ts("expires_at").notNull(),
+}, (t) => [index("sso_requests_expires").on(t.expiresAt)]);
 
 /**
  * Dashboard sign-ins. The cookie holds a random token; only its SHA-256 is kept. A session is for
@@ -72,6 +101,8 @@ export const sessions = pgTable("sessions", {
   teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
   ip: text("ip"),
   userAgent: text("user_agent"),
+  /** How the sign-in proved more than a password: 'totp', 'recovery' or 'sso'; null: a password alone. */
+  secondFactor: text("second_factor"),
   createdAt: ts("created_at").notNull(),
   lastSeenAt: ts("last_seen_at").notNull(),
 }, (t) => [uniqueIndex("sessions_token_hash").on(t.tokenHash), index("sessions_user").on(t.userId)]);
@@ -132,13 +163,29 @@ export const teamMembers = pgTable("team_members", {
   id: text("id").primaryKey(),
   teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
   userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  /** The member's role: a built-in role's key (owner, admin, member) or the id of one of the team's team_roles. */
   role: text("role").notNull().default("member"),
+  /** The projects the member works on: null for all of the team's, else a JSON array of project ids (src/auth/permissions.ts). */
+  projectIds: text("project_ids"),
   /** 'active', or 'pending' while the invitation (team_invitations) is not accepted: no access, no sessions, not an owner. */
   status: text("status").notNull().default("active"),
   /** When the member joined; for a pending member, when they were invited (the API shows null). */
   joinedAt: ts("joined_at").notNull(),
   createdAt: ts("created_at").notNull(),
 }, (t) => [uniqueIndex("team_members_team_user").on(t.teamId, t.userId), index("team_members_team_created").on(t.teamId, t.createdAt, t.id)]);
+
+/**
+ * A team's custom roles (the built-in owner, admin and member are in code, src/auth/permissions.ts):
+ * a name unique in the team and a JSON array of the service's permission names.
+ */
+export const teamRoles = pgTable("team_roles", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  permissions: text("permissions").notNull(),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+}, (t) => [uniqueIndex("team_roles_team_name").on(t.teamId, t.name)]);
 
 export const projects = pgTable("projects", {
   id: text("id").primaryKey(),

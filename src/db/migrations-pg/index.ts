@@ -22,6 +22,8 @@ import m19 from "./0019_message_tags.sql" with { type: "text" };
 import m20 from "./0020_stat_rollups.sql" with { type: "text" };
 import m21 from "./0021_scheduled_at.sql" with { type: "text" };
 import m22 from "./0022_deliverability_reports.sql" with { type: "text" };
+import m23 from "./0023_team_roles.sql" with { type: "text" };
+import m24 from "./0024_two_factor_sso.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -47,4 +49,6 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0020_stat_rollups", sql: m20 as unknown as string },
   { tag: "0021_scheduled_at", sql: m21 as unknown as string },
   { tag: "0022_deliverability_reports", sql: m22 as unknown as string },
+  { tag: "0023_team_roles", sql: m23 as unknown as string },
+  { tag: "0024_two_factor_sso", sql: m24 as unknown as string },
 ];

@@ -26,6 +26,8 @@ import m23 from "./0023_message_tags.sql" with { type: "text" };
 import m24 from "./0024_stat_rollups.sql" with { type: "text" };
 import m25 from "./0025_scheduled_at.sql" with { type: "text" };
 import m26 from "./0026_deliverability_reports.sql" with { type: "text" };
+import m27 from "./0027_team_roles.sql" with { type: "text" };
+import m28 from "./0028_two_factor_sso.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -55,4 +57,6 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0024_stat_rollups", sql: m24 as unknown as string },
   { tag: "0025_scheduled_at", sql: m25 as unknown as string },
   { tag: "0026_deliverability_reports", sql: m26 as unknown as string },
+  { tag: "0027_team_roles", sql: m27 as unknown as string },
+  { tag: "0028_two_factor_sso", sql: m28 as unknown as string },
 ];
