@@ -329,7 +329,11 @@ describe(`Lettermint's Node SDK against posthorn serve (${engine})`, () => {
 
     // Suppressions.
     const suppressed = await call("suppressions.create", () => api.suppressions.create({ email: "blocked@example.net", reason: "manual", scope: "team" }));
+    // A domain suppression (type and value beside the SDK's StoreSuppressionData fields): listed as SuppressedRecipientData too.
+    expect(((await api.suppressions.create({ reason: "manual", scope: "team", type: "domain", value: "blocked-domain.example" } as never)) as any).data.created).toEqual(["blocked-domain.example"]);
     const list = await call("suppressions.list", () => api.suppressions.list());
+    expect((list as any).data.map((s: any) => `${s.type} ${s.value}`)).toEqual(["domain blocked-domain.example", "email blocked@example.net"]);
+    expect(((await api.suppressions.list({ "filter[type]": "domain", "filter[value]": "blocked" })) as any).data.map((s: any) => s.value)).toEqual(["blocked-domain.example"]);
     const suppressionId = (list as any)?.data?.[0]?.id ?? (suppressed as any)?.data?.created?.[0]?.id;
     await call("suppressions.delete", () => api.suppressions.delete(suppressionId));
 
