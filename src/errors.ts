@@ -16,9 +16,18 @@ export class UnauthenticatedError extends AppError {
   }
 }
 
-/** 403: authenticated, but not allowed (a session without its CSRF token, a member who is no owner). */
+/**
+ * 403: authenticated, but not allowed (a session without its CSRF token, a role without the
+ * route's permission). `code`, when given, is the body's `error` instead of "forbidden".
+ */
 export class ForbiddenError extends AppError {
   readonly status = 403;
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** 404: unknown, or belongs to another team. `resource` is e.g. "Route". */

@@ -10,6 +10,7 @@ import type { MembershipRow, SessionRow } from "../db/accounts.ts";
 import { ForbiddenError, UnauthenticatedError } from "../errors.ts";
 import { newId, newToken, sha256Hex } from "../ids.ts";
 import { verifyPassword } from "./passwords.ts";
+import { accessOf } from "./permissions.ts";
 import { authThrottle, type FailureRule } from "./throttle.ts";
 import type { TeamPrincipal } from "./tokens.ts";
 
@@ -64,7 +65,7 @@ export async function authenticateSession(
     throw new ForbiddenError("This request needs the session's CSRF token in the X-CSRF-Token header.");
   }
   if (now - Number(row.last_seen_at) >= TOUCH_INTERVAL_MS) touch(deps, row.id, now);
-  return { kind: "team", teamId: row.team_id, session: sessionInfo(row) };
+  return { kind: "team", teamId: row.team_id, session: sessionInfo(row), access: accessOf(row.role, row.role_permissions, row.project_ids) };
 }
 
 const sessionTimes = (row: Pick<SessionRow, "created_at" | "last_seen_at">) => ({ createdAt: Number(row.created_at), lastSeenAt: Number(row.last_seen_at) });

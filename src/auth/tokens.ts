@@ -8,11 +8,14 @@ import type { ProjectTokenRow } from "../db/projects.ts";
 import type { Repositories } from "../db/store.ts";
 import { UnauthenticatedError } from "../errors.ts";
 import { digestsEqual, sha256Hex } from "../ids.ts";
+import type { Access } from "./permissions.ts";
 import { authThrottle, lazyAddress, type AuthThrottle, type ClientAddress } from "./throttle.ts";
 
 export interface TeamPrincipal {
   kind: "team";
   teamId: string;
+  /** What it may do (src/auth/permissions.ts); absent: everything (the team token). */
+  access?: Access;
 }
 export interface ProjectPrincipal {
   kind: "project";

@@ -12,6 +12,9 @@ export type SessionRow = {
   created_at: number;
   last_seen_at: number;
   role: string;
+  /** The member's projects (JSON array; null: all) and, for a custom role, its permissions (JSON array). */
+  project_ids: string | null;
+  role_permissions: string | null;
 };
 
 /** A team the user belongs to. */
@@ -52,8 +55,9 @@ export interface NewSession {
   created_at: number;
 }
 
-const SESSION_BY_TOKEN = `SELECT s.id, s.csrf_token, s.user_id, s.team_id, s.created_at, s.last_seen_at, tm.role
+const SESSION_BY_TOKEN = `SELECT s.id, s.csrf_token, s.user_id, s.team_id, s.created_at, s.last_seen_at, tm.role, tm.project_ids, tr.permissions AS role_permissions
   FROM sessions s JOIN team_members tm ON tm.team_id = s.team_id AND tm.user_id = s.user_id AND tm.status = 'active'
+  LEFT JOIN team_roles tr ON tr.id = tm.role AND tr.team_id = tm.team_id
   WHERE s.token_hash = ?`;
 
 /**

@@ -175,4 +175,24 @@ export class ProjectRepository {
   async touchToken(id: string, now: number, ip: string | null): Promise<void> {
     await this.db.run("UPDATE projects SET token_last_used_at = ?, token_last_used_ip = ? WHERE id = ?", [now, ip, id]);
   }
+
+  /**
+   * The project a team's object belongs to, for project access (src/http/project-scope.ts):
+   * `{ project_id }` (null: the object belongs to no project, e.g. a team-wide suppression), or
+   * null when the team has no such object.
+   */
+  projectOf(kind: ScopedKind, id: string, teamId: string): Promise<{ project_id: string | null } | null> {
+    return this.db.get<{ project_id: string | null }>(PROJECT_OF[kind], [id, teamId]);
+  }
 }
+
+/** The kinds of objects that belong to a project. */
+export type ScopedKind = "project" | "route" | "message" | "webhook" | "suppression";
+
+const PROJECT_OF: Record<ScopedKind, string> = {
+  project: "SELECT id AS project_id FROM projects WHERE id = ? AND team_id = ?",
+  route: "SELECT project_id FROM routes WHERE id = ? AND team_id = ?",
+  message: "SELECT COALESCE(m.project_id, r.project_id) AS project_id FROM messages m LEFT JOIN routes r ON r.id = m.route_id WHERE m.id = ? AND m.team_id = ?",
+  webhook: "SELECT r.project_id FROM webhooks w LEFT JOIN routes r ON r.id = w.route_id WHERE w.id = ? AND w.team_id = ?",
+  suppression: "SELECT COALESCE(s.project_id, r.project_id) AS project_id FROM suppressions s LEFT JOIN routes r ON r.id = s.route_id WHERE s.id = ? AND s.team_id = ?",
+};

@@ -29,6 +29,8 @@ export type TeamSummaryRow = {
 export type MemberRow = {
   id: string;
   role: string;
+  /** JSON array of the projects the member works on; null (or absent): all. */
+  project_ids?: string | null;
   status: "active" | "pending";
   /** A pending member's invitation: 'password' when the user exists through it alone, 'accept' when they existed before. */
   invitation_kind?: "password" | "accept" | null;
@@ -45,7 +47,7 @@ export const MEMBER_SORT = { created_at: "tm.created_at", joined_at: "tm.joined_
 export const MEMBER_SORT_ID = "tm.id";
 
 const MEMBER_COLUMNS =
-  "tm.id, tm.role, tm.status, tm.joined_at, tm.created_at, u.id AS user_id, u.name AS user_name, u.email AS user_email, u.avatar AS user_avatar, i.kind AS invitation_kind";
+  "tm.id, tm.role, tm.project_ids, tm.status, tm.joined_at, tm.created_at, u.id AS user_id, u.name AS user_name, u.email AS user_email, u.avatar AS user_avatar, i.kind AS invitation_kind";
 
 interface Page {
   sort: SortKey[];
@@ -68,7 +70,10 @@ export function newTeamStatements(t: NewTeam): [string, (string | number)[]][] {
   ];
 }
 
-/** Teams, their members (with users) and the team API token. */
+/** A custom role of a team (team_roles); `permissions` is a JSON array of permission names. */
+export type RoleRow = { id: string; team_id: string; name: string; permissions: string; created_at: number; updated_at: number };
+
+/** Teams, their members (with users), their custom roles and the team API token. */
 export class TeamRepository {
   constructor(private readonly db: SqlExecutor) {}
 
@@ -130,5 +135,58 @@ export class TeamRepository {
 
   async touchToken(teamId: string, now: number, ip: string | null): Promise<void> {
     await this.db.run("UPDATE teams SET token_last_used_at = ?, token_last_used_ip = ? WHERE id = ?", [now, ip, teamId]);
+  }
+
+  /** The team's custom roles, oldest first. */
+  roles(teamId: string): Promise<RoleRow[]> {
+    return this.db.all<RoleRow>("SELECT id, team_id, name, permissions, created_at, updated_at FROM team_roles WHERE team_id = ? ORDER BY created_at, id", [teamId]);
+  }
+
+  role(teamId: string, id: string): Promise<RoleRow | null> {
+    return this.db.get<RoleRow>("SELECT id, team_id, name, permissions, created_at, updated_at FROM team_roles WHERE id = ? AND team_id = ?", [id, teamId]);
+  }
+
+  /** The id of the team's custom role of that name (names are unique in a team), or null. */
+  async roleNamed(teamId: string, name: string): Promise<string | null> {
+    return (await this.db.get<{ id: string }>("SELECT id FROM team_roles WHERE team_id = ? AND name = ?", [teamId, name]))?.id ?? null;
+  }
+
+  async insertRole(r: RoleRow): Promise<void> {
+    await this.db.run("INSERT INTO team_roles (id, team_id, name, permissions, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)", [
+      r.id,
+      r.team_id,
+      r.name,
+      r.permissions,
+      r.created_at,
+      r.updated_at,
+    ]);
+  }
+
+  /** Changes a custom role; null when it is no role of the team. */
+  updateRole(teamId: string, id: string, change: { name: string; permissions: string }, now: number): Promise<RoleRow | null> {
+    return this.db.get<RoleRow>(
+      "UPDATE team_roles SET name = ?, permissions = ?, updated_at = ? WHERE id = ? AND team_id = ? RETURNING id, team_id, name, permissions, created_at, updated_at",
+      [change.name, change.permissions, now, id, teamId],
+    );
+  }
+
+  async deleteRole(teamId: string, id: string): Promise<boolean> {
+    return (await this.db.run("DELETE FROM team_roles WHERE id = ? AND team_id = ?", [id, teamId])).changes > 0;
+  }
+
+  /** How many members (active or invited) hold the role. */
+  async membersWithRole(teamId: string, role: string): Promise<number> {
+    return Number((await this.db.get<{ n: number }>("SELECT count(*) AS n FROM team_members WHERE team_id = ? AND role = ?", [teamId, role]))!.n);
+  }
+
+  /** A member's role and projects (JSON array, null: all). */
+  async assign(teamId: string, memberId: string, role: string, projectIds: string | null): Promise<void> {
+    await this.db.run("UPDATE team_members SET role = ?, project_ids = ? WHERE id = ? AND team_id = ?", [role, projectIds, memberId, teamId]);
+  }
+
+  /** The id and name of each of the given projects that belongs to the team. */
+  projectNames(teamId: string, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.all(`SELECT id, name FROM projects WHERE team_id = ? AND id IN (${ids.map(() => "?").join(",")}) ORDER BY name, id`, [teamId, ...ids]);
   }
 }

@@ -2,8 +2,10 @@ import { isIP } from "node:net";
 import { Elysia } from "elysia";
 import type { Config } from "../config.ts";
 import type { Deps } from "../context.ts";
-import { UnauthenticatedError } from "../errors.ts";
+import { ForbiddenError, UnauthenticatedError } from "../errors.ts";
+import { FULL_ACCESS, type Permission } from "../auth/permissions.ts";
 import { rejectUnknownFilters } from "./filters.ts";
+import { enforceProjectScope } from "./project-scope.ts";
 import { tokenAuthenticator, type TokenAuthenticator, type ProjectPrincipal, type TeamPrincipal } from "../auth/tokens.ts";
 import { authenticateSession, type SessionPrincipal } from "../auth/sessions.ts";
 import { changesState, CSRF_HEADER, sessionTokenOf } from "./session-cookie.ts";
@@ -56,6 +58,29 @@ function principalOf<P extends TeamPrincipal | ProjectPrincipal | SessionPrincip
   return principal as P;
 }
 
+/**
+ * Permissions (docs/access.md). A route declares the one permission it needs with
+ * `permission: "domains:manage"` beside `team: true` (or `session: true`, `anyToken: true`); the
+ * check is here, once authentication has found the principal and before the body is validated, so
+ * a request its principal may not make is a 403 whatever it carries. Elysia runs the macros'
+ * transforms in the order a route names them, so whichever comes second checks; a route whose
+ * check did not run (a permission without an authenticating option) is refused before its handler.
+ */
+const required = new WeakMap<Request, Permission>();
+const permitted = new WeakSet<Request>();
+
+/** The check, once both the principal and the route's permission are known. Project tokens (anyToken routes) are bound to their project and need none. */
+function checkPermission(request: Request): void {
+  const permission = required.get(request);
+  const principal = authenticated.get(request);
+  if (permission === undefined || principal === undefined) return;
+  const access = principal.kind === "team" ? (principal.access ?? FULL_ACCESS) : FULL_ACCESS;
+  if (!access.permissions.has(permission)) {
+    throw new ForbiddenError(`Your role does not have the ${permission} permission this request needs.`, "missing_permission");
+  }
+  permitted.add(request);
+}
+
 const plugins = new WeakMap<Deps, ReturnType<typeof buildAuthPlugin>>();
 let instances = 0;
 
@@ -63,7 +88,8 @@ let instances = 0;
  * The auth plugin, one instance per Deps, so every controller of an app shares it. Routes opt in with `{ team: true }` (Bearer team token, or a
  * dashboard session; resolves `team`), `{ session: true }` (a dashboard session only; resolves `session`), `{ project: true }`
  * (x-service-token or x-lettermint-token; resolves `project`) or `{ anyToken: true }`. Each also charges the request to its
- * principal's rate limit bucket (src/http/rate-limit.ts), right after authentication.
+ * principal's rate limit bucket (src/http/rate-limit.ts), right after authentication. `{ permission: "…" }` beside them
+ * declares the one permission the route needs (see checkPermission); the OpenAPI document shows it as the operation's `x-permission`.
  */
 export function authPlugin(deps: Deps) {
   let plugin = plugins.get(deps);
@@ -101,11 +127,14 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
         async transform({ headers, request, server }) {
           const session = sessionOf(deps, headers, request);
           authenticated.set(request, await (session ?? authenticator.authenticateTeam(bearer(headers.authorization), () => clientIp(server as IpServer, request, proxies))));
+          checkPermission(request);
         },
         rateLimited: true,
-        resolve: ({ request, route }) => {
+        resolve: async ({ request, route, params, query, body }) => {
           rejectUnknownFilters(request, route);
-          return { team: principalOf<TeamPrincipal>(request) };
+          const team = principalOf<TeamPrincipal>(request);
+          await enforceProjectScope(deps, team.teamId, team.access, { request, route, params, query, body });
+          return { team };
         },
       },
       session: {
@@ -113,6 +142,7 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
           const session = sessionOf(deps, headers, request);
           if (!session) throw new UnauthenticatedError();
           authenticated.set(request, await session);
+          checkPermission(request);
         },
         rateLimited: true,
         resolve: ({ request }) => ({ session: principalOf<SessionPrincipal>(request) }),
@@ -126,6 +156,16 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
         rateLimited: true,
         resolve: ({ request }) => ({ project: principalOf<ProjectPrincipal>(request) }),
       },
+      permission: (permission: Permission) => ({
+        transform({ request }: { request: Request }) {
+          required.set(request, permission);
+          checkPermission(request);
+        },
+        beforeHandle({ request }: { request: Request }) {
+          if (!permitted.has(request)) throw new ForbiddenError(`This request needs the ${permission} permission.`, "missing_permission");
+        },
+        detail: { "x-permission": permission } as Record<string, unknown>,
+      }),
       anyToken: {
         async transform({ headers, request, server }) {
           const ip = () => clientIp(server as IpServer, request, proxies);
@@ -137,8 +177,13 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
           else if (projectToken) authenticated.set(request, await authenticator.authenticateProject(projectToken, ip));
           else if (session) authenticated.set(request, await session);
           else throw new UnauthenticatedError();
+          checkPermission(request);
         },
         rateLimited: true,
-        resolve: ({ request }) => ({ principal: principalOf<TeamPrincipal | ProjectPrincipal>(request) }),
+        resolve: async ({ request, route, params, query, body }) => {
+          const principal = principalOf<TeamPrincipal | ProjectPrincipal>(request);
+          if (principal.kind === "team") await enforceProjectScope(deps, principal.teamId, principal.access, { request, route, params, query, body });
+          return { principal };
+        },
       },
     });

@@ -10,6 +10,7 @@ const body = { extensions: [...BLOCKED_EXTENSIONS], mime_types: [...BLOCKED_MIME
 export const blockedFileTypesController = (deps: Deps) =>
   new Elysia({ tags: ["Sending"] }).use(authPlugin(deps)).get("/v1/blocked-file-types", () => body, {
     team: true,
+    permission: "projects:read",
     detail: { summary: "Attachment file extensions and MIME types that sends refuse (422)", security: [{ teamToken: [] }] },
     response: { 200: t.Object({ extensions: t.Array(t.String()), mime_types: t.Array(t.String()) }), ...errorResponses(401) },
   });

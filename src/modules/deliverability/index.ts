@@ -13,6 +13,7 @@ export const deliverabilityController = (deps: Deps) =>
     .use(authPlugin(deps))
     .get("/v1/domains/:domainId/deliverability/dmarc", ({ team, params, query }) => dmarcOverview(deps, team.teamId, params.domainId, query), {
       team: true,
+      permission: "domains:read",
       params: DeliverabilityParams,
       query: PeriodQuery,
       response: { 200: DmarcOverviewSchema, ...errorResponses(401, 404, 422) },
@@ -23,6 +24,7 @@ export const deliverabilityController = (deps: Deps) =>
     })
     .get("/v1/domains/:domainId/deliverability/tls", ({ team, params, query }) => tlsOverview(deps, team.teamId, params.domainId, query), {
       team: true,
+      permission: "domains:read",
       params: DeliverabilityParams,
       query: PeriodQuery,
       response: { 200: TlsOverviewSchema, ...errorResponses(401, 404, 422) },

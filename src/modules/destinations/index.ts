@@ -18,6 +18,7 @@ export const destinationsController = (deps: Deps) =>
     },
     {
       team: true,
+      permission: "messages:read",
       detail: {
         summary: "Delivery destinations and their shaping",
         description: `Each destination (the MX host set of recipient domains, or the relay) with the limits in force, the pause a rate reply (421, 4.7.28, "too many", "try later") set, and the latest reply the destination gave to the team's own queued mail. Paused destinations first, at most ${DESTINATIONS_LISTED}. Only the destinations the team's queued mail is waiting for, with only its own recipient domains: destinations and their shaping are the server's (a pause holds every team's mail there), the domains mailed to and the replies about them are each team's.`,

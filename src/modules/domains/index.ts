@@ -33,6 +33,7 @@ export const domainsController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "domains:manage",
         body: CreateDomainBody,
         response: { 201: DomainSchema, ...errorResponses(401, 409, 422) },
         detail: { summary: "Add a sending domain; answers the DNS records to publish", security },
@@ -40,12 +41,14 @@ export const domainsController = (deps: Deps) =>
     )
     .get("/v1/domains", ({ team, query }) => listDomains(deps, team.teamId, query), {
       team: true,
+      permission: "domains:read",
       query: t.Object({ ...PageQuery, sort: t.Optional(t.String({ maxLength: 200 })), "filter[status]": t.Optional(t.String({ maxLength: 20 })) }),
       response: { 200: Paginated(DomainSchema), ...errorResponses(401, 422) },
       detail: { summary: "List the team's domains (sort: created_at, domain, status, status_changed_at)", security },
     })
     .get("/v1/domains/:domainId", ({ team, params }) => getDomain(deps, team.teamId, params.domainId), {
       team: true,
+      permission: "domains:read",
       params: DomainParams,
       response: { 200: DomainSchema, ...errorResponses(401, 404) },
       detail: { summary: "A domain with its DNS records and projects", security },
@@ -56,7 +59,7 @@ export const domainsController = (deps: Deps) =>
         await deleteDomain(deps, team.teamId, params.domainId);
         return { message: "Domain deleted successfully." };
       },
-      { team: true, params: DomainParams, response: { 200: MessageOnly, ...errorResponses(401, 404, 409) }, detail: { summary: "Delete a domain and its DKIM key", security } },
+      { team: true, permission: "domains:delete", params: DomainParams, response: { 200: MessageOnly, ...errorResponses(401, 404, 409) }, detail: { summary: "Delete a domain and its DKIM key", security } },
     )
     .put(
       "/v1/domains/:domainId/projects",
@@ -66,6 +69,7 @@ export const domainsController = (deps: Deps) =>
       }),
       {
         team: true,
+        permission: "domains:manage",
         params: DomainParams,
         body: DomainProjectsBody,
         response: { 200: Envelope(DomainSchema), ...errorResponses(401, 404, 409, 422) },
@@ -74,6 +78,7 @@ export const domainsController = (deps: Deps) =>
     )
     .post("/v1/domains/:domainId/dns-records/verify", ({ team, params }) => verifyDomain(deps, team.teamId, params.domainId), {
       team: true,
+      permission: "domains:manage",
       params: DomainParams,
       response: { 200: VerifyResponse, ...errorResponses(401, 404, 409) },
       detail: { summary: "Check every DNS record now; answers which failed and why", security },
@@ -86,6 +91,7 @@ export const domainsController = (deps: Deps) =>
       }),
       {
         team: true,
+        permission: "domains:manage",
         params: RecordParams,
         response: { 200: RecordVerifyResponse, ...errorResponses(401, 404, 422) },
         detail: { summary: "Check one DNS record of the domain now; 422 with why when it does not pass (its new status is recorded)", security },
@@ -99,6 +105,7 @@ export const domainsController = (deps: Deps) =>
       }),
       {
         team: true,
+        permission: "domains:manage",
         params: DomainParams,
         response: { 200: Envelope(DomainSchema), ...errorResponses(401, 404) },
         detail: {
@@ -117,6 +124,7 @@ export const inboundDomainController = (deps: Deps) =>
       async ({ team, params }) => ({ data: await verifyInboundDomain(deps, team.teamId, params.routeId) }),
       {
         team: true,
+        permission: "routes:manage",
         params: RouteParams,
         response: { 200: InboundVerifyResponse, ...errorResponses(401, 404, 409) },
         detail: {

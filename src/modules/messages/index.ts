@@ -37,6 +37,7 @@ export const messagesController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "messages:read",
         query: MessageListQuery,
         detail: {
           summary: "List messages",
@@ -48,6 +49,7 @@ export const messagesController = (deps: Deps) =>
     )
     .get("/v1/messages/:messageId", ({ team, params }) => getMessage(deps, team.teamId, params.messageId), {
       team: true,
+      permission: "messages:read",
       params,
       detail: { summary: "Get a message", security },
       response: { 200: MessageData, ...errorResponses(401, 404) },
@@ -61,6 +63,7 @@ export const messagesController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "messages:send",
         params,
         detail: {
           summary: "Release a quarantined inbound message to its route's webhooks",
@@ -80,6 +83,7 @@ export const messagesController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "messages:read",
         params,
         query: t.Object(PageQuery),
         detail: { summary: "A message's event history (status changes, opens, clicks…), oldest first", security },
@@ -91,6 +95,7 @@ export const messagesController = (deps: Deps) =>
       async ({ team, params }) => ({ data: await listMessageRecipients(deps, team.teamId, params.messageId) }),
       {
         team: true,
+        permission: "messages:read",
         params,
         detail: { summary: "Each recipient of a message with their own status", security },
         response: { 200: t.Object({ data: t.Array(t.Object({ email: t.String(), status: t.String() })) }), ...errorResponses(401, 404) },
@@ -110,6 +115,7 @@ export const messagesController = (deps: Deps) =>
         }),
       {
         team: true,
+        permission: "messages:read_content",
         params,
         query: t.Object({ images: t.Optional(t.Union([t.Literal("0"), t.Literal("1")], { error: "The images field must be 0 or 1.", description: "1 lets the HTML load remote images" })) }),
         detail: {
@@ -132,6 +138,7 @@ export const messagesController = (deps: Deps) =>
         }),
       {
         team: true,
+        permission: "messages:read_content",
         params,
         detail: {
           summary: "The message's plain-text part",
@@ -152,6 +159,7 @@ export const messagesController = (deps: Deps) =>
         }),
       {
         team: true,
+        permission: "messages:read_content",
         params,
         detail: {
           summary: "The raw MIME source of a message (message/rfc822); 404 until one is stored",

@@ -29,6 +29,7 @@ export const projectsController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "projects:read",
         query: t.Object({ ...PageQuery, sort: t.Optional(t.String({ maxLength: 200, description: "created_at, name; - for descending; default -created_at" })) }),
         detail: { summary: "List projects", security },
         response: { 200: Paginated(ProjectData), ...errorResponses(401, 422) },
@@ -43,6 +44,7 @@ export const projectsController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "projects:create",
         body: CreateProjectBody,
         detail: { summary: "Create a project (with one default route of each type); returns its sending token once", security },
         response: { 201: CreatedProject, ...errorResponses(401, 422) },
@@ -50,6 +52,7 @@ export const projectsController = (deps: Deps) =>
     )
     .get("/v1/projects/:projectId", ({ team, params }) => getProjectData(deps, team.teamId, params.projectId), {
       team: true,
+      permission: "projects:read",
       params,
       detail: { summary: "Get a project", security },
       response: { 200: ProjectData, ...errorResponses(401, 404) },
@@ -64,6 +67,7 @@ export const projectsController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "projects:manage",
         params,
         body: UpdateProjectBody,
         detail: { summary: "Update a project (name, smtp_enabled)", security },
@@ -78,6 +82,7 @@ export const projectsController = (deps: Deps) =>
       }),
       {
         team: true,
+        permission: "members:manage",
         params,
         body: ProjectMembersBody,
         detail: { summary: "Replace the project's members with the given team members", security },
@@ -98,6 +103,7 @@ export const projectsController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "project_tokens:rotate",
         params,
         detail: { summary: "Rotate the project sending token (the old one stops working at once)", security },
         response: { 200: RotatedToken, ...errorResponses(401, 404) },
@@ -112,6 +118,7 @@ export const projectsController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "projects:delete",
         params,
         detail: {
           summary: "Delete a project",

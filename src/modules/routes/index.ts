@@ -53,6 +53,7 @@ export const routesController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "routes:manage",
         params: projectParams,
         transform: [settingsIsObject.transform, settingsKnown.transform, nullsToAbsent("settings")],
         beforeHandle: [settingsIsObject.beforeHandle, settingsKnown.beforeHandle],
@@ -69,6 +70,7 @@ export const routesController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "routes:read",
         params: projectParams,
         query: t.Object({ ...PageQuery, sort: t.Optional(t.String({ maxLength: 200, description: "created_at, name, slug; - for descending; default -created_at" })) }),
         detail: { summary: "List a project's routes", security },
@@ -80,6 +82,7 @@ export const routesController = (deps: Deps) =>
       ({ team, params, query }) => getRouteData(deps, team.teamId, params.routeId, parseInclude(query.include, ROUTE_INCLUDES)),
       {
         team: true,
+        permission: "routes:read",
         params: routeParams,
         query: t.Object({
           include: t.Optional(t.String({ maxLength: 200, description: `Comma-separated: ${ROUTE_INCLUDES.join(", ")}` })),
@@ -93,6 +96,7 @@ export const routesController = (deps: Deps) =>
       async ({ team, params, body }) => ({ data: await updateRoute(deps, team.teamId, params.routeId, body), message: "Route updated successfully." }),
       {
         team: true,
+        permission: "routes:manage",
         params: routeParams,
         transform: [inboundSettingsIsObject.transform, settingsIsObject.transform, settingsKnown.transform, nullsToAbsent("inbound_settings", "settings")],
         beforeHandle: [inboundSettingsIsObject.beforeHandle, settingsIsObject.beforeHandle, settingsKnown.beforeHandle],
@@ -109,6 +113,7 @@ export const routesController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "routes:delete",
         params: routeParams,
         detail: {
           summary: "Delete a route",

@@ -37,6 +37,7 @@ export const statsController = (deps: Deps) =>
     .use(authPlugin(deps))
     .get("/v1/stats", ({ team, query }) => getStats(deps, team.teamId, query), {
       team: true,
+      permission: "stats:read",
       query: StatsQuery,
       detail: {
         summary: "Message statistics per day",
@@ -47,11 +48,13 @@ export const statsController = (deps: Deps) =>
     })
     .get("/v1/team/usage", ({ team }) => getTeamUsage(deps, team.teamId), {
       team: true,
+      permission: "stats:read",
       detail: { summary: "Messages accepted per calendar month", description: "This month (UTC) and the 12 before, newest first.", security },
       response: { 200: TeamUsageDetail, ...errorResponses(401) },
     })
     .post("/v1/analytics", ({ team, body }) => queryAnalytics(deps, team.teamId, body), {
       team: true,
+      permission: "analytics:read",
       ...analyticsKnown,
       body: AnalyticsQuery,
       detail: {

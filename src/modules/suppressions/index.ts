@@ -23,6 +23,7 @@ export const suppressionsController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "suppressions:add",
         transform: nullsToAbsent("email", "emails", "route_id", "project_id", "type", "value", "values"),
         body: CreateSuppressionsBody,
         detail: {
@@ -42,6 +43,7 @@ export const suppressionsController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "suppressions:read",
         query: SuppressionListQuery,
         detail: { summary: "List suppressions", security },
         response: { 200: Paginated(SuppressionData), ...errorResponses(401, 422) },
@@ -55,6 +57,7 @@ export const suppressionsController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "suppressions:remove",
         params: IdParams("suppressionId", "Suppression"),
         detail: { summary: "Delete (lift) a suppression", security },
         response: { 200: DeleteSuppressionResult, ...errorResponses(401, 404) },

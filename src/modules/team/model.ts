@@ -47,7 +47,10 @@ export const ProjectAccess = t.Object(
     scope: t.Union([t.Literal("all"), t.Literal("selected")]),
     projects: t.Array(t.Object({ id: t.String(), name: t.String() }), { description: "The projects of a selected scope; empty for all" }),
   },
-  { description: "Every member works on every project of the team (project member lists grant nothing narrower): scope all" },
+  {
+    description:
+      "all: the member works on every project of the team; selected: only on these, and everything of another project (its routes, messages, webhooks, suppressions, statistics) is a 404 to them, as for another team. Set with PUT /v1/team/members/{id}/assignment",
+  },
 );
 
 /** Every member may work on every project of the team. */
@@ -94,20 +97,60 @@ export const serializeMember = (r: MemberRow): ProjectTeamMember => ({
   status: r.status,
 });
 
-/** A member as the team lists it: the spec's fields, and Lettermint's beside them. */
-export const serializeTeamMember = (r: MemberRow): TeamMemberData => {
+/**
+ * A member as the team lists it: the spec's fields, and Lettermint's beside them. `projects`: the
+ * names of the member's selected projects (null: all of the team's).
+ */
+export const serializeTeamMember = (r: MemberRow, projects: { id: string; name: string }[] | null = null): TeamMemberData => {
   const m = serializeMember(r);
-  return { ...m, name: m.user.name, email: m.user.email, project_access: allProjects() };
+  return { ...m, name: m.user.name, email: m.user.email, project_access: projects === null ? allProjects() : { scope: "selected", projects } };
 };
-
-export const MEMBER_ROLES = ["owner", "member"] as const;
 
 export const InviteMemberBody = t.Object({
   // Any address with one @ (a team on a private server may well sign in as owner@localhost).
   email: t.String({ pattern: "^[^\\s@]+@[^\\s@]+$", minLength: 3, maxLength: 254, error: "The email field must be a valid email address of at most 254 characters." }),
   name: t.Optional(t.String({ minLength: 1, maxLength: 255, error: "The name field must be a string of 1 to 255 characters." })),
-  role: t.Optional(oneOf("role", MEMBER_ROLES, "owner: may invite and remove members; member: everything else. Default member")),
+  role: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 64,
+      error: "The role field must be a role id of GET /v1/team/roles.",
+      description: "A role id of GET /v1/team/roles: owner, admin, member (built in) or a custom role's id. Default member. Only an owner may invite an owner (409 owner_protected)",
+    }),
+  ),
 });
+
+export const PermissionName = t.String({ minLength: 1, maxLength: 64, description: "One of the service's permission names (RbacPermission), e.g. domains:manage" });
+
+/** Lettermint's TeamRoleData: a built-in role (system_key) or a custom one (system_key null). */
+export const TeamRoleData = t.Object({
+  id: t.String({ description: "owner, admin and member for the built-in roles; a custom role's id" }),
+  name: t.String(),
+  system_key: Nullable(t.Union([t.Literal("owner"), t.Literal("admin"), t.Literal("member")])),
+  permissions: t.Array(t.String()),
+  assignable: t.Boolean({ description: "Whether the caller may give this role to a member: the owner role only an owner may give" }),
+});
+export type TeamRoleData = Static<typeof TeamRoleData>;
+
+export const RoleBody = t.Object({
+  name: t.String({ minLength: 1, maxLength: 100, error: "The name field must be a string of 1 to 100 characters." }),
+  permissions: t.Array(PermissionName, { maxItems: 100, error: "The permissions field must be an array of permission names." }),
+});
+
+export const UpdateRoleBody = t.Object({
+  name: t.Optional(t.String({ minLength: 1, maxLength: 100, error: "The name field must be a string of 1 to 100 characters." })),
+  permissions: t.Optional(t.Array(PermissionName, { maxItems: 100, error: "The permissions field must be an array of permission names." })),
+});
+
+/** Lettermint's UpdateTeamMemberAssignmentData. */
+export const AssignmentBody = t.Object({
+  role_id: t.String({ minLength: 1, maxLength: 64, error: "The role_id field must be a role id of GET /v1/team/roles." }),
+  project_access: t.Object({
+    scope: oneOf("project_access.scope", ["all", "selected"] as const),
+    project_ids: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 1000, description: "The projects of scope selected (at least one); absent or empty for all" })),
+  }),
+});
+
 
 export const InvitedMember = t.Object({
   data: TeamMemberData,

@@ -1,11 +1,11 @@
-import type { SessionPrincipal } from "../../auth/sessions.ts";
 import type { TeamPrincipal } from "../../auth/tokens.ts";
 import type { Deps } from "../../context.ts";
 import { MEMBER_SORT, MEMBER_SORT_ID, type NewTeam } from "../../db/teams.ts";
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../errors.ts";
+import { ConflictError, NotFoundError, ValidationError } from "../../errors.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso, newId, newToken, sha256Hex, TOKEN_PREFIX } from "../../ids.ts";
 import { serializeTeamMember, type TeamData, type TeamMemberData } from "./model.ts";
+import { assignableRole, isOwner, membersData } from "./roles.ts";
 
 export interface CreatedTeam {
   teamId: string;
@@ -67,7 +67,7 @@ export async function listTeamMembers(deps: Pick<Deps, "store">, teamId: string,
   const sort = parseSort(q.sort, MEMBER_SORT, "-created_at", MEMBER_SORT_ID);
   const page = parsePage(q.query, sort.length);
   const result = await deps.store.read.teams.members(teamId, { sort, size: page.size, cursor: page.cursor });
-  return { page: result, data: result.rows.map(serializeTeamMember), size: page.size };
+  return { page: result, data: await membersData(deps.store.read, teamId, result.rows), size: page.size };
 }
 
 /**
@@ -77,18 +77,12 @@ export async function listTeamMembers(deps: Pick<Deps, "store">, teamId: string,
 export async function getTeamMember(deps: Pick<Deps, "store">, teamId: string, id: string): Promise<TeamMemberData> {
   const row = await deps.store.read.teams.member(teamId, id.toLowerCase());
   if (!row) throw new NotFoundError("Team member");
-  return serializeTeamMember(row);
+  return (await membersData(deps.store.read, teamId, [row]))[0]!;
 }
 
 /** How long an invitation's link (either kind) works. */
 export const INVITATION_LINK_MS = 7 * 24 * 3600_000;
 
-/** Inviting and removing members is for owners: a session of another role gets a 403 (the team token may do anything). */
-function requireOwner(principal: TeamPrincipal): void {
-  if ("session" in principal && (principal as SessionPrincipal).session.role !== "owner") {
-    throw new ForbiddenError("Only team owners can invite or remove members.");
-  }
-}
 
 export interface Invited {
   data: TeamMemberData;
@@ -116,7 +110,6 @@ export async function inviteMember(
   principal: TeamPrincipal,
   input: { email: string; name?: string; role?: string },
 ): Promise<Invited> {
-  requireOwner(principal);
   const email = input.email.trim().toLowerCase();
   const now = Date.now();
   const token = newToken("");
@@ -129,7 +122,10 @@ export async function inviteMember(
       user = { id: newId(), name: input.name?.trim() || email.split("@")[0]!, email, password_hash: null };
       await tx.accounts.insertUser({ ...user, created_at: now });
     }
-    const member = { id: existing?.id ?? newId(), role: input.role ?? existing?.role ?? "member" };
+    // Who may invite at all is the route's permission (members:manage); which role they may give is checked here.
+    const role = await assignableRole(tx, principal, input.role ?? existing?.role ?? "member", "role");
+    if (existing?.role === "owner" && !isOwner(principal)) throw new ConflictError("Only an owner can invite an owner again.", "owner_protected");
+    const member = { id: existing?.id ?? newId(), role };
     if (existing) await tx.accounts.renewPendingMember(member.id, member.role, now);
     else await tx.accounts.addMember({ ...member, team_id: principal.teamId, user_id: user.id, created_at: now, status: "pending" });
     // A password link only for a user who has never had a credential and exists in no other team.
@@ -166,12 +162,12 @@ export async function inviteMember(
  * Removing a pending member revokes the invitation: its link stops working. What was removed.
  */
 export async function removeMember(deps: Pick<Deps, "store">, principal: TeamPrincipal, memberId: string): Promise<"active" | "pending"> {
-  requireOwner(principal);
   return deps.store.write(async (tx) => {
     const member = await tx.accounts.member(memberId.toLowerCase(), principal.teamId);
     if (!member) throw new NotFoundError("Team member");
+    if (member.role === "owner" && !isOwner(principal)) throw new ConflictError("Only an owner can remove an owner.", "owner_protected");
     if (member.status === "active" && member.role === "owner" && (await tx.accounts.countOwners(principal.teamId)) <= 1) {
-      throw new ConflictError("The team's last owner cannot be removed; make another member owner first.");
+      throw new ConflictError("The team's last owner cannot be removed; make another member owner first.", "last_owner");
     }
     await tx.accounts.removeMember(member, principal.teamId);
     return member.status;

@@ -43,6 +43,7 @@ export const webhooksController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "webhooks:manage",
         body: CreateWebhookBody,
         detail: { summary: "Create a webhook (the response carries its secret, shown once)", security },
         response: { 201: Envelope(WebhookWithSecret), ...errorResponses(401, 422) },
@@ -56,6 +57,7 @@ export const webhooksController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "webhooks:read",
         query: ListWebhooksQuery,
         detail: { summary: "List webhooks (filter[route_id], filter[enabled])", security },
         response: { 200: Paginated(WebhookData), ...errorResponses(401, 422) },
@@ -63,6 +65,7 @@ export const webhooksController = (deps: Deps) =>
     )
     .get("/v1/webhooks/:id", ({ team, params }) => getWebhook(deps, team.teamId, params.id), {
       team: true,
+      permission: "webhooks:read",
       params,
       detail: { summary: "Get a webhook (without its secret)", security },
       response: { 200: WebhookData, ...errorResponses(401, 404) },
@@ -75,6 +78,7 @@ export const webhooksController = (deps: Deps) =>
       }),
       {
         team: true,
+        permission: "webhooks:manage",
         params,
         body: UpdateWebhookBody,
         detail: { summary: "Update a webhook (the secret is kept; enabling clears disabled_reason)", security },
@@ -89,6 +93,7 @@ export const webhooksController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "webhooks:delete",
         params,
         detail: { summary: "Delete a webhook (queued deliveries are dropped)", security },
         response: { 200: MessageBody, ...errorResponses(401, 404) },
@@ -102,6 +107,7 @@ export const webhooksController = (deps: Deps) =>
       }),
       {
         team: true,
+        permission: "webhooks:rotate_secret",
         params,
         detail: { summary: "Regenerate the signing secret (the old one stops signing at once)", security },
         response: { 200: Envelope(WebhookWithSecret), ...errorResponses(401, 404) },
@@ -121,6 +127,7 @@ export const webhooksController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "webhooks:manage",
         params,
         detail: { summary: "Send a signed webhook.test event now and report the attempt", security },
         response: {
@@ -140,6 +147,7 @@ export const webhooksController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "webhooks:manage",
         params: t.Object({ ...params.properties, ...IdParams("deliveryId", "Delivery attempt").properties }),
         detail: {
           summary: "Send the event of a delivery attempt again now (same event id and body, signed afresh), recorded as a new attempt",
@@ -150,6 +158,7 @@ export const webhooksController = (deps: Deps) =>
     )
     .get("/v1/webhooks/:id/deliveries/:deliveryId", ({ team, params }) => getDelivery(deps, team.teamId, params.id, params.deliveryId), {
       team: true,
+      permission: "webhooks:read",
       params: t.Object({ ...params.properties, ...IdParams("deliveryId", "Delivery attempt").properties }),
       detail: { summary: "One delivery attempt, with the body that was sent and the start of the answer", security },
       response: { 200: DeliveryDetail, ...errorResponses(401, 404) },
@@ -162,6 +171,7 @@ export const webhooksController = (deps: Deps) =>
       },
       {
         team: true,
+        permission: "webhooks:read",
         params,
         query: ListDeliveriesQuery,
         detail: { summary: "List delivery attempts, newest first (filter[event], filter[outcome], filter[event_id])", security },

@@ -278,10 +278,10 @@ describe("team members: invite, set a password, remove", () => {
     const member = await signedIn(t, "new.member@example.com", "a long new password");
     const me = await asSession(t, member, "GET", "/v1/auth/session");
     expect(me.json.data.team).toEqual({ id: t.team.teamId, name: "Team A", role: "member" });
-    // A member may do what the team token does, but not invite or remove members.
+    // A member (the built-in role) works on the projects, but may not invite or remove members (members:manage).
     const refused = await asSession(t, member, "POST", "/v1/team/members", { body: { email: "x@example.com" } });
     expect(refused.status).toBe(403);
-    expect(refused.json).toEqual({ message: "Only team owners can invite or remove members.", error: "forbidden" });
+    expect(refused.json).toEqual({ message: "Your role does not have the members:manage permission this request needs.", error: "missing_permission" });
     expect((await asSession(t, member, "POST", "/v1/suppressions", { body: { email: "member-added@example.com", scope: "team", reason: "manual" } })).status).toBe(201);
 
     // Removed: the member's session ends at once.

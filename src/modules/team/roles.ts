@@ -1,0 +1,207 @@
+/**
+ * Roles and assignments (docs/access.md): the built-in roles and the team's custom ones, which
+ * role a member holds and which projects they work on. Who may call each operation is declared on
+ * its route (src/http/auth.ts); this file keeps the rules between principals: nobody grants what
+ * they lack, only an owner touches an owner or gives the owner role (`owner_protected`), the last
+ * owner stays (`last_owner`), built-in roles never change (`built_in_role_immutable`), and a role
+ * still held is not deleted (`stale_resource`).
+ */
+import {
+  BUILT_IN_PERMISSIONS,
+  BUILT_IN_ROLE_NAMES,
+  BUILT_IN_ROLES,
+  FULL_ACCESS,
+  isBuiltInRole,
+  isPermission,
+  permissionsOf,
+  projectsOf,
+  type Access,
+  type Permission,
+} from "../../auth/permissions.ts";
+import type { SessionPrincipal } from "../../auth/sessions.ts";
+import type { TeamPrincipal } from "../../auth/tokens.ts";
+import type { Deps } from "../../context.ts";
+import type { MemberRow, RoleRow } from "../../db/teams.ts";
+import type { Repositories } from "../../db/store.ts";
+import { ConflictError, fieldErrors, ForbiddenError, NotFoundError, ValidationError } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import { serializeTeamMember, type TeamMemberData, type TeamRoleData } from "./model.ts";
+
+const accessOfPrincipal = (p: TeamPrincipal): Access => p.access ?? FULL_ACCESS;
+
+/** Whether the principal acts as an owner: the team token, or an owner's session. */
+export const isOwner = (p: TeamPrincipal): boolean => !("session" in p) || (p as SessionPrincipal).session.role === "owner";
+
+const ownerProtected = (message: string) => new ConflictError(message, "owner_protected");
+
+const roleData = (principal: TeamPrincipal, role: { id: string; name: string; system_key: TeamRoleData["system_key"]; permissions: readonly string[] }): TeamRoleData => ({
+  ...role,
+  permissions: [...role.permissions],
+  assignable: role.id !== "owner" || isOwner(principal),
+});
+
+const customRoleData = (principal: TeamPrincipal, r: RoleRow): TeamRoleData =>
+  roleData(principal, { id: r.id, name: r.name, system_key: null, permissions: permissionsOf(r.permissions) });
+
+/** The built-in roles, then the team's own, oldest first. */
+export async function listRoles(deps: Pick<Deps, "store">, principal: TeamPrincipal): Promise<TeamRoleData[]> {
+  const custom = await deps.store.read.teams.roles(principal.teamId);
+  return [
+    ...BUILT_IN_ROLES.map((key) => roleData(principal, { id: key, name: BUILT_IN_ROLE_NAMES[key], system_key: key, permissions: BUILT_IN_PERMISSIONS[key] })),
+    ...custom.map((r) => customRoleData(principal, r)),
+  ];
+}
+
+/** The permission names of a body, each known (else a 422 naming it), without repeats, in the catalogue's order. */
+function checkedPermissions(names: readonly string[]): Permission[] {
+  const errors = fieldErrors();
+  names.forEach((n, i) => {
+    if (!isPermission(n)) errors[`permissions.${i}`] = [`Unknown permission "${n}". See GET /v1/team/roles or docs/access.md for the names.`];
+  });
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return [...new Set(names as Permission[])];
+}
+
+/** Nobody gives a role more than they may do themselves (an admin cannot make a role with billing:manage). */
+function grantable(principal: TeamPrincipal, permissions: readonly Permission[]): void {
+  const own = accessOfPrincipal(principal).permissions;
+  const beyond = permissions.filter((p) => !own.has(p));
+  if (beyond.length > 0) throw new ForbiddenError(`You cannot grant permissions you do not have: ${beyond.join(", ")}.`, "missing_permission");
+}
+
+const blankName = () => ValidationError.field("name", "The name field must not be blank.");
+
+export async function createRole(deps: Pick<Deps, "store">, principal: TeamPrincipal, input: { name: string; permissions: string[] }): Promise<TeamRoleData> {
+  const name = input.name.trim();
+  if (!name) throw blankName();
+  const permissions = checkedPermissions(input.permissions);
+  grantable(principal, permissions);
+  const now = Date.now();
+  const row: RoleRow = { id: newId(), team_id: principal.teamId, name, permissions: JSON.stringify(permissions), created_at: now, updated_at: now };
+  return deps.store.write(async (tx) => {
+    if (await tx.teams.roleNamed(principal.teamId, name)) throw new ConflictError(`The team has a role named ${name} already.`);
+    await tx.teams.insertRole(row);
+    return customRoleData(principal, row);
+  });
+}
+
+const builtInImmutable = () => new ConflictError("The built-in roles (owner, admin, member) cannot be changed or deleted; make a custom role instead.", "built_in_role_immutable");
+
+export async function updateRole(
+  deps: Pick<Deps, "store">,
+  principal: TeamPrincipal,
+  roleId: string,
+  input: { name?: string; permissions?: string[] },
+): Promise<TeamRoleData> {
+  if (isBuiltInRole(roleId)) throw builtInImmutable();
+  const name = input.name?.trim();
+  if (name === "") throw blankName();
+  const permissions = input.permissions === undefined ? undefined : checkedPermissions(input.permissions);
+  if (permissions) grantable(principal, permissions);
+  return deps.store.write(async (tx) => {
+    const role = await tx.teams.role(principal.teamId, roleId.toLowerCase());
+    if (!role) throw new NotFoundError("Role");
+    // Taking permissions away from a role one cannot grant is as much a change of them.
+    grantable(principal, permissionsOf(role.permissions));
+    if (name !== undefined && name !== role.name) {
+      const other = await tx.teams.roleNamed(principal.teamId, name);
+      if (other && other !== role.id) throw new ConflictError(`The team has a role named ${name} already.`);
+    }
+    const updated = await tx.teams.updateRole(
+      principal.teamId,
+      role.id,
+      { name: name ?? role.name, permissions: permissions ? JSON.stringify(permissions) : role.permissions },
+      Date.now(),
+    );
+    if (!updated) throw new NotFoundError("Role");
+    return customRoleData(principal, updated);
+  });
+}
+
+export async function deleteRole(deps: Pick<Deps, "store">, principal: TeamPrincipal, roleId: string): Promise<void> {
+  if (isBuiltInRole(roleId)) throw builtInImmutable();
+  await deps.store.write(async (tx) => {
+    const role = await tx.teams.role(principal.teamId, roleId.toLowerCase());
+    if (!role) throw new NotFoundError("Role");
+    grantable(principal, permissionsOf(role.permissions));
+    const holders = await tx.teams.membersWithRole(principal.teamId, role.id);
+    if (holders > 0) {
+      throw new ConflictError(`${holders} member(s) still hold this role; give them another role first (PUT /v1/team/members/{id}/assignment).`, "stale_resource");
+    }
+    await tx.teams.deleteRole(principal.teamId, role.id);
+  });
+}
+
+/** The permissions of a role id of the team (built-in or custom), or null when there is no such role. */
+async function permissionsOfRole(tx: Repositories, teamId: string, roleId: string): Promise<{ id: string; permissions: Permission[] } | null> {
+  if (isBuiltInRole(roleId)) return { id: roleId, permissions: [...BUILT_IN_PERMISSIONS[roleId]] };
+  const role = await tx.teams.role(teamId, roleId.toLowerCase());
+  return role ? { id: role.id, permissions: permissionsOf(role.permissions) } : null;
+}
+
+/**
+ * The role a member may be given by `principal`: a role of the team (else 422 on `field`), no
+ * wider than the principal's own permissions, the owner role only from an owner.
+ */
+export async function assignableRole(tx: Repositories, principal: TeamPrincipal, roleId: string, field: string): Promise<string> {
+  const role = await permissionsOfRole(tx, principal.teamId, roleId);
+  if (!role) throw ValidationError.field(field, `The ${field} field must be a role id of GET /v1/team/roles.`);
+  if (role.id === "owner" && !isOwner(principal)) throw ownerProtected("Only an owner can make a member owner.");
+  grantable(principal, role.permissions);
+  return role.id;
+}
+
+/** The TeamMemberData of rows, with the names of their selected projects (one query for all). */
+export async function membersData(repos: Repositories, teamId: string, rows: MemberRow[]): Promise<TeamMemberData[]> {
+  const ids = [...new Set(rows.flatMap((r) => projectsOf(r.project_ids) ?? []))];
+  const names = new Map((await repos.teams.projectNames(teamId, ids)).map((p) => [p.id, p]));
+  return rows.map((r) => {
+    const selected = projectsOf(r.project_ids);
+    return serializeTeamMember(r, selected === null ? null : selected.flatMap((id) => names.get(id) ?? []));
+  });
+}
+
+/**
+ * PUT /v1/team/members/{id}/assignment: the member's role and projects. An owner works on every
+ * project (scope selected with the owner role is a 422); the last active owner keeps the role.
+ */
+export async function updateAssignment(
+  deps: Pick<Deps, "store">,
+  principal: TeamPrincipal,
+  memberId: string,
+  input: { role_id: string; project_access: { scope: "all" | "selected"; project_ids?: string[] } },
+): Promise<TeamMemberData> {
+  const { scope } = input.project_access;
+  const requested = [...new Set((input.project_access.project_ids ?? []).map((id) => id.toLowerCase()))];
+  if (scope === "all" && requested.length > 0) {
+    throw ValidationError.field("project_access.project_ids", "project_ids must be empty or absent when the scope is all.");
+  }
+  if (scope === "selected" && requested.length === 0) {
+    throw ValidationError.field("project_access.project_ids", "project_ids must name at least one project when the scope is selected.");
+  }
+  return deps.store.write(async (tx) => {
+    const member = await tx.teams.member(principal.teamId, memberId.toLowerCase());
+    if (!member) throw new NotFoundError("Team member");
+    if (member.role === "owner" && !isOwner(principal)) throw ownerProtected("Only an owner can change an owner's role or projects.");
+    const role = await assignableRole(tx, principal, input.role_id, "role_id");
+    if (role === "owner" && scope === "selected") {
+      throw ValidationError.field("project_access.scope", "An owner works on every project: the scope must be all.");
+    }
+    if (member.role === "owner" && role !== "owner" && member.status === "active" && (await tx.accounts.countOwners(principal.teamId)) <= 1) {
+      throw new ConflictError("The team's last owner keeps the owner role; make another member owner first.", "last_owner");
+    }
+    let projectIds: string | null = null;
+    if (scope === "selected") {
+      const found = new Set((await tx.teams.projectNames(principal.teamId, requested)).map((p) => p.id));
+      const errors = fieldErrors();
+      requested.forEach((id, i) => {
+        if (!found.has(id)) errors[`project_access.project_ids.${i}`] = [`No project ${id} in this team.`];
+      });
+      if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+      projectIds = JSON.stringify(requested);
+    }
+    await tx.teams.assign(principal.teamId, member.id, role, projectIds);
+    const row = await tx.teams.member(principal.teamId, member.id);
+    return (await membersData(tx, principal.teamId, [row!]))[0]!;
+  });
+}

@@ -1,0 +1,300 @@
+/**
+ * Issue 46: roles, permissions and project access.
+ *
+ * - Every operation of the OpenAPI document that a team token or a session may call declares its
+ *   permission (`x-permission`), one of the service's names; the few that need none are listed
+ *   in NO_PERMISSION with the reason. A new team route without one fails here.
+ * - The matrix, generated from the document: for every operation with a permission, a member
+ *   whose custom role holds exactly that permission is not refused (no 403), and one whose role
+ *   holds every other permission is refused with a 403 `missing_permission` (nothing changed).
+ *   One app per engine, one member and one session; the role is rewritten between requests.
+ * - Roles (GET /v1/team/roles, custom roles, the service's conflicts) and assignments.
+ * - Project access: a member with selected projects sees only theirs; the others are 404s.
+ */
+import { beforeAll, describe, expect, test } from "bun:test";
+import { PERMISSIONS, type Permission } from "../../src/auth/permissions.ts";
+import { hashPassword } from "../../src/auth/passwords.ts";
+import { newId } from "../../src/ids.ts";
+import { createTestApp, engine, type TestApp } from "../helpers.ts";
+
+const PASSWORD = "permission matrix password";
+
+/** Operations a session or a token may call without a permission of the team, and why. */
+const NO_PERMISSION: Record<string, string> = {
+  "GET /v1/ping": "answers who the caller is, nothing of the team",
+  "GET /v1/auth/session": "the session itself: who is signed in, with what role",
+  "POST /v1/auth/sign-out": "ends the caller's own session",
+  "POST /v1/auth/sign-out-everywhere": "ends the caller's own sessions",
+  "POST /v1/auth/invitations/accept": "the invited user's own answer to an invitation",
+  "POST /v1/auth/two-factor/enrol": "the signed-in user's own second factor",
+  "POST /v1/auth/two-factor/confirm": "the signed-in user's own second factor",
+  "POST /v1/auth/two-factor/disable": "the signed-in user's own second factor",
+  "POST /v1/auth/two-factor/recovery-codes": "the signed-in user's own recovery codes",
+};
+
+type Op = { method: string; path: string; key: string; permission: string | undefined };
+
+async function operations(t: TestApp): Promise<Op[]> {
+  const doc = (await t.request("GET", "/openapi/json")).json;
+  const ops: Op[] = [];
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      const security = (op.security ?? []).flatMap((s: object) => Object.keys(s));
+      if (!security.includes("teamToken") && !security.includes("sessionCookie")) continue;
+      ops.push({ method: method.toUpperCase(), path, key: `${method.toUpperCase()} ${path}`, permission: op["x-permission"] });
+    }
+  }
+  return ops;
+}
+
+type Session = { cookie: string; csrf: string };
+
+/** A member of the team holding `role`, signed in. */
+async function memberWithSession(t: TestApp, role: string, email = `m-${newId().slice(-8)}@example.com`): Promise<{ memberId: string; session: Session }> {
+  const userId = newId();
+  const memberId = newId();
+  const now = Date.now();
+  await t.sql.run("INSERT INTO users (id, name, email, password_hash, password_changed_at, created_at) VALUES (?, ?, ?, ?, ?, ?)", [
+    userId,
+    "Matrix member",
+    email,
+    await hashPassword(PASSWORD),
+    now,
+    now,
+  ]);
+  await t.sql.run("INSERT INTO team_members (id, team_id, user_id, role, status, joined_at, created_at) VALUES (?, ?, ?, ?, 'active', ?, ?)", [
+    memberId,
+    t.team.teamId,
+    userId,
+    role,
+    now,
+    now,
+  ]);
+  const res = await t.request("POST", "/v1/auth/sign-in", { token: null, body: { email, password: PASSWORD } });
+  expect(res.status).toBe(201);
+  return { memberId, session: { cookie: (res.headers.get("set-cookie") ?? "").split(";")[0]!, csrf: res.json.data.csrf_token } };
+}
+
+const as = (t: TestApp, s: Session, method: string, path: string, body?: unknown) =>
+  t.request(method, path, { token: null, body, headers: { cookie: s.cookie, "x-csrf-token": s.csrf } });
+
+const UNKNOWN = "00000000-0000-7000-8000-00000000beef";
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, UNKNOWN);
+
+describe(`permissions (${engine})`, () => {
+  const t = createTestApp();
+  let ops: Op[];
+  beforeAll(async () => {
+    ops = await operations(t);
+  });
+
+  test("every team operation of the OpenAPI document declares one of the service's permissions", () => {
+    expect(ops.length).toBeGreaterThan(60);
+    const missing = ops.filter((o) => o.permission === undefined && !NO_PERMISSION[o.key]).map((o) => o.key);
+    expect(missing).toEqual([]);
+    const unknown = ops.filter((o) => o.permission !== undefined && !(PERMISSIONS as readonly string[]).includes(o.permission)).map((o) => `${o.key}: ${o.permission}`);
+    expect(unknown).toEqual([]);
+  });
+
+  test("the matrix: exactly an operation's permission is let through, every other permission but it is a 403", async () => {
+    const role = await t.request("POST", "/v1/team/roles", { body: { name: "Matrix", permissions: [] } });
+    expect(role.status).toBe(201);
+    const roleId = role.json.data.id as string;
+    const { session } = await memberWithSession(t, roleId);
+    const setPermissions = async (permissions: readonly string[]) =>
+      expect((await t.request("PUT", `/v1/team/roles/${roleId}`, { body: { permissions } })).status).toBe(200);
+
+    const checked = ops.filter((o) => o.permission !== undefined);
+    const failures: string[] = [];
+    for (const op of checked) {
+      const body = ["POST", "PUT", "PATCH"].includes(op.method) ? {} : undefined;
+      await setPermissions([op.permission!]);
+      const allowed = await as(t, session, op.method, concrete(op.path), body);
+      if (allowed.status === 403 || allowed.status >= 500) failures.push(`${op.key} with ${op.permission}: ${allowed.status} ${allowed.text.slice(0, 120)}`);
+      await setPermissions(PERMISSIONS.filter((p) => p !== op.permission));
+      const refused = await as(t, session, op.method, concrete(op.path), body);
+      if (refused.status !== 403 || refused.json?.error !== "missing_permission") failures.push(`${op.key} without ${op.permission}: ${refused.status} ${refused.text.slice(0, 120)}`);
+    }
+    expect(failures).toEqual([]);
+    expect(checked.length).toBeGreaterThan(60);
+  }, 120_000);
+
+  test("a refused change changes nothing, even with a valid body", async () => {
+    const role = await t.request("POST", "/v1/team/roles", { body: { name: "Readers", permissions: ["projects:read", "domains:read"] } });
+    const { session } = await memberWithSession(t, role.json.data.id);
+    const before = (await t.request("GET", "/v1/projects")).json.data.length;
+    const refused = await as(t, session, "POST", "/v1/projects", { name: "Not made" });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toEqual({ message: "Your role does not have the projects:create permission this request needs.", error: "missing_permission" });
+    expect((await t.request("GET", "/v1/projects")).json.data.length).toBe(before);
+    expect((await as(t, session, "DELETE", `/v1/projects/${t.team.projectId}`)).status).toBe(403);
+    expect((await t.request("GET", `/v1/projects/${t.team.projectId}`)).status).toBe(200);
+    expect((await as(t, session, "GET", `/v1/projects/${t.team.projectId}`)).status).toBe(200);
+  });
+});
+
+describe(`roles and assignments (${engine})`, () => {
+  const t = createTestApp();
+
+  test("GET /v1/team/roles: the built-in roles with the service's keys, then the team's own", async () => {
+    const res = await t.request("GET", "/v1/team/roles");
+    expect(res.status).toBe(200);
+    expect(res.json.data.map((r: any) => [r.id, r.system_key, r.assignable])).toEqual([
+      ["owner", "owner", true],
+      ["admin", "admin", true],
+      ["member", "member", true],
+    ]);
+    const [owner, admin, member] = res.json.data;
+    expect(owner.permissions).toEqual([...PERMISSIONS]);
+    expect(admin.permissions).not.toContain("billing:manage");
+    expect(admin.permissions).toContain("members:manage");
+    expect(member.permissions).toContain("messages:send");
+    expect(member.permissions).not.toContain("domains:delete");
+    const made = await t.request("POST", "/v1/team/roles", { body: { name: "Support", permissions: ["messages:read", "messages:send", "messages:read"] } });
+    expect(made.status).toBe(201);
+    expect(made.json.data).toMatchObject({ name: "Support", system_key: null, permissions: ["messages:read", "messages:send"], assignable: true });
+    expect((await t.request("GET", "/v1/team/roles")).json.data.map((r: any) => r.name)).toEqual(["Owner", "Admin", "Member", "Support"]);
+  });
+
+  test("bad input: an unknown permission, a duplicate name, a built-in role changed or deleted, a role still held", async () => {
+    const unknown = await t.request("POST", "/v1/team/roles", { body: { name: "Bad", permissions: ["messages:read", "messages:delete_everything"] } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.json.errors).toEqual({ "permissions.1": ['Unknown permission "messages:delete_everything". See GET /v1/team/roles or docs/access.md for the names.'] });
+    expect((await t.request("GET", "/v1/team/roles")).json.data.map((r: any) => r.name)).not.toContain("Bad");
+    await t.request("POST", "/v1/team/roles", { body: { name: "Twice", permissions: [] } });
+    expect((await t.request("POST", "/v1/team/roles", { body: { name: "Twice", permissions: [] } })).status).toBe(409);
+    for (const [method, body] of [["PUT", { permissions: [] }], ["DELETE", undefined]] as const) {
+      const res = await t.request(method, "/v1/team/roles/member", { body });
+      expect(res.status).toBe(409);
+      expect(res.json.error).toBe("built_in_role_immutable");
+    }
+    const held = await t.request("POST", "/v1/team/roles", { body: { name: "Held", permissions: ["projects:read"] } });
+    const { memberId } = await memberWithSession(t, held.json.data.id);
+    const del = await t.request("DELETE", `/v1/team/roles/${held.json.data.id}`);
+    expect(del.status).toBe(409);
+    expect(del.json.error).toBe("stale_resource");
+    await t.request("PUT", `/v1/team/members/${memberId}/assignment`, { body: { role_id: "member", project_access: { scope: "all" } } });
+    expect((await t.request("DELETE", `/v1/team/roles/${held.json.data.id}`)).status).toBe(200);
+    // Another team's role is a 404, like an unknown one.
+    const other = t.addTeam();
+    expect((await t.request("PUT", `/v1/team/roles/${held.json.data.id}`, { token: other.teamToken, body: { name: "x" } })).status).toBe(404);
+  });
+
+  test("the last owner keeps the role; only an owner touches an owner or gives the owner role; an admin grants nothing beyond its own", async () => {
+    const owner = (await t.request("GET", "/v1/team/members")).json.data.find((m: any) => m.role === "owner");
+    const last = await t.request("PUT", `/v1/team/members/${owner.id}/assignment`, { body: { role_id: "admin", project_access: { scope: "all" } } });
+    expect(last.status).toBe(409);
+    expect(last.json.error).toBe("last_owner");
+    const removed = await t.request("DELETE", `/v1/team/members/${owner.id}`);
+    expect(removed.status).toBe(409);
+    expect(removed.json.error).toBe("last_owner");
+    expect((await t.request("GET", `/v1/team/members/${owner.id}`)).json.role).toBe("owner");
+
+    const admin = await memberWithSession(t, "admin");
+    const touchOwner = await as(t, admin.session, "PUT", `/v1/team/members/${owner.id}/assignment`, { role_id: "member", project_access: { scope: "all" } });
+    expect(touchOwner.status).toBe(409);
+    expect(touchOwner.json.error).toBe("owner_protected");
+    expect((await as(t, admin.session, "DELETE", `/v1/team/members/${owner.id}`)).json.error).toBe("owner_protected");
+    const other = await memberWithSession(t, "member");
+    const makeOwner = await as(t, admin.session, "PUT", `/v1/team/members/${other.memberId}/assignment`, { role_id: "owner", project_access: { scope: "all" } });
+    expect(makeOwner.json.error).toBe("owner_protected");
+    expect((await as(t, admin.session, "GET", "/v1/team/roles")).json.data[0]).toMatchObject({ id: "owner", assignable: false });
+    const escalate = await as(t, admin.session, "POST", "/v1/team/roles", { name: "Billing", permissions: ["billing:manage"] });
+    expect(escalate.status).toBe(403);
+    expect(escalate.json.error).toBe("missing_permission");
+    // What an admin may do: make another member an admin.
+    const promoted = await as(t, admin.session, "PUT", `/v1/team/members/${other.memberId}/assignment`, { role_id: "admin", project_access: { scope: "all" } });
+    expect(promoted.status).toBe(200);
+    expect(promoted.json).toMatchObject({ id: other.memberId, role: "admin", project_access: { scope: "all", projects: [] } });
+    // The new role holds from the member's next request: an admin may invite.
+    expect((await as(t, other.session, "POST", "/v1/team/members", { email: "invited-by-admin@example.com" })).status).toBe(201);
+    // Two owners: one may step down.
+    const second = await memberWithSession(t, "owner");
+    expect((await t.request("PUT", `/v1/team/members/${second.memberId}/assignment`, { body: { role_id: "member", project_access: { scope: "all" } } })).status).toBe(200);
+  });
+
+  test("assignment bad input: unknown role, scope and project_ids that disagree, another team's project, an owner on selected projects", async () => {
+    const m = await memberWithSession(t, "member");
+    const bodies: [unknown, string][] = [
+      [{ role_id: "nope", project_access: { scope: "all" } }, "role_id"],
+      [{ role_id: "member", project_access: { scope: "selected" } }, "project_access.project_ids"],
+      [{ role_id: "member", project_access: { scope: "all", project_ids: [t.team.projectId] } }, "project_access.project_ids"],
+      [{ role_id: "member", project_access: { scope: "selected", project_ids: [t.addTeam().projectId] } }, "project_access.project_ids.0"],
+      [{ role_id: "owner", project_access: { scope: "selected", project_ids: [t.team.projectId] } }, "project_access.scope"],
+      [{ role_id: "member", project_access: { scope: "some" } }, "project_access.scope"],
+    ];
+    for (const [body, field] of bodies) {
+      const res = await t.request("PUT", `/v1/team/members/${m.memberId}/assignment`, { body });
+      expect(res.status).toBe(422);
+      expect(Object.keys(res.json.errors)).toEqual([field]);
+    }
+    expect((await t.request("GET", `/v1/team/members/${m.memberId}`)).json).toMatchObject({ role: "member", project_access: { scope: "all", projects: [] } });
+    expect((await t.request("PUT", `/v1/team/members/${UNKNOWN}/assignment`, { body: { role_id: "member", project_access: { scope: "all" } } })).status).toBe(404);
+  });
+});
+
+describe(`project access (${engine})`, () => {
+  const t = createTestApp();
+
+  test("a member with selected projects sees and touches only theirs; everything of another project is a 404", async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    const window = `from=${day}&to=${day}`;
+    // Two projects, each with a route, a webhook and a suppression.
+    const mine = t.team.projectId;
+    const theirs = (await t.request("POST", "/v1/projects", { body: { name: "Not mine" } })).json.data.id as string;
+    const routeOf = async (projectId: string) =>
+      (await t.request("POST", `/v1/projects/${projectId}/routes`, { body: { name: "Scoped", route_type: "transactional" } })).json.data.id as string;
+    const myRoute = await routeOf(mine);
+    const theirRoute = await routeOf(theirs);
+    const hookOf = async (routeId: string) =>
+      (await t.request("POST", "/v1/webhooks", { body: { name: "h", url: "https://hooks.example.com/x", events: ["message.delivered"], route_id: routeId } })).json.data
+        .id as string;
+    const myHook = await hookOf(myRoute);
+    const theirHook = await hookOf(theirRoute);
+    await t.request("POST", "/v1/suppressions", { body: { email: "mine@example.com", reason: "manual", scope: "project", project_id: mine } });
+    await t.request("POST", "/v1/suppressions", { body: { email: "theirs@example.com", reason: "manual", scope: "project", project_id: theirs } });
+    const suppressions = (await t.request("GET", "/v1/suppressions")).json.data as { id: string; value?: string; email?: string; project_id: string }[];
+    const theirSuppression = suppressions.find((s) => s.project_id === theirs)!.id;
+
+    const { memberId, session } = await memberWithSession(t, "member");
+    const assigned = await t.request("PUT", `/v1/team/members/${memberId}/assignment`, { body: { role_id: "member", project_access: { scope: "selected", project_ids: [mine] } } });
+    expect(assigned.status).toBe(200);
+    expect(assigned.json.project_access).toEqual({ scope: "selected", projects: [{ id: mine, name: expect.any(String) }] });
+
+    // Theirs: 404, as another team's objects are.
+    for (const path of [
+      `/v1/projects/${theirs}`,
+      `/v1/projects/${theirs}/routes`,
+      `/v1/routes/${theirRoute}`,
+      `/v1/webhooks/${theirHook}`,
+      `/v1/webhooks?filter[route_id]=${theirRoute}`,
+      `/v1/suppressions?filter[project_id]=${theirs}`,
+      `/v1/stats?project_id=${theirs}&${window}`,
+    ]) {
+      const res = await as(t, session, "GET", path);
+      expect([path, res.status, res.status === 404 ? "" : res.text]).toEqual([path, 404, ""]);
+    }
+    expect((await as(t, session, "DELETE", `/v1/suppressions/${theirSuppression}`)).status).toBe(404);
+    expect((await as(t, session, "PUT", `/v1/routes/${theirRoute}`, { name: "renamed" })).status).toBe(404);
+    const route = (await t.request("GET", `/v1/routes/${theirRoute}`)).json;
+    expect(route.data?.name ?? route.name).toBe("Scoped");
+    expect((await as(t, session, "POST", "/v1/webhooks", { name: "x", url: "https://hooks.example.com/y", events: ["message.delivered"], route_id: theirRoute })).status).toBe(404);
+    // A list over the whole team must be narrowed to one of the member's projects.
+    const wide = await as(t, session, "GET", "/v1/suppressions");
+    expect(wide.status).toBe(422);
+    expect(Object.keys(wide.json.errors)).toEqual(["filter[project_id]", "filter[route_id]"]);
+
+    // Mine: as before.
+    expect((await as(t, session, "GET", `/v1/projects/${mine}`)).status).toBe(200);
+    expect((await as(t, session, "GET", `/v1/routes/${myRoute}`)).status).toBe(200);
+    expect((await as(t, session, "GET", `/v1/webhooks/${myHook}`)).status).toBe(200);
+    const listed = await as(t, session, "GET", `/v1/suppressions?filter[project_id]=${mine}`);
+    expect(listed.status).toBe(200);
+    expect(listed.json.data.map((s: any) => s.project_id)).toEqual([mine]);
+    expect((await as(t, session, "GET", `/v1/stats?project_id=${mine}&${window}`)).status).toBe(200);
+
+    // Back to all projects: theirs are visible again.
+    await t.request("PUT", `/v1/team/members/${memberId}/assignment`, { body: { role_id: "member", project_access: { scope: "all" } } });
+    expect((await as(t, session, "GET", `/v1/routes/${theirRoute}`)).status).toBe(200);
+  });
+});
