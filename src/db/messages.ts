@@ -207,6 +207,8 @@ export type NewOutboundMessage = MessageHeadingColumns & {
   track_clicks: number;
   /** opportunistic | enforced: the delivery's TLS policy (the send's settings.tls, else the route's). */
   tls: string;
+  /** Sent with scheduled_at: its time (epoch ms); the message and its recipients start `scheduled`. */
+  scheduled_at?: number | null;
   created_at: number;
 };
 
@@ -236,7 +238,7 @@ export type InboundCompletion = MessageHeadingColumns & {
 
 const INSERT_TAG = "INSERT INTO message_tags (message_id, team_id, name, value, created_at) VALUES (?, ?, ?, ?, ?)";
 const INSERT_ATTACHMENT = "INSERT INTO attachments (id, message_id, filename, content_type, content_id, size, content) VALUES (?, ?, ?, ?, ?, ?, ?)";
-const RECIPIENT_VALUES = "(?, ?, ?, ?, 'pending', ?, 0, ?)";
+const RECIPIENT_VALUES = "(?, ?, ?, ?, ?, ?, 0, ?)";
 const INSERT_RECIPIENTS = "INSERT INTO recipients (id, message_id, email, kind, status, status_changed_at, attempts, created_at) VALUES ";
 // One string for every call, so that the statement cache does not hash a new one each time.
 const INSERT_RECIPIENT = INSERT_RECIPIENTS + RECIPIENT_VALUES;
@@ -256,18 +258,23 @@ export class MessageRepository {
     await this.db.run("INSERT INTO message_contents (message_id, html, text, headers, raw) VALUES (?, NULL, NULL, '{}', ?)", [m.id, m.raw]);
   }
 
-  /** Stores an accepted outbound message and its contents (status pending; the raw MIME comes with composing). */
+  /**
+   * Stores an accepted outbound message and its contents (status pending, or scheduled with a
+   * scheduled_at; the raw MIME comes with composing).
+   */
   async insertOutbound(m: NewOutboundMessage): Promise<void> {
     await this.db.runDeferred(
-      `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, status_changed_at, tag, tags, from_email, from_name, subject,
+      `INSERT INTO messages (id, team_id, project_id, route_id, domain_id, type, status, scheduled_at, status_changed_at, tag, tags, from_email, from_name, subject,
        "to", cc, bcc, reply_to, metadata, message_id_header, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'outbound', 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         m.id,
         m.team_id,
         m.project_id,
         m.route_id,
         m.domain_id,
+        m.scheduled_at == null ? "pending" : "scheduled",
+        m.scheduled_at ?? null,
         m.created_at,
         m.tag,
         m.tags,
@@ -306,17 +313,17 @@ export class MessageRepository {
   }
 
   /** The new message's recipients, all pending. */
-  async insertRecipients(messageId: string, recipients: readonly NewRecipient[], now: number): Promise<void> {
+  async insertRecipients(messageId: string, recipients: readonly NewRecipient[], now: number, status: "pending" | "scheduled" = "pending"): Promise<void> {
     if (recipients.length === 0) return;
     if (this.db.dialect === "sqlite") {
       // dialect: SQLite runs a statement without a round trip, and one cached single-row INSERT a
       // time is cheaper than compiling a multi-row one of each length; PostgreSQL takes them in one.
-      for (const r of recipients) await this.db.runDeferred(INSERT_RECIPIENT, [r.id, messageId, r.email, r.kind, now, now]);
+      for (const r of recipients) await this.db.runDeferred(INSERT_RECIPIENT, [r.id, messageId, r.email, r.kind, status, now, now]);
       return;
     }
     await this.db.runDeferred(
       INSERT_RECIPIENTS + recipients.map(() => RECIPIENT_VALUES).join(", "),
-      recipients.flatMap((r) => [r.id, messageId, r.email, r.kind, now, now]),
+      recipients.flatMap((r) => [r.id, messageId, r.email, r.kind, status, now, now]),
       { dynamic: recipients.length > 1 },
     );
   }

@@ -30,12 +30,6 @@ export class ScheduledRepository {
     return row ? { ...row, scheduled_at: row.scheduled_at === null ? null : Number(row.scheduled_at) } : null;
   }
 
-  /** Sets the time of an accepted message that is to wait for it (inside the accepting write). */
-  async schedule(id: string, at: number): Promise<void> {
-    await this.db.run("UPDATE messages SET status = 'scheduled', scheduled_at = ? WHERE id = ?", [at, id]);
-    await this.db.run("UPDATE recipients SET status = 'scheduled' WHERE message_id = ? AND status = 'pending'", [id]);
-  }
-
   /**
    * The time has come: scheduled → queued, its recipients with it. False, changing nothing, when
    * the message is no longer scheduled (canceled, already released) or was moved past `now`.

@@ -190,7 +190,7 @@ async function storeMessage(tx: Repositories, principal: SendPrincipal, e: Prepa
   suppressedLookup.catch(() => {}); // awaited below; an insert failing first must not leave it unhandled
   await insertMessage(tx, principal, id, e, target, now);
   const recipients = e.recipients.map((r) => ({ id: newId(), email: r.email, kind: r.kind }));
-  await tx.messages.insertRecipients(id, recipients, now);
+  await tx.messages.insertRecipients(id, recipients, now, e.scheduledAt === null ? "pending" : "scheduled");
   await recordCreated(tx, principal.teamId, routeId, id, e, now);
   const rcpts = e.recipients.map((r) => r.email);
   await rollAccepted(tx, { teamId: principal.teamId, projectId: principal.projectId, routeId, messageId: id, sendingDomain: e.from.domain, tag: e.tag, trackOpens: target.trackOpens, trackClicks: target.trackClicks, recipients: rcpts }, now);
@@ -244,6 +244,7 @@ async function insertMessage(tx: Repositories, principal: SendPrincipal, id: str
     track_opens: target.trackOpens ? 1 : 0,
     track_clicks: target.trackClicks ? 1 : 0,
     tls: target.tls,
+    scheduled_at: e.scheduledAt,
     created_at: now,
   });
   if (e.tags.length > 0) await tx.messages.insertTags({ id, team_id: principal.teamId, created_at: now }, e.tags);

@@ -51,12 +51,11 @@ async function recordScheduling(tx: Repositories, s: Scheduling, kind: EventKind
 }
 
 /**
- * Inside the accepting write, for an accepted message with someone left to send to: the message
- * and its recipients `scheduled`, message.scheduled to the webhooks (its history entry is
- * message.created, created scheduled), and its job due at its time.
+ * Inside the accepting write, for an accepted message with someone left to send to (stored
+ * `scheduled` with its recipients, and its history entry message.created, created scheduled):
+ * message.scheduled to the webhooks, and its job due at its time.
  */
 export async function scheduleMessage(tx: Repositories, s: Omit<Scheduling, "routeId"> & { routeId: string }, now: number): Promise<void> {
-  await tx.scheduled.schedule(s.messageId, s.at);
   const data = { message_id: s.messageId, status: "scheduled", scheduled_at: iso(s.at), tag: s.tag, metadata: s.metadata };
   await publishEvent(tx, { teamId: s.teamId, routeId: s.routeId, messageId: s.messageId, kind: "message.scheduled", data }, now);
   await tx.jobs.enqueue(SCHEDULED_QUEUE, { messageId: s.messageId } satisfies ScheduledJob, { runAt: s.at, maxAttempts: SCHEDULED_MAX_ATTEMPTS });
