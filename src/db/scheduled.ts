@@ -10,6 +10,8 @@ export type ScheduledMessageRow = {
   status: string;
   scheduled_at: number | null;
   tag: string | null;
+  /** JSON text: [{name, value}]. */
+  tags: string;
   metadata: string;
 };
 
@@ -24,7 +26,7 @@ export class ScheduledRepository {
 
   async find(id: string): Promise<ScheduledMessageRow | null> {
     const row = await this.db.get<ScheduledMessageRow>(
-      "SELECT id, type, team_id, project_id, route_id, status, scheduled_at, tag, metadata FROM messages WHERE id = ?",
+      "SELECT id, type, team_id, project_id, route_id, status, scheduled_at, tag, tags, metadata FROM messages WHERE id = ?",
       [id],
     );
     return row ? { ...row, scheduled_at: row.scheduled_at === null ? null : Number(row.scheduled_at) } : null;

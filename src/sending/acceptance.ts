@@ -210,7 +210,7 @@ async function storeMessage(tx: Repositories, principal: SendPrincipal, e: Prepa
   }
   if (sendable > 0 && e.scheduledAt !== null) {
     // Waits for its time in the scheduled queue, not the outbound one (scheduled-job.ts).
-    await scheduleMessage(tx, { teamId: principal.teamId, routeId, messageId: id, at: e.scheduledAt, tag: e.tag, metadata: e.metadata }, now);
+    await scheduleMessage(tx, { teamId: principal.teamId, routeId, messageId: id, at: e.scheduledAt, tag: e.tag, tags: e.tags, metadata: e.metadata }, now);
     return { message_id: id, status: "scheduled", scheduled_at: iso(e.scheduledAt)! };
   }
   if (sendable > 0) await tx.jobs.enqueue(OUTBOUND_QUEUE, { messageId: id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });

@@ -32,7 +32,7 @@ export interface ScheduledJob {
   messageId: string;
 }
 
-/** What a scheduling event names besides the message: its tag and metadata, as the message's other events do. */
+/** What a scheduling event names besides the message: its tag, tags and metadata, as the message's other events do. */
 interface Scheduling {
   teamId: string;
   routeId: string | null;
@@ -40,12 +40,13 @@ interface Scheduling {
   /** The time to send (epoch ms). */
   at: number;
   tag: string | null;
+  tags: { name: string; value: string }[];
   metadata: Record<string, string>;
 }
 
 /** A scheduling change in the message's history and to its route's webhooks. */
 async function recordScheduling(tx: Repositories, s: Scheduling, kind: EventKind | "message.queued", status: string, extra: Record<string, unknown>, now: number): Promise<void> {
-  const data = { message_id: s.messageId, status, scheduled_at: iso(s.at), ...extra, tag: s.tag, metadata: s.metadata };
+  const data = { message_id: s.messageId, status, scheduled_at: iso(s.at), ...extra, tag: s.tag, tags: s.tags, metadata: s.metadata };
   await tx.recipients.appendHistory({ id: newId(), message_id: s.messageId, recipient_id: null, kind, status, data: JSON.stringify(data), created_at: now });
   if (kind !== "message.queued") await publishEvent(tx, { teamId: s.teamId, routeId: s.routeId, messageId: s.messageId, kind, data }, now);
 }
@@ -56,7 +57,7 @@ async function recordScheduling(tx: Repositories, s: Scheduling, kind: EventKind
  * message.scheduled to the webhooks, and its job due at its time.
  */
 export async function scheduleMessage(tx: Repositories, s: Omit<Scheduling, "routeId"> & { routeId: string }, now: number): Promise<void> {
-  const data = { message_id: s.messageId, status: "scheduled", scheduled_at: iso(s.at), tag: s.tag, metadata: s.metadata };
+  const data = { message_id: s.messageId, status: "scheduled", scheduled_at: iso(s.at), tag: s.tag, tags: s.tags, metadata: s.metadata };
   await publishEvent(tx, { teamId: s.teamId, routeId: s.routeId, messageId: s.messageId, kind: "message.scheduled", data }, now);
   await tx.jobs.enqueue(SCHEDULED_QUEUE, { messageId: s.messageId } satisfies ScheduledJob, { runAt: s.at, maxAttempts: SCHEDULED_MAX_ATTEMPTS });
 }
@@ -67,6 +68,7 @@ const schedulingOf = (m: ScheduledMessageRow, at: number): Scheduling => ({
   messageId: m.id,
   at,
   tag: m.tag,
+  tags: JSON.parse(m.tags) as Scheduling["tags"],
   metadata: JSON.parse(m.metadata) as Record<string, string>,
 });
 

@@ -28,7 +28,12 @@ beforeAll(async () => {
   receiver = startReceiver(cert);
   const routeId = (await h.sql.get<{ id: string }>("SELECT id FROM routes WHERE project_id = ? AND route_type = 'transactional'", [h.team.projectId]))!.id;
   const hook = await h.request("POST", "/v1/webhooks", {
-    body: { route_id: routeId, name: "tags", url: receiver.url(), events: ["message.created", "message.sent", "message.delivered"] },
+    body: {
+      route_id: routeId,
+      name: "tags",
+      url: receiver.url(),
+      events: ["message.created", "message.sent", "message.delivered", "message.scheduled", "message.rescheduled", "message.canceled"],
+    },
   });
   expect(hook.status).toBe(201);
   receiver.secret = hook.json.data.secret;
@@ -81,6 +86,23 @@ describe("tags on a message", () => {
       expect(d.verified).toBe(true);
       expect(d.json!.data).toMatchObject({ tag: "welcome", tags, metadata: {} });
     }
+  });
+
+  test("a scheduled message's events carry its tags too: created, scheduled, rescheduled, canceled", async () => {
+    const hour = 3_600_000;
+    const res = await h.send(mail({ tags, scheduled_at: new Date(Date.now() + hour).toISOString() }));
+    expect(res.status).toBe(202);
+    const sid = res.json.message_id;
+    expect((await h.request("PATCH", `/v1/messages/${sid}`, { body: { scheduled_at: new Date(Date.now() + 2 * hour).toISOString() } })).status).toBe(200);
+    expect((await h.request("POST", `/v1/messages/${sid}/cancel`)).status).toBe(200);
+    const got = await waitFor(() => {
+      const mine = receiver.deliveries.filter((d) => d.json?.data?.message_id === sid);
+      return mine.length >= 4 ? mine : null;
+    }, 10_000);
+    expect(got.map((d) => d.json!.event).sort()).toEqual(["message.canceled", "message.created", "message.rescheduled", "message.scheduled"]);
+    for (const d of got) expect(d.json!.data).toMatchObject({ tags, metadata: {} });
+    const events = (await h.request("GET", `/v1/messages/${sid}/events?page[size]=100`)).json.data as { kind: string; tags: unknown; data: { tags?: unknown } }[];
+    for (const e of events) expect([e.kind, e.tags, e.data.tags]).toEqual([e.kind, tags, tags]);
   });
 
   test("a message without tags shows an empty list", async () => {
