@@ -11,7 +11,11 @@ export abstract class AppError extends Error {
 /** 401: no valid credentials. */
 export class UnauthenticatedError extends AppError {
   readonly status = 401;
-  constructor(message = "Unauthenticated.") {
+  /** `code`, when given, is the body's `error` instead of "unauthenticated" (two_factor_required, two_factor_invalid). */
+  constructor(
+    message = "Unauthenticated.",
+    readonly code?: string,
+  ) {
     super(message);
   }
 }

@@ -7,11 +7,11 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Deps } from "../context.ts";
 import type { MembershipRow, SessionRow } from "../db/accounts.ts";
-import { ForbiddenError, UnauthenticatedError } from "../errors.ts";
+import { ForbiddenError, UnauthenticatedError, ValidationError } from "../errors.ts";
 import { newId, newToken, sha256Hex } from "../ids.ts";
 import { verifyPassword } from "./passwords.ts";
-import { accessOf } from "./permissions.ts";
 import { authThrottle, type FailureRule } from "./throttle.ts";
+import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED, useSecondFactor, type SecondFactor } from "./second-factor.ts";
 import type { TeamPrincipal } from "./tokens.ts";
 
 export const SESSION_TOKEN_PREFIX = "ph_sess_";
@@ -33,6 +33,13 @@ export interface SessionInfo {
   csrfToken: string;
   createdAt: number;
   lastSeenAt: number;
+  /** How the sign-in proved more than a password ('totp', 'recovery', 'sso'), or null. */
+  secondFactor?: string | null;
+  /**
+   * The team requires two-factor sign-in and this session proved none: it may only set it up,
+   * read itself and sign out (authenticateSession refuses every other request with a 403).
+   */
+  mustEnrol?: boolean;
 }
 
 /** A team principal that came from a session: who signed in, with what role. */
@@ -55,7 +62,7 @@ const sameText = (a: string, b: string): boolean => {
 export async function authenticateSession(
   deps: Pick<Deps, "store" | "log">,
   token: string,
-  request: { changes: boolean; csrf: string | undefined },
+  request: { changes: boolean; csrf: string | undefined; /** The request is one a session that must enrol may make (two-factor set-up, itself, sign-out). */ enrolment?: boolean },
 ): Promise<SessionPrincipal> {
   if (!token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 200) throw new UnauthenticatedError();
   const row = await deps.store.read.accounts.sessionByTokenHash(sha256Hex(token));
@@ -65,12 +72,29 @@ export async function authenticateSession(
     throw new ForbiddenError("This request needs the session's CSRF token in the X-CSRF-Token header.");
   }
   if (now - Number(row.last_seen_at) >= TOUCH_INTERVAL_MS) touch(deps, row.id, now);
-  return { kind: "team", teamId: row.team_id, session: sessionInfo(row), access: accessOf(row.role, row.role_permissions, row.project_ids) };
+  if (mustEnrol(row) && !request.enrolment) {
+    throw new ForbiddenError(
+      "Your team requires two-factor sign-in: set it up first (POST /v1/auth/two-factor/enrol, then /confirm); until then this session can do nothing else.",
+      "two_factor_enrolment_required",
+    );
+  }
+  return { kind: "team", teamId: row.team_id, session: sessionInfo(row) };
 }
 
 const sessionTimes = (row: Pick<SessionRow, "created_at" | "last_seen_at">) => ({ createdAt: Number(row.created_at), lastSeenAt: Number(row.last_seen_at) });
 
-const sessionInfo = (row: SessionRow): SessionInfo => ({ id: row.id, userId: row.user_id, role: row.role, csrfToken: row.csrf_token, ...sessionTimes(row) });
+/** A session of a team that requires two-factor sign-in, opened without a second factor. */
+const mustEnrol = (row: SessionRow): boolean => Number(row.require_two_factor) === 1 && row.second_factor === null;
+
+const sessionInfo = (row: SessionRow): SessionInfo => ({
+  id: row.id,
+  userId: row.user_id,
+  role: row.role,
+  csrfToken: row.csrf_token,
+  ...sessionTimes(row),
+  secondFactor: row.second_factor,
+  mustEnrol: mustEnrol(row),
+});
 
 /** Outside the request's unit of work: being seen is true whatever the answer. */
 function touch(deps: Pick<Deps, "store" | "log">, id: string, now: number): void {
@@ -84,6 +108,8 @@ export interface SignIn {
   password: string;
   /** The team to sign in to; default the user's first. */
   teamId?: string;
+  /** A TOTP code or a recovery code: needed when the user has two-factor sign-in on. */
+  code?: string;
 }
 
 export interface SignedIn {
@@ -124,6 +150,18 @@ export async function signIn(
     throttle.failed(reservation);
     throw new UnauthenticatedError("The email address or password is incorrect.");
   }
+  // The second factor, once the password is right (src/auth/two-factor.ts).
+  const twoFactor = await deps.store.read.accounts.twoFactor(user.id);
+  const totpSecret = twoFactor?.totp_secret ?? null;
+  if (totpSecret === null && input.code !== undefined) {
+    await throttle.release(reservation);
+    throw ValidationError.field("code", "Two-factor sign-in is not set up for this account: sign in without a code.");
+  }
+  if (totpSecret !== null && input.code === undefined) {
+    // A right password is no failure, but it opens nothing yet.
+    await throttle.release(reservation);
+    throw new UnauthenticatedError("Enter the 6-digit code of your authenticator app, or one of your recovery codes.", TWO_FACTOR_REQUIRED);
+  }
 
   const token = newToken(SESSION_TOKEN_PREFIX);
   const session = {
@@ -135,22 +173,42 @@ export async function signIn(
     ip: client.ip,
     user_agent: client.userAgent?.slice(0, 500) ?? null,
     created_at: now,
+    second_factor: null as SecondFactor | null,
   };
-  await deps.store.write(async (tx) => {
+  const opened = await deps.store.write(async (tx) => {
+    if (totpSecret !== null) {
+      // The code is used up in the transaction that opens the session: of two sign-ins with one code, one opens a session.
+      session.second_factor = await useSecondFactor(tx, user.id, totpSecret, input.code!, now);
+      if (session.second_factor === null) return false;
+    }
     if (client.previousToken) await tx.accounts.deleteSessionByTokenHash(sha256Hex(client.previousToken));
     await tx.accounts.deleteExpiredSessions(user.id, now - SESSION_IDLE_MS, now - SESSION_MAX_MS);
     await tx.accounts.insertSession(session);
     await tx.rateLimits.clearFailures(`email:${email}`, now - SIGN_IN_WINDOW_MS);
     // A sign-in that worked is no failure: its place in the IP's counter is given back (the address's was cleared above).
     await throttle.releaseIn(tx, reservation);
+    return true;
   });
+  if (!opened) {
+    throttle.failed(reservation);
+    throw new UnauthenticatedError("The code is incorrect, expired or was used already.", TWO_FACTOR_INVALID);
+  }
   return {
     token,
     teams,
     principal: {
       kind: "team",
       teamId: team.team_id,
-      session: { id: session.id, userId: user.id, role: team.role, csrfToken: session.csrf_token, createdAt: now, lastSeenAt: now },
+      session: {
+        id: session.id,
+        userId: user.id,
+        role: team.role,
+        csrfToken: session.csrf_token,
+        createdAt: now,
+        lastSeenAt: now,
+        secondFactor: session.second_factor,
+        mustEnrol: session.second_factor === null && (await deps.store.read.accounts.teamRequiresTwoFactor(team.team_id)),
+      },
     },
   };
 }

@@ -12,9 +12,10 @@ export type SessionRow = {
   created_at: number;
   last_seen_at: number;
   role: string;
-  /** The member's projects (JSON array; null: all) and, for a custom role, its permissions (JSON array). */
-  project_ids: string | null;
-  role_permissions: string | null;
+  /** How the sign-in proved more than a password ('totp', 'recovery', 'sso'), or null. */
+  second_factor: string | null;
+  /** The team requires two-factor sign-in (0 or 1). */
+  require_two_factor: number;
 };
 
 /** A team the user belongs to. */
@@ -53,11 +54,26 @@ export interface NewSession {
   ip: string | null;
   user_agent: string | null;
   created_at: number;
+  /** 'totp', 'recovery' or 'sso' when the sign-in proved more than a password. */
+  second_factor?: string | null;
 }
 
-const SESSION_BY_TOKEN = `SELECT s.id, s.csrf_token, s.user_id, s.team_id, s.created_at, s.last_seen_at, tm.role, tm.project_ids, tr.permissions AS role_permissions
+/** A user's two-factor sign-in as sign-in and enrolment see it. */
+export type TwoFactorRow = {
+  totp_secret: string | null;
+  totp_pending_secret: string | null;
+  totp_enabled_at: number | null;
+  totp_last_step: number | null;
+  recovery_codes: number;
+};
+
+/** An OpenID Connect sign-in under way (sso_requests). */
+export type SsoRequestRow = { state_hash: string; nonce: string; code_verifier: string; created_at: number; expires_at: number };
+
+const SESSION_BY_TOKEN = `SELECT s.id, s.csrf_token, s.user_id, s.team_id, s.created_at, s.last_seen_at, tm.role,
+    s.second_factor, t.require_two_factor
   FROM sessions s JOIN team_members tm ON tm.team_id = s.team_id AND tm.user_id = s.user_id AND tm.status = 'active'
-  LEFT JOIN team_roles tr ON tr.id = tm.role AND tr.team_id = tm.team_id
+  JOIN teams t ON t.id = s.team_id
   WHERE s.token_hash = ?`;
 
 /**
@@ -160,8 +176,8 @@ export class AccountRepository {
 
   async insertSession(s: NewSession): Promise<void> {
     await this.db.run(
-      "INSERT INTO sessions (id, token_hash, csrf_token, user_id, team_id, ip, user_agent, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      [s.id, s.token_hash, s.csrf_token, s.user_id, s.team_id, s.ip, s.user_agent, s.created_at, s.created_at],
+      "INSERT INTO sessions (id, token_hash, csrf_token, user_id, team_id, ip, user_agent, second_factor, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      [s.id, s.token_hash, s.csrf_token, s.user_id, s.team_id, s.ip, s.user_agent, s.second_factor ?? null, s.created_at, s.created_at],
     );
   }
 
@@ -212,5 +228,103 @@ export class AccountRepository {
 
   async deleteInvitation(memberId: string): Promise<void> {
     await this.db.run("DELETE FROM team_invitations WHERE member_id = ?", [memberId]);
+  }
+
+  // Two-factor sign-in (src/auth/totp.ts, docs/access.md).
+
+  twoFactor(userId: string): Promise<TwoFactorRow | null> {
+    return this.db.get<TwoFactorRow>(
+      `SELECT totp_secret, totp_pending_secret, totp_enabled_at, totp_last_step,
+         (SELECT count(*) FROM user_recovery_codes r WHERE r.user_id = users.id) AS recovery_codes
+       FROM users WHERE id = ?`,
+      [userId],
+    );
+  }
+
+  /** The secret shown at enrolment, replacing one shown before; nothing when TOTP is on already. */
+  async setPendingTotp(userId: string, secret: string): Promise<boolean> {
+    return (await this.db.run("UPDATE users SET totp_pending_secret = ? WHERE id = ? AND totp_secret IS NULL", [secret, userId])).changes > 0;
+  }
+
+  /** The pending secret becomes the user's, with `step` used; false when there was none (or TOTP is on already). */
+  async enableTotp(userId: string, secret: string, step: number, now: number): Promise<boolean> {
+    return (
+      (
+        await this.db.run(
+          "UPDATE users SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, totp_enabled_at = ?, totp_last_step = ? WHERE id = ? AND totp_secret IS NULL AND totp_pending_secret = ?",
+          [now, step, userId, secret],
+        )
+      ).changes > 0
+    );
+  }
+
+  /** Takes `step` as the last one used: false when it or a later one was used already (a replay), so of two uses of one code only one succeeds. */
+  async useTotpStep(userId: string, step: number): Promise<boolean> {
+    return (await this.db.run("UPDATE users SET totp_last_step = ? WHERE id = ? AND totp_secret IS NOT NULL AND (totp_last_step IS NULL OR totp_last_step < ?)", [step, userId, step])).changes > 0;
+  }
+
+  /** Two-factor sign-in off: the secret and the recovery codes are gone. */
+  async disableTotp(userId: string): Promise<void> {
+    await this.db.run("UPDATE users SET totp_secret = NULL, totp_pending_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = ?", [userId]);
+    await this.db.run("DELETE FROM user_recovery_codes WHERE user_id = ?", [userId]);
+  }
+
+  /** The user's recovery codes are these (SHA-256 hex) and no others. */
+  async replaceRecoveryCodes(userId: string, hashes: string[], now: number): Promise<void> {
+    await this.db.run("DELETE FROM user_recovery_codes WHERE user_id = ?", [userId]);
+    for (const hash of hashes) await this.db.run("INSERT INTO user_recovery_codes (user_id, code_hash, created_at) VALUES (?, ?, ?)", [userId, hash, now]);
+  }
+
+  /** Uses up a recovery code: true when it was one of the user's (it is gone now). */
+  async useRecoveryCode(userId: string, hash: string): Promise<boolean> {
+    return (await this.db.run("DELETE FROM user_recovery_codes WHERE user_id = ? AND code_hash = ?", [userId, hash])).changes > 0;
+  }
+
+  /** Records how the session proved a second factor (at enrolment, the code that confirmed it). */
+  async setSessionSecondFactor(sessionId: string, factor: string): Promise<void> {
+    await this.db.run("UPDATE sessions SET second_factor = ? WHERE id = ?", [factor, sessionId]);
+  }
+
+  /** Every other session of the user (enabling two-factor sign-in ends them). */
+  async deleteOtherSessions(userId: string, keepId: string): Promise<number> {
+    return (await this.db.run("DELETE FROM sessions WHERE user_id = ? AND id <> ?", [userId, keepId])).changes;
+  }
+
+  async teamRequiresTwoFactor(teamId: string): Promise<boolean> {
+    const row = await this.db.get<{ r: number }>("SELECT require_two_factor AS r FROM teams WHERE id = ?", [teamId]);
+    return Number(row?.r ?? 0) === 1;
+  }
+
+  async setTeamRequiresTwoFactor(teamId: string, required: boolean, now: number): Promise<void> {
+    await this.db.run("UPDATE teams SET require_two_factor = ?, updated_at = ? WHERE id = ?", [required ? 1 : 0, now, teamId]);
+  }
+
+  // OpenID Connect sign-in (src/auth/oidc.ts).
+
+  async insertSsoRequest(r: SsoRequestRow): Promise<void> {
+    await this.db.run("DELETE FROM sso_requests WHERE expires_at <= ?", [r.created_at]);
+    await this.db.run("INSERT INTO sso_requests (state_hash, nonce, code_verifier, created_at, expires_at) VALUES (?, ?, ?, ?, ?)", [
+      r.state_hash,
+      r.nonce,
+      r.code_verifier,
+      r.created_at,
+      r.expires_at,
+    ]);
+  }
+
+  /** The sign-in a state names, used up (whatever comes of it), or null when unknown or taken already. */
+  async takeSsoRequest(stateHash: string): Promise<SsoRequestRow | null> {
+    const row = await this.db.get<SsoRequestRow>("SELECT state_hash, nonce, code_verifier, created_at, expires_at FROM sso_requests WHERE state_hash = ?", [stateHash]);
+    if (!row) return null;
+    return (await this.db.run("DELETE FROM sso_requests WHERE state_hash = ?", [stateHash])).changes > 0 ? row : null;
+  }
+
+  /** The first two teams' ids (single sign-on adds new users to the only team, when there is only one). */
+  async someTeamIds(): Promise<string[]> {
+    return (await this.db.all<{ id: string }>("SELECT id FROM teams ORDER BY created_at, id LIMIT 2")).map((r) => r.id);
+  }
+
+  async teamExists(teamId: string): Promise<boolean> {
+    return (await this.db.get("SELECT 1 AS x FROM teams WHERE id = ?", [teamId])) !== null;
   }
 }

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { AppError, BadRequestError, ConflictError, DatabaseUnavailableError, fieldErrors, ForbiddenError, PayloadTooLargeError, RateLimitedError, ValidationError } from "../errors.ts";
+import { AppError, BadRequestError, ConflictError, DatabaseUnavailableError, fieldErrors, ForbiddenError, PayloadTooLargeError, RateLimitedError, UnauthenticatedError, ValidationError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { bodyShapeOf, describeShape, parseJsonBody, type BodyShape } from "./body.ts";
 import { learnFilters, routeKey } from "./filters.ts";
@@ -67,6 +67,7 @@ function mapError(code: string | number, raw: unknown, log: Logger): Response {
   }
   if (error instanceof ConflictError && error.code) return json(409, { message: error.message }, {}, error.code);
   if (error instanceof ForbiddenError && error.code) return json(403, { message: error.message }, {}, error.code);
+  if (error instanceof UnauthenticatedError && error.code) return json(401, { message: error.message }, {}, error.code);
   if (error instanceof AppError) return json(error.status, { message: error.message });
   switch (code) {
     case "VALIDATION": {

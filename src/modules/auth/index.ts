@@ -4,11 +4,33 @@ import type { Deps } from "../../context.ts";
 import { authPlugin, clientIp, trustedProxies, type IpServer } from "../../http/auth.ts";
 import { Envelope, errorResponses, MessageBody } from "../../http/schemas.ts";
 import { UnauthenticatedError } from "../../errors.ts";
-import { clearedSessionCookie, CSRF_HEADER, secureCookies, sessionCookie, sessionTokenOf } from "../../http/session-cookie.ts";
-import { AcceptInvitationBody, SessionData, SetPasswordBody, SignInBody } from "./model.ts";
+import { changesState, clearedSessionCookie, CSRF_HEADER, secureCookies, sessionCookie, sessionTokenOf } from "../../http/session-cookie.ts";
+import type { SessionPrincipal } from "../../auth/sessions.ts";
+import { confirmEnrolment, disableTwoFactor, renewRecoveryCodes, setTeamRequirement, startEnrolment } from "../../auth/two-factor.ts";
+import { AcceptInvitationBody, CodeBody, EnrolmentData, RecoveryCodesData, RequirementBody, SessionData, SetPasswordBody, SignInBody } from "./model.ts";
 import { acceptInvitationAsSession, acceptInvitationWithPassword, sessionData, setPasswordWithToken, signOut, signOutEverywhere } from "./service.ts";
 
 const sessionSecurity = [{ sessionCookie: [] }];
+
+type Headers = Record<string, string | undefined>;
+/**
+ * The session of a request that a session which must still enrol in two-factor sign-in may make
+ * (reading itself, signing out, the two-factor set-up): checked in `transform`, before the body,
+ * as the auth plugin checks every other route's.
+ */
+const enrolmentSessions = new WeakMap<Request, SessionPrincipal>();
+const enrolmentSession = (deps: Deps) => ({
+  async transform({ headers, request }: { headers: Headers; request: Request }) {
+    const cookie = headers.authorization === undefined ? sessionTokenOf(headers.cookie) : null;
+    if (cookie === null) throw new UnauthenticatedError();
+    enrolmentSessions.set(request, await authenticateSession(deps, cookie, { changes: changesState(request.method), csrf: headers[CSRF_HEADER], enrolment: true }));
+  },
+});
+const sessionOf = (request: Request): SessionPrincipal => {
+  const session = enrolmentSessions.get(request);
+  if (!session) throw new UnauthenticatedError();
+  return session;
+};
 
 /**
  * The dashboard's sign-in: a team member's email and password open a session (cookie
@@ -22,7 +44,7 @@ export const authController = (deps: Deps) =>
       async ({ body, headers, request, server, set }) => {
         const signedIn = await signIn(
           deps,
-          { email: body.email, password: body.password, teamId: body.team_id?.toLowerCase() },
+          { email: body.email, password: body.password, teamId: body.team_id?.toLowerCase(), code: body.code },
           { ip: clientIp(server as IpServer, request, trustedProxies(deps.config)), userAgent: headers["user-agent"] ?? null, previousToken: sessionTokenOf(headers.cookie) },
         );
         set.status = 201;
@@ -35,38 +57,38 @@ export const authController = (deps: Deps) =>
         detail: {
           summary: "Sign in to the dashboard",
           description:
-            "Opens a session for a team member: sets the HttpOnly cookie posthorn_session (SameSite=Strict; Secure under https) and answers the session, whose csrf_token must accompany every request that changes something (X-CSRF-Token). A cookie the client still sends is ended (the session is rotated). Failed sign-ins are limited per address (5 in 15 minutes) and per client IP (POSTHORN_AUTH_FAILURE_LIMIT, 10 a minute, counted with failed API tokens and SMTP AUTH), then 429 with Retry-After.",
+            "Opens a session for a team member: sets the HttpOnly cookie posthorn_session (SameSite=Strict; Secure under https) and answers the session, whose csrf_token must accompany every request that changes something (X-CSRF-Token). A cookie the client still sends is ended (the session is rotated). When the user has two-factor sign-in on, a right password without `code` is a 401 whose error is two_factor_required (send the request again with the code), and a wrong, expired or replayed code a 401 two_factor_invalid, counted like a wrong password. Failed sign-ins are limited per address (5 in 15 minutes) and per client IP (POSTHORN_AUTH_FAILURE_LIMIT, 10 a minute, counted with failed API tokens and SMTP AUTH), then 429 with Retry-After.",
           security: [],
         },
         response: { 201: Envelope(SessionData), ...errorResponses(401, 422, 429) },
       },
     )
-    .get("/v1/auth/session", async ({ session, set }) => {
+    .get("/v1/auth/session", async ({ request, set }) => {
       set.headers["cache-control"] = "no-store";
-      return { data: await sessionData(deps, session) };
+      return { data: await sessionData(deps, sessionOf(request)) };
     }, {
-      session: true,
+      ...enrolmentSession(deps),
       detail: { summary: "The current dashboard session (who is signed in, the CSRF token)", security: sessionSecurity },
       response: { 200: t.Object({ data: SessionData }), ...errorResponses(401) },
     })
     .post(
       "/v1/auth/sign-out",
-      async ({ session, request, set }) => {
-        await signOut(deps, session);
+      async ({ request, set }) => {
+        await signOut(deps, sessionOf(request));
         set.headers["set-cookie"] = clearedSessionCookie(secureCookies(request, deps.config.publicUrl));
         return { message: "Signed out." };
       },
-      { session: true, detail: { summary: "Sign out (this session)", security: sessionSecurity }, response: { 200: MessageBody, ...errorResponses(401, 403) } },
+      { ...enrolmentSession(deps), detail: { summary: "Sign out (this session)", security: sessionSecurity }, response: { 200: MessageBody, ...errorResponses(401, 403) } },
     )
     .post(
       "/v1/auth/sign-out-everywhere",
-      async ({ session, request, set }) => {
-        const ended = await signOutEverywhere(deps, session);
+      async ({ request, set }) => {
+        const ended = await signOutEverywhere(deps, sessionOf(request));
         set.headers["set-cookie"] = clearedSessionCookie(secureCookies(request, deps.config.publicUrl));
         return { message: `Signed out everywhere (${ended} session${ended === 1 ? "" : "s"} ended).` };
       },
       {
-        session: true,
+        ...enrolmentSession(deps),
         detail: { summary: "Sign out every session of this user, on every device and team", security: sessionSecurity },
         response: { 200: MessageBody, ...errorResponses(401, 403) },
       },
@@ -114,5 +136,92 @@ export const authController = (deps: Deps) =>
           security: [{ sessionCookie: [] }, {}],
         },
         response: { 200: Envelope(SessionData), ...errorResponses(401, 403, 422, 429) },
+      },
+    )
+    .post(
+      "/v1/auth/two-factor/enrol",
+      async ({ request, set }) => {
+        const enrolment = await startEnrolment(deps, sessionOf(request), `Posthorn (${new URL(deps.config.publicUrl).host})`);
+        set.status = 201;
+        set.headers["cache-control"] = "no-store";
+        return { data: { secret: enrolment.secret, otpauth_uri: enrolment.otpauthUri }, message: "Add the secret to your authenticator app, then confirm with a code of it." };
+      },
+      {
+        ...enrolmentSession(deps),
+        detail: {
+          summary: "Start two-factor sign-in: a new TOTP secret",
+          description:
+            "Answers a new TOTP secret (RFC 6238: SHA1, 6 digits, 30 seconds) as base32 and as an otpauth:// URI, shown this once. It takes effect only when POST /v1/auth/two-factor/confirm sends a code of it; starting again replaces it. 409 two_factor_enabled when two-factor sign-in is on already. A session that must enrol (the team requires it) may call this.",
+          security: sessionSecurity,
+        },
+        response: { 201: Envelope(EnrolmentData), ...errorResponses(401, 403, 409) },
+      },
+    )
+    .post(
+      "/v1/auth/two-factor/confirm",
+      async ({ body, request, server }) => {
+        const codes = await confirmEnrolment(deps, sessionOf(request), body.code, clientIp(server as IpServer, request, trustedProxies(deps.config)));
+        return { data: { recovery_codes: codes }, message: "Two-factor sign-in is on. Keep the recovery codes somewhere safe: they are shown this once." };
+      },
+      {
+        ...enrolmentSession(deps),
+        body: CodeBody,
+        detail: {
+          summary: "Confirm two-factor sign-in with a code",
+          description:
+            "A code of the secret from /enrol turns two-factor sign-in on: the answer holds 10 single-use recovery codes, shown this once (kept only as SHA-256). This session counts as signed in with two factors; the user's other sessions end. A wrong, expired or used code is a 422 on `code`, throttled like a password (5 per user in 15 minutes, and the client IP's limit); 409 two_factor_not_enrolling without /enrol first.",
+          security: sessionSecurity,
+        },
+        response: { 200: Envelope(RecoveryCodesData), ...errorResponses(401, 403, 409, 422, 429) },
+      },
+    )
+    .post(
+      "/v1/auth/two-factor/disable",
+      async ({ body, request, server }) => {
+        await disableTwoFactor(deps, sessionOf(request), body.code, clientIp(server as IpServer, request, trustedProxies(deps.config)));
+        return { message: "Two-factor sign-in is off." };
+      },
+      {
+        ...enrolmentSession(deps),
+        body: CodeBody,
+        detail: {
+          summary: "Turn two-factor sign-in off with a code",
+          description:
+            "Needs a current TOTP code or a recovery code (used up; a wrong one is a 422 on `code`, throttled like a password). The secret and the recovery codes are deleted. 409 two_factor_required_by_team while the team requires it; 409 two_factor_not_enabled when it is off.",
+          security: sessionSecurity,
+        },
+        response: { 200: MessageBody, ...errorResponses(401, 403, 409, 422, 429) },
+      },
+    )
+    .post(
+      "/v1/auth/two-factor/recovery-codes",
+      async ({ body, request, server }) => {
+        const codes = await renewRecoveryCodes(deps, sessionOf(request), body.code, clientIp(server as IpServer, request, trustedProxies(deps.config)));
+        return { data: { recovery_codes: codes }, message: "New recovery codes: the old ones no longer work." };
+      },
+      {
+        ...enrolmentSession(deps),
+        body: CodeBody,
+        detail: { summary: "New recovery codes (the old ones stop working), for a code", security: sessionSecurity },
+        response: { 200: Envelope(RecoveryCodesData), ...errorResponses(401, 403, 409, 422, 429) },
+      },
+    )
+    .put(
+      "/v1/auth/two-factor/requirement",
+      async ({ body, session }) => {
+        await setTeamRequirement(deps, session, body.required);
+        return { message: body.required ? "Every member must now sign in with two factors." : "Two-factor sign-in is no longer required." };
+      },
+      {
+        session: true,
+        permission: "security:manage",
+        body: RequirementBody,
+        detail: {
+          summary: "Require two-factor sign-in of every member of the team (owners only)",
+          description:
+            "With required true, a member's session opened without a second factor can only set it up (every other request with it is a 403 two_factor_enrolment_required) and the dashboard sends them to enrolment. The owner must have it on first (409 two_factor_not_enabled). Sessions opened through single sign-on count as two-factor (the identity provider's own factors).",
+          security: sessionSecurity,
+        },
+        response: { 200: MessageBody, ...errorResponses(401, 403, 409, 422) },
       },
     );

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hashPassword, verifyPassword } from "../../auth/passwords.ts";
 import { SESSION_IDLE_MS, SESSION_MAX_MS, SESSION_TOKEN_PREFIX, SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_WINDOW_MS, sessionExpiry, type SessionPrincipal } from "../../auth/sessions.ts";
 import { authThrottle, type FailureRule } from "../../auth/throttle.ts";
+import { twoFactorStatus } from "../../auth/two-factor.ts";
 import type { Deps } from "../../context.ts";
 import type { InvitationRow, MembershipRow } from "../../db/accounts.ts";
 import type { Repositories } from "../../db/store.ts";
@@ -21,6 +22,7 @@ export async function sessionData(deps: Pick<Deps, "store">, principal: SessionP
     user: { id: user.id, name: user.name, email: user.email },
     team: ref(team),
     teams: memberships.map(ref),
+    two_factor: await twoFactorStatus(deps, principal),
     csrf_token: session.csrfToken,
     expires_at: iso(sessionExpiry(session))!,
   };
@@ -94,7 +96,14 @@ export interface Accepted {
 }
 
 /** A new session of the user in the team (the previous one ended), as sign-in opens one. */
-async function openSession(tx: Repositories, userId: string, team: { team_id: string; role: string }, client: Client, now: number): Promise<Omit<Accepted, "team">> {
+async function openSession(
+  tx: Repositories,
+  userId: string,
+  team: { team_id: string; role: string },
+  client: Client,
+  now: number,
+  secondFactor: string | null = null,
+): Promise<Omit<Accepted, "team">> {
   const token = newToken(SESSION_TOKEN_PREFIX);
   const csrf = randomBytes(24).toString("base64url");
   const id = newId();
@@ -109,8 +118,9 @@ async function openSession(tx: Repositories, userId: string, team: { team_id: st
     ip: client.ip,
     user_agent: client.userAgent?.slice(0, 500) ?? null,
     created_at: now,
+    second_factor: secondFactor,
   });
-  return { token, principal: { kind: "team", teamId: team.team_id, session: { id, userId, role: team.role, csrfToken: csrf, createdAt: now, lastSeenAt: now } } };
+  return { token, principal: { kind: "team", teamId: team.team_id, session: { id, userId, role: team.role, csrfToken: csrf, createdAt: now, lastSeenAt: now, secondFactor } } };
 }
 
 /**
@@ -122,7 +132,8 @@ export async function acceptInvitationAsSession(deps: Pick<Deps, "store">, princ
   return deps.store.write(async (tx) => {
     const now = Date.now();
     const invitation = await takeInvitation(tx, token, principal.session.userId, now);
-    const opened = await openSession(tx, invitation.user_id, invitation, { ...client, previousToken: null }, now);
+    // The new session proved what the one it replaces proved.
+    const opened = await openSession(tx, invitation.user_id, invitation, { ...client, previousToken: null }, now, principal.session.secondFactor ?? null);
     await tx.accounts.deleteSession(principal.session.id);
     return { ...opened, team: { id: invitation.team_id, name: invitation.team_name } };
   });
@@ -144,6 +155,11 @@ export async function acceptInvitationWithPassword(deps: Pick<Deps, "store" | "l
   if (!(await verifyPassword(input.password, user.password_hash))) {
     throttle.failed(reservation);
     throw new UnauthenticatedError("The password is incorrect.");
+  }
+  if ((await deps.store.read.accounts.twoFactor(user.id))?.totp_secret) {
+    // A password alone never opens a session of a user with two-factor sign-in.
+    await throttle.release(reservation);
+    throw new UnauthenticatedError("This account signs in with two factors: sign in first, then accept the invitation with your session.", "two_factor_required");
   }
   const accepted = await deps.store.write(async (tx) => {
     const now = Date.now();

@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly errors: Record<string, string[]> = {},
+    /** The body's `error` (e.g. two_factor_required). */
+    readonly code: string | null = null,
   ) {
     super(message);
   }
@@ -47,11 +49,11 @@ async function request<T>(method: string, path: string, body?: unknown, opts: { 
     json = text;
   }
   if (!res.ok) {
-    const err = json as { message?: string; errors?: Record<string, string[]> } | null;
+    const err = json as { message?: string; errors?: Record<string, string[]>; error?: string } | null;
     if (res.status === 401 && !opts.quiet401) onSignedOut();
     const retry = res.headers.get("retry-after");
     const message = err?.message ?? `HTTP ${res.status}`;
-    throw new ApiError(res.status, res.status === 429 && retry ? `${message} Try again in ${retry} s.` : message, err?.errors ?? {});
+    throw new ApiError(res.status, res.status === 429 && retry ? `${message} Try again in ${retry} s.` : message, err?.errors ?? {}, typeof err?.error === "string" ? err.error : null);
   }
   return json as T;
 }

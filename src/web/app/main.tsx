@@ -10,6 +10,7 @@ import { Messages } from "./views/messages.tsx";
 import { Overview } from "./views/overview.tsx";
 import { Projects } from "./views/projects.tsx";
 import { Queue } from "./views/queue.tsx";
+import { Security, twoFactorOf } from "./views/security.tsx";
 import { RouteSettings } from "./views/route.tsx";
 import { AcceptInvitation, SetPassword, SignIn } from "./views/signin.tsx";
 import { Suppressions } from "./views/suppressions.tsx";
@@ -25,6 +26,7 @@ const NAV: [string, string][] = [
   ["suppressions", "Suppressions"],
   ["projects", "Projects"],
   ["members", "Team"],
+  ["security", "Security"],
 ];
 
 function App() {
@@ -50,6 +52,19 @@ function App() {
     return <AcceptInvitation token={route.parts[1]} session={session} onAccepted={signedIn} onSignOut={signOut} />;
   }
   if (session === null) return <SignIn onSignedIn={signedIn} />;
+  const reloadSession = () => api.session().then(signedIn);
+  // The team requires two-factor sign-in and this session has none: set-up is all it can do.
+  if (twoFactorOf(session).must_enrol) {
+    return (
+      <main class="signin enrol" id="main">
+        <h1>Posthorn</h1>
+        <Security session={session} onChanged={reloadSession} />
+        <button type="button" class="small" onClick={signOut}>
+          Sign out
+        </button>
+      </main>
+    );
+  }
 
   const [section = "", id] = route.parts;
   return (
@@ -85,6 +100,7 @@ function App() {
         {section === "projects" ? <Projects /> : null}
         {section === "routes" && id ? <RouteSettings id={id} /> : null}
         {section === "members" ? <Members session={session} /> : null}
+        {section === "security" ? <Security session={session} onChanged={reloadSession} /> : null}
       </main>
     </div>
   );

@@ -1,10 +1,16 @@
 import { useState } from "preact/hooks";
-import { api, type ApiBody, type Session, type ApiRequest } from "../api.ts";
+import { api, ApiError, type ApiBody, type Session, type ApiRequest } from "../api.ts";
 import { ErrorBox, Field, go, messageOf } from "../ui.tsx";
 
+/**
+ * Email and password; when the account has two-factor sign-in on, the API answers
+ * two_factor_required and the form asks for the authenticator's code (or a recovery code) too.
+ */
 export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  const [needCode, setNeedCode] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
@@ -12,11 +18,17 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
     setBusy(true);
     setError(null);
     try {
-      const res = await api.post<ApiBody<"/v1/auth/sign-in", "post">>("/v1/auth/sign-in", { email, password } satisfies ApiRequest<"/v1/auth/sign-in">, { quiet401: true });
+      const body = needCode ? { email, password, code } : ({ email, password } satisfies ApiRequest<"/v1/auth/sign-in">);
+      const res = await api.post<ApiBody<"/v1/auth/sign-in", "post">>("/v1/auth/sign-in", body, { quiet401: true });
       onSignedIn(res.data);
     } catch (err) {
-      setError(messageOf(err));
-      setPassword("");
+      if (err instanceof ApiError && err.code === "two_factor_required") {
+        setNeedCode(true);
+      } else {
+        setError(messageOf(err));
+        if (needCode) setCode("");
+        else setPassword("");
+      }
     } finally {
       setBusy(false);
     }
@@ -25,11 +37,23 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
     <main class="signin">
       <h1>Posthorn</h1>
       <form onSubmit={submit} aria-label="Sign in">
-        <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} autoFocus />
-        <Field label="Password" type="password" name="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} autoFocus readOnly={needCode} />
+        <Field label="Password" type="password" name="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} readOnly={needCode} />
+        {needCode ? (
+          <Field
+            label="Authentication code"
+            hint="The 6-digit code of your authenticator app, or one of your recovery codes."
+            name="code"
+            autoComplete="one-time-code"
+            required
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+            autoFocus
+          />
+        ) : null}
         <ErrorBox error={error} />
         <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Signing in…" : "Sign in"}
+          {busy ? "Signing in…" : needCode ? "Verify" : "Sign in"}
         </button>
       </form>
     </main>
