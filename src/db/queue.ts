@@ -10,10 +10,14 @@ import type { SqlExecutor } from "./sql.ts";
 export const QUEUED_STATUSES = MESSAGE_STATUSES.filter((s) => !FINAL_RECIPIENT_STATUSES.has(s));
 const QUEUED_SQL = QUEUED_STATUSES.map((s) => `'${s}'`).join(", ");
 
-/** The queue's filters; every one optional. `domain` is a recipient domain, lower case. */
+/**
+ * The queue's filters; every one optional. `domain` is a recipient domain, lower case; `status`
+ * one of QUEUED_STATUSES (`scheduled`: waiting for its scheduled_at).
+ */
 export interface QueueFilter {
   domain?: string;
   routeId?: string;
+  status?: string;
 }
 
 /** An outbound message not yet final, as the queue lists it. */
@@ -24,6 +28,8 @@ export type QueuedMessageRow = {
   from_email: string;
   subject: string;
   created_at: number;
+  /** When a scheduled send goes out (epoch ms); null: sent on acceptance. */
+  scheduled_at: number | null;
 };
 
 /** A recipient not yet final; `last_response` is the serialized RemoteReply of its last attempt. */
@@ -61,7 +67,7 @@ export class QueueRepository {
   list(teamId: string, filter: QueueFilter, page: { size: number; cursor: Cursor | null }): Promise<KeysetPage<QueuedMessageRow>> {
     const where = ["team_id = ?", "type = 'outbound'", `status IN (${QUEUED_SQL})`];
     const params: (string | number)[] = [teamId];
-    whereEquals(where, params, { route_id: filter.routeId });
+    whereEquals(where, params, { route_id: filter.routeId, status: filter.status });
     if (filter.domain !== undefined) {
       // dialect: SQLite's LIKE folds ASCII case itself; PostgreSQL needs ILIKE for the same match.
       const like = this.db.dialect === "postgres" ? "ILIKE" : "LIKE";
@@ -69,7 +75,7 @@ export class QueueRepository {
       params.push(atDomain(filter.domain));
     }
     return keysetPageOf<QueuedMessageRow>(this.db, {
-      select: "SELECT id, route_id, status, from_email, subject, created_at FROM messages",
+      select: "SELECT id, route_id, status, from_email, subject, created_at, scheduled_at FROM messages",
       where,
       params,
       sort: QUEUE_SORT,

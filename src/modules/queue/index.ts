@@ -8,7 +8,8 @@ import { cancelMessage, cancelQueue, listQueue, retryMessage, retryQueue } from 
 
 const security = [{ teamToken: [] }];
 const params = IdParams("messageId", "Message");
-const filtersNote = "Filters as for GET /v1/queue, in the query (filter[domain], filter[route_id]); none means the team's whole queue. An unknown filter is a 422, never a wider action.";
+const filtersNote =
+  "Filters as for GET /v1/queue, in the query (filter[domain], filter[route_id], filter[status]); none means the team's whole queue. An unknown filter is a 422, never a wider action. Scheduled messages are left to their time (PATCH /v1/messages/{id} moves one, POST /v1/messages/{id}/cancel cancels it).";
 
 /**
  * Queue control: the team's outbound messages not yet final, and attempting or cancelling one
@@ -28,7 +29,7 @@ export const queueController = (deps: Deps) =>
         permission: "messages:read",
         query: QueueListQuery,
         detail: {
-          summary: "List outbound messages not yet final, oldest first, with their queued recipients, next attempt and last reply",
+          summary: "List outbound messages not yet final, oldest first, with their queued recipients, next attempt and last reply; scheduled messages with their scheduled_at",
           security,
         },
         response: { 200: Paginated(QueuedMessageData), ...errorResponses(401, 422) },
@@ -80,7 +81,7 @@ export const queueController = (deps: Deps) =>
         team: true,
         permission: "messages:send",
         params,
-        detail: { summary: "Attempt a queued message now (409 when it is final or inbound)", security },
+        detail: { summary: "Attempt a queued message now (409 when it is final, inbound or scheduled: PATCH /v1/messages/{id} moves a scheduled one)", security },
         response: { 200: t.Object({ data: Nullable(QueuedMessageData), message: t.String() }), ...errorResponses(401, 404, 409) },
       },
     )
@@ -96,7 +97,8 @@ export const queueController = (deps: Deps) =>
         permission: "messages:send",
         params,
         detail: {
-          summary: "Cancel a queued message: its remaining recipients become failed, reason cancelled (409 when it is final or inbound)",
+          summary:
+            "Cancel a queued message: its remaining recipients become failed, reason cancelled (409 when it is final, inbound or scheduled: POST /v1/messages/{id}/cancel cancels a scheduled one)",
           description: "A recipient the receiving server accepted during an attempt under way stays with that attempt and ends delivered.",
           security,
         },

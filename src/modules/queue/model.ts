@@ -1,6 +1,7 @@
 import { t, type Static } from "elysia";
 import { PageQuery } from "../../http/pagination.ts";
 import { Nullable, uuidString } from "../../http/schemas.ts";
+import { QUEUED_STATUSES } from "../../db/queue.ts";
 
 const RemoteReplyData = t.Object({
   code: Nullable(t.Integer({ description: "SMTP reply code" })),
@@ -10,7 +11,9 @@ const RemoteReplyData = t.Object({
 
 export const QueuedRecipientData = t.Object({
   email: t.String(),
-  status: t.String({ description: "pending, queued, processed (an attempt is under way) or soft_bounced (waiting for the next attempt)" }),
+  status: t.String({
+    description: "scheduled (waiting for the message's scheduled_at), pending, queued, processed (an attempt is under way) or soft_bounced (waiting for the next attempt)",
+  }),
   attempts: t.Integer({ minimum: 0, description: "Delivery attempts so far" }),
   last_response: Nullable(RemoteReplyData),
   status_changed_at: t.String({ format: "date-time" }),
@@ -23,6 +26,13 @@ export const QueuedMessageData = t.Object({
   from_email: t.String(),
   subject: t.String(),
   created_at: t.String({ format: "date-time" }),
+  scheduled_at: Nullable(
+    t.String({
+      format: "date-time",
+      description:
+        "When a scheduled message goes out (status scheduled until then; PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it); the time it went for one sent since; null: sent on acceptance.",
+    }),
+  ),
   next_attempt_at: Nullable(
     t.String({ format: "date-time", description: "When the next attempt is due; while one is under way, when its lease ends. null when no attempt is scheduled." }),
   ),
@@ -31,6 +41,9 @@ export const QueuedMessageData = t.Object({
   recipients: t.Array(QueuedRecipientData, { description: "The recipients not final yet" }),
 });
 export type QueuedMessageData = Static<typeof QueuedMessageData>;
+
+/** The statuses an outbound message has while in the queue (quarantined is inbound mail's). */
+const OUTBOUND_QUEUED = QUEUED_STATUSES.filter((s) => s !== "quarantined");
 
 /** The queue's filters, the same for the list and the bulk actions. */
 export const QueueFilters = {
@@ -44,6 +57,15 @@ export const QueueFilters = {
     }),
   ),
   "filter[route_id]": t.Optional(uuidString("filter[route_id]", "Route ID")),
+  "filter[status]": t.Optional(
+    t.Union(
+      OUTBOUND_QUEUED.map((s) => t.Literal(s)),
+      {
+        error: `The filter[status] field must be one of: ${OUTBOUND_QUEUED.join(", ")}.`,
+        description: "The message's status, exact: scheduled for the messages waiting for their time, or one of the delivery queue's",
+      },
+    ),
+  ),
 };
 
 export const QueueListQuery = t.Object({ ...PageQuery, ...QueueFilters });

@@ -19,7 +19,17 @@ const QUEUED = new Set<string>(QUEUED_STATUSES);
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
 const parseReply = (raw: string | null): RemoteReply | null => (raw ? (JSON.parse(raw) as RemoteReply) : null);
 
-const filterOf = (q: QueueActionQuery): QueueFilter => ({ domain: q["filter[domain]"]?.toLowerCase(), routeId: q["filter[route_id]"]?.toLowerCase() });
+const filterOf = (q: QueueActionQuery): QueueFilter => ({
+  domain: q["filter[domain]"]?.toLowerCase(),
+  routeId: q["filter[route_id]"]?.toLowerCase(),
+  status: q["filter[status]"],
+});
+
+/**
+ * A scheduled message waits for its time, not in the delivery queue: an attempt now would send it
+ * early, and its cancel is the service's (status canceled), so the queue's actions leave it alone.
+ */
+const SCHEDULED = "scheduled";
 
 /** The queue's rows with their recipients still queued and their job's next run. */
 async function describe(read: Repositories, rows: QueuedMessageRow[]): Promise<QueuedMessageData[]> {
@@ -38,6 +48,7 @@ async function describe(read: Repositories, rows: QueuedMessageRow[]): Promise<Q
       from_email: m.from_email,
       subject: m.subject,
       created_at: iso(m.created_at)!,
+      scheduled_at: iso(m.scheduled_at),
       next_attempt_at: run === undefined ? null : iso(run)!,
       attempts: Math.max(0, ...mine.map((r) => r.attempts)),
       last_response: parseReply(last?.last_response ?? null),
@@ -108,6 +119,10 @@ async function queuedMessage(deps: Ctx, teamId: string, id: string, action: stri
   if (!m) throw new NotFoundError("Message");
   if (m.type !== "outbound") throw new ConflictError(`Only outbound messages can be ${action}; this message is inbound.`);
   if (!QUEUED.has(m.status)) throw new ConflictError(`The message is ${m.status}: only a message still in the delivery queue can be ${action}.`);
+  if (m.status === SCHEDULED) {
+    const how = action === "retried" ? "PATCH /v1/messages/{id} moves its time" : "POST /v1/messages/{id}/cancel cancels it";
+    throw new ConflictError(`The message is scheduled for ${iso(m.scheduled_at)}, not yet in the delivery queue: ${how}.`, "MESSAGE_SCHEDULED");
+  }
   return m;
 }
 
@@ -141,7 +156,9 @@ async function eachBatch(deps: Ctx, teamId: string, filter: QueueFilter, act: (r
   let cursor: Cursor | null = null;
   for (;;) {
     const page = await deps.store.read.queue.list(teamId, filter, { size: BULK_BATCH, cursor });
-    if (page.rows.length > 0) await deps.store.detached(() => act(page.rows));
+    // A scheduled message never goes back to the queue's other statuses: skipped here, it stays skipped.
+    const rows = page.rows.filter((r) => r.status !== SCHEDULED);
+    if (rows.length > 0) await deps.store.detached(() => act(rows));
     if (!page.nextCursor) return;
     cursor = decodeCursor(page.nextCursor, QUEUE_SORT.length);
   }

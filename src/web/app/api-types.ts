@@ -620,7 +620,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List outbound messages not yet final, oldest first, with their queued recipients, next attempt and last reply */
+        /** List outbound messages not yet final, oldest first, with their queued recipients, next attempt and last reply; scheduled messages with their scheduled_at */
         get: operations["getV1Queue"];
         put?: never;
         post?: never;
@@ -641,7 +641,7 @@ export interface paths {
         put?: never;
         /**
          * Attempt every queued message matching the filters now (attempt counts and queue lifetime unchanged)
-         * @description Filters as for GET /v1/queue, in the query (filter[domain], filter[route_id]); none means the team's whole queue. An unknown filter is a 422, never a wider action. Messages with an attempt under way (or due within seconds) are not counted.
+         * @description Filters as for GET /v1/queue, in the query (filter[domain], filter[route_id], filter[status]); none means the team's whole queue. An unknown filter is a 422, never a wider action. Scheduled messages are left to their time (PATCH /v1/messages/{id} moves one, POST /v1/messages/{id}/cancel cancels it). Messages with an attempt under way (or due within seconds) are not counted.
          */
         post: operations["postV1QueueRetry"];
         delete?: never;
@@ -661,7 +661,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel every queued message matching the filters: their remaining recipients become failed, reason cancelled
-         * @description Filters as for GET /v1/queue, in the query (filter[domain], filter[route_id]); none means the team's whole queue. An unknown filter is a 422, never a wider action. With filter[domain], only the recipients at that domain are cancelled.
+         * @description Filters as for GET /v1/queue, in the query (filter[domain], filter[route_id], filter[status]); none means the team's whole queue. An unknown filter is a 422, never a wider action. Scheduled messages are left to their time (PATCH /v1/messages/{id} moves one, POST /v1/messages/{id}/cancel cancels it). With filter[domain], only the recipients at that domain are cancelled.
          */
         post: operations["postV1QueueCancel"];
         delete?: never;
@@ -679,7 +679,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Attempt a queued message now (409 when it is final or inbound) */
+        /** Attempt a queued message now (409 when it is final, inbound or scheduled: PATCH /v1/messages/{id} moves a scheduled one) */
         post: operations["postV1MessagesByMessageIdRetry"];
         delete?: never;
         options?: never;
@@ -697,7 +697,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a queued message: its remaining recipients become failed, reason cancelled (409 when it is final or inbound)
+         * Cancel a queued message: its remaining recipients become failed, reason cancelled (409 when it is final, inbound or scheduled: POST /v1/messages/{id}/cancel cancels a scheduled one)
          * @description A recipient the receiving server accepted during an attempt under way stays with that attempt and ends delivered.
          */
         post: operations["postV1MessagesByMessageIdCancel-delivery"];
@@ -1263,7 +1263,7 @@ export interface operations {
                     track_opens?: boolean | null;
                     /** @description Track clicks of this email's http(s) links in the HTML part; default: the route's track_clicks */
                     track_clicks?: boolean | null;
-                    /** @description Lettermint's per-email settings: track_opens and track_clicks as the fields of those names; tls opportunistic only (enforced is a 422) */
+                    /** @description Lettermint's per-email settings, overriding the route's for this email: track_opens and track_clicks as the fields of those names; tls enforced delivers only over TLS with a certificate valid for the MX host (a host that cannot is a soft bounce, never plaintext); opportunistic uses STARTTLS when offered; default: the route's tls */
                     settings?: {
                         track_opens?: boolean;
                         track_clicks?: boolean;
@@ -1272,7 +1272,7 @@ export interface operations {
                     } | null;
                     /** @description Send at this time instead of now: ISO 8601 with an offset (Z or ±hh:mm), in the future, at most 30 days ahead; the message is `scheduled` until then (PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it) */
                     scheduled_at?: string | null;
-                    /** @description Not available yet: a non-empty list is a 422 (use tag) */
+                    /** @description Name-value tags, stored, shown and filterable (filter[tags][0][name], filter[tags][0][value]): at most 20, 19 beside a tag; names 1 to 32 and values 1 to 64 ASCII letters, digits, underscores or hyphens; names unique (case-sensitive) and not starting with __lettermint */
                     tags?: {
                         name: string;
                         value: string;
@@ -1403,7 +1403,7 @@ export interface operations {
                     track_opens?: boolean | null;
                     /** @description Track clicks of this email's http(s) links in the HTML part; default: the route's track_clicks */
                     track_clicks?: boolean | null;
-                    /** @description Lettermint's per-email settings: track_opens and track_clicks as the fields of those names; tls opportunistic only (enforced is a 422) */
+                    /** @description Lettermint's per-email settings, overriding the route's for this email: track_opens and track_clicks as the fields of those names; tls enforced delivers only over TLS with a certificate valid for the MX host (a host that cannot is a soft bounce, never plaintext); opportunistic uses STARTTLS when offered; default: the route's tls */
                     settings?: {
                         track_opens?: boolean;
                         track_clicks?: boolean;
@@ -1412,7 +1412,7 @@ export interface operations {
                     } | null;
                     /** @description Send at this time instead of now: ISO 8601 with an offset (Z or ±hh:mm), in the future, at most 30 days ahead; the message is `scheduled` until then (PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it) */
                     scheduled_at?: string | null;
-                    /** @description Not available yet: a non-empty list is a 422 (use tag) */
+                    /** @description Name-value tags, stored, shown and filterable (filter[tags][0][name], filter[tags][0][value]): at most 20, 19 beside a tag; names 1 to 32 and values 1 to 64 ASCII letters, digits, underscores or hyphens; names unique (case-sensitive) and not starting with __lettermint */
                     tags?: {
                         name: string;
                         value: string;
@@ -5861,6 +5861,8 @@ export interface operations {
                 "filter[route_id]"?: string;
                 "filter[domain_id]"?: string;
                 "filter[tag]"?: string;
+                "filter[tags][0][name]"?: string;
+                "filter[tags][0][value]"?: string;
                 "filter[from_email]"?: string;
                 "filter[subject]"?: string;
                 "filter[from_date]"?: string;
@@ -5911,7 +5913,7 @@ export interface operations {
                              * @description When a message sent with scheduled_at is (or was) to be sent (UTC); null for mail sent on acceptance and inbound mail
                              */
                             scheduled_at: string | null;
-                            /** @description Name-value tags: not built yet, always empty */
+                            /** @description Name-value tags as sent, in order */
                             tags: {
                                 name: string;
                                 value: string;
@@ -5999,7 +6001,7 @@ export interface operations {
                          */
                         scheduled_at: string | null;
                         tag: string | null;
-                        /** @description Name-value tags: not built yet, always empty */
+                        /** @description Name-value tags as sent, in order */
                         tags: {
                             name: string;
                             value: string;
@@ -6294,7 +6296,7 @@ export interface operations {
                             message_id: string;
                             /** @description The message's tag */
                             tag: string | null;
-                            /** @description Name-value tags: not built yet, always empty */
+                            /** @description The message's name-value tags */
                             tags: {
                                 name: string;
                                 value: string;
@@ -6650,6 +6652,7 @@ export interface operations {
                 "page[cursor]"?: string;
                 "filter[domain]"?: string;
                 "filter[route_id]"?: string;
+                "filter[status]"?: "scheduled" | "pending" | "queued" | "processed" | "soft_bounced";
             };
             header?: never;
             path?: never;
@@ -6675,6 +6678,11 @@ export interface operations {
                             created_at: string;
                             /**
                              * Format: date-time
+                             * @description When a scheduled message goes out (status scheduled until then; PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it); the time it went for one sent since; null: sent on acceptance.
+                             */
+                            scheduled_at: string | null;
+                            /**
+                             * Format: date-time
                              * @description When the next attempt is due; while one is under way, when its lease ends. null when no attempt is scheduled.
                              */
                             next_attempt_at: string | null;
@@ -6689,7 +6697,7 @@ export interface operations {
                             /** @description The recipients not final yet */
                             recipients: {
                                 email: string;
-                                /** @description pending, queued, processed (an attempt is under way) or soft_bounced (waiting for the next attempt) */
+                                /** @description scheduled (waiting for the message's scheduled_at), pending, queued, processed (an attempt is under way) or soft_bounced (waiting for the next attempt) */
                                 status: string;
                                 /** @description Delivery attempts so far */
                                 attempts: number;
@@ -6749,6 +6757,7 @@ export interface operations {
             query?: {
                 "filter[domain]"?: string;
                 "filter[route_id]"?: string;
+                "filter[status]"?: "scheduled" | "pending" | "queued" | "processed" | "soft_bounced";
             };
             header?: never;
             path?: never;
@@ -6810,6 +6819,7 @@ export interface operations {
             query?: {
                 "filter[domain]"?: string;
                 "filter[route_id]"?: string;
+                "filter[status]"?: "scheduled" | "pending" | "queued" | "processed" | "soft_bounced";
             };
             header?: never;
             path?: never;
@@ -6895,6 +6905,11 @@ export interface operations {
                             created_at: string;
                             /**
                              * Format: date-time
+                             * @description When a scheduled message goes out (status scheduled until then; PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it); the time it went for one sent since; null: sent on acceptance.
+                             */
+                            scheduled_at: string | null;
+                            /**
+                             * Format: date-time
                              * @description When the next attempt is due; while one is under way, when its lease ends. null when no attempt is scheduled.
                              */
                             next_attempt_at: string | null;
@@ -6909,7 +6924,7 @@ export interface operations {
                             /** @description The recipients not final yet */
                             recipients: {
                                 email: string;
-                                /** @description pending, queued, processed (an attempt is under way) or soft_bounced (waiting for the next attempt) */
+                                /** @description scheduled (waiting for the message's scheduled_at), pending, queued, processed (an attempt is under way) or soft_bounced (waiting for the next attempt) */
                                 status: string;
                                 /** @description Delivery attempts so far */
                                 attempts: number;
@@ -7000,6 +7015,11 @@ export interface operations {
                                 created_at: string;
                                 /**
                                  * Format: date-time
+                                 * @description When a scheduled message goes out (status scheduled until then; PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it); the time it went for one sent since; null: sent on acceptance.
+                                 */
+                                scheduled_at: string | null;
+                                /**
+                                 * Format: date-time
                                  * @description When the next attempt is due; while one is under way, when its lease ends. null when no attempt is scheduled.
                                  */
                                 next_attempt_at: string | null;
@@ -7014,7 +7034,7 @@ export interface operations {
                                 /** @description The recipients not final yet */
                                 recipients: {
                                     email: string;
-                                    /** @description pending, queued, processed (an attempt is under way) or soft_bounced (waiting for the next attempt) */
+                                    /** @description scheduled (waiting for the message's scheduled_at), pending, queued, processed (an attempt is under way) or soft_bounced (waiting for the next attempt) */
                                     status: string;
                                     /** @description Delivery attempts so far */
                                     attempts: number;

@@ -62,6 +62,7 @@ export const api = {
   get: <T>(path: string, query?: Query) => request<T>("GET", withQuery(path, query)),
   post: <T>(path: string, body?: unknown, opts?: { quiet401?: boolean }) => request<T>("POST", path, body ?? {}, opts),
   put: <T>(path: string, body: unknown) => request<T>("PUT", path, body),
+  patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, body),
   del: <T>(path: string) => request<T>("DELETE", path),
   /** The raw text of an endpoint that does not answer JSON (a message's source). */
   text: async (path: string): Promise<string> => {
@@ -78,7 +79,7 @@ export const api = {
  * api-types.ts is generated from it (bun scripts/dashboard-api-types.ts), never written by hand,
  * so a field the API stops answering, or answers with another type, is a type error here.
  */
-type Method = "get" | "post" | "put" | "delete";
+type Method = "get" | "post" | "put" | "patch" | "delete";
 type OkJson<R> = { [S in keyof R]: S extends 200 | 201 | 202 ? (R[S] extends { content: { "application/json": infer T } } ? T : never) : never }[keyof R];
 /** The JSON of a successful answer to `method path` (path as the document writes it: "/v1/webhooks/{id}"). */
 export type ApiBody<P extends keyof paths, M extends Method = "get"> = paths[P][M] extends { responses: infer R } ? OkJson<R> : never;

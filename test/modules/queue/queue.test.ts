@@ -103,9 +103,13 @@ describe("GET /v1/queue", () => {
       expect(none.status).toBe(200);
       expect(none.json.data).toEqual([]);
     }
-    const unknown = await h.request("GET", "/v1/queue?filter[status]=queued");
+    // filter[status]: the message's status; the deferred ones are soft_bounced, none is scheduled.
+    expect((await h.request("GET", "/v1/queue?filter[status]=soft_bounced")).json.data.map((m: any) => m.id)).toEqual([a, b, c]);
+    expect((await h.request("GET", "/v1/queue?filter[status]=scheduled")).json.data).toEqual([]);
+    expect((await h.request("GET", "/v1/queue?filter[status]=delivered")).status).toBe(422);
+    const unknown = await h.request("GET", "/v1/queue?filter[subject]=hello");
     expect(unknown.status).toBe(422);
-    expect(Object.keys(unknown.json.errors)).toEqual(["filter[status]"]);
+    expect(Object.keys(unknown.json.errors)).toEqual(["filter[subject]"]);
     expect((await h.request("GET", "/v1/queue?filter[route_id]=nope")).status).toBe(422);
     // Another team sees none of it.
     const other = h.addTeam();

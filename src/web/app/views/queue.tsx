@@ -8,13 +8,28 @@ type Destination = ApiItem<"/v1/queue/destinations">;
 type Reply = QueuedMessage["last_response"];
 
 const replyText = (r: Reply | Destination["last_reply"]) => (r ? [r.code, r.enhanced_code, r.message].filter((x) => x !== null && x !== "").join(" ") : "");
+/** The queue's statuses as the Status filter names them (the API's filter[status] values). */
+const STATUS_LABELS: Record<string, string> = {
+  scheduled: "Scheduled",
+  pending: "Pending",
+  queued: "Queued",
+  processed: "Being delivered",
+  soft_bounced: "Deferred",
+};
+/** An ISO time as a datetime-local input's value, in the browser's zone (seconds kept). */
+const localInput = (iso: string | null) => {
+  if (!iso) return "";
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+};
 /** "now / of at most", or "no limit". */
 const limit = (now: number | null, max: number | null) => (now === null ? "no limit" : `${now}${max !== null && max !== now ? ` of ${max}` : ""}`);
 
 /** The team's outbound mail not final yet: filters, retry or cancel one or all that match, and where it is going. */
 export function Queue({ route }: { route: Route }) {
   const q = route.query;
-  const filters = { "filter[domain]": q.get("filter[domain]") ?? "", "filter[route_id]": q.get("filter[route_id]") ?? "" };
+  const filters = { "filter[domain]": q.get("filter[domain]") ?? "", "filter[route_id]": q.get("filter[route_id]") ?? "", "filter[status]": q.get("filter[status]") ?? "" };
   const list = useLoad(() => api.get<ApiBody<"/v1/queue">>("/v1/queue", { ...Object.fromEntries(q.entries()), "page[size]": 50 }), [q.toString()]);
   const routes = useLoad(allRoutes, []);
   const [draft, setDraft] = useState(filters);
@@ -38,13 +53,15 @@ export function Queue({ route }: { route: Route }) {
   const scope = [
     filters["filter[domain]"] ? `to ${filters["filter[domain]"]}` : "",
     filters["filter[route_id]"] ? `on ${routeName(filters["filter[route_id]"])}` : "",
+    filters["filter[status]"] ? `with status ${(STATUS_LABELS[filters["filter[status]"]] ?? filters["filter[status]"]).toLowerCase()}` : "",
   ].filter(Boolean);
   const applied = Object.fromEntries(Object.entries(filters).filter(([, v]) => v));
   const bulk = (action: "retry" | "cancel") =>
     act(async () => {
       const what = scope.length ? `every queued message ${scope.join(" ")}` : "every queued message of the team";
       const question =
-        action === "retry" ? `Attempt ${what} now?` : `Cancel ${what}? Their remaining recipients fail with reason "cancelled"; this cannot be undone.`;
+        (action === "retry" ? `Attempt ${what} now?` : `Cancel ${what}? Their remaining recipients fail with reason "cancelled"; this cannot be undone.`) +
+        " Scheduled messages are left to their time: reschedule or cancel them one by one.";
       if (!confirm(question)) return "Nothing was changed.";
       const path = `/v1/queue/${action}?${new URLSearchParams(applied)}`;
       return (await api.post<ApiBody<"/v1/queue/retry" | "/v1/queue/cancel", "post">>(path)).message;
@@ -54,6 +71,22 @@ export function Queue({ route }: { route: Route }) {
       if (action === "cancel" && !confirm(`Cancel "${m.subject || "(no subject)"}"? Its remaining recipients fail with reason "cancelled".`)) return "Nothing was changed.";
       const path = `/v1/messages/${m.id}/${action === "cancel" ? "cancel-delivery" : "retry"}`;
       return (await api.post<ApiBody<"/v1/messages/{messageId}/retry" | "/v1/messages/{messageId}/cancel-delivery", "post">>(path)).message;
+    });
+  // A scheduled message is moved or canceled through the service's own calls, as an API client would.
+  const [moving, setMoving] = useState<{ id: string; when: string } | null>(null);
+  const reschedule = (m: QueuedMessage, when: string) =>
+    act(async () => {
+      const at = new Date(when);
+      if (!when || Number.isNaN(at.getTime())) throw new Error("Pick the date and time to send it at.");
+      const res = await api.patch<ApiBody<"/v1/messages/{messageId}", "patch">>(`/v1/messages/${m.id}`, { scheduled_at: at.toISOString() });
+      setMoving(null);
+      return `"${m.subject || "(no subject)"}" will go out ${fmtDate(res.scheduled_at)}.`;
+    });
+  const cancelScheduled = (m: QueuedMessage) =>
+    act(async () => {
+      if (!confirm(`Cancel the scheduled "${m.subject || "(no subject)"}"? It will not be sent; this cannot be undone.`)) return "Nothing was changed.";
+      await api.post<ApiBody<"/v1/messages/{messageId}/cancel", "post">>(`/v1/messages/${m.id}/cancel`);
+      return `"${m.subject || "(no subject)"}" is canceled: it will not be sent.`;
     });
 
   return (
@@ -88,6 +121,16 @@ export function Queue({ route }: { route: Route }) {
                     {r.project_name} · {r.name}
                   </option>
                 ))}
+            </select>
+          </Field>
+          <Field label="Status">
+            <select value={draft["filter[status]"]} onChange={(e) => setDraft({ ...draft, "filter[status]": e.currentTarget.value })}>
+              <option value="">Any</option>
+              {Object.entries(STATUS_LABELS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
             </select>
           </Field>
           <div class="field">
@@ -143,18 +186,53 @@ export function Queue({ route }: { route: Route }) {
                         <Status status={m.status} />
                       </td>
                       <td class="num">{m.attempts}</td>
-                      <td>{fmtDate(m.next_attempt_at)}</td>
+                      <td>{m.status === "scheduled" ? <span class="scheduled-at">goes out {fmtDate(m.scheduled_at)}</span> : fmtDate(m.next_attempt_at)}</td>
                       <td>
                         <div class="reply">{replyText(m.last_response)}</div>
                       </td>
-                      <td class="row-actions">
-                        <button type="button" class="small" onClick={() => one(m, "retry")} aria-label={`Retry now: ${m.subject}`}>
-                          Retry now
-                        </button>
-                        <button type="button" class="small danger" onClick={() => one(m, "cancel")} aria-label={`Cancel: ${m.subject}`}>
-                          Cancel
-                        </button>
-                      </td>
+                      {m.status === "scheduled" ? (
+                        <td class="row-actions">
+                          {moving?.id === m.id ? (
+                            <form
+                              class="reschedule"
+                              onSubmit={(e) => {
+                                e.preventDefault();
+                                void reschedule(m, moving.when);
+                              }}
+                            >
+                              <input
+                                type="datetime-local"
+                                step={1}
+                                aria-label={`New time: ${m.subject}`}
+                                value={moving.when}
+                                onInput={(e) => setMoving({ id: m.id, when: e.currentTarget.value })}
+                              />
+                              <button type="submit" class="small primary" aria-label={`Save the new time: ${m.subject}`}>
+                                Save
+                              </button>
+                              <button type="button" class="small" onClick={() => setMoving(null)}>
+                                Keep
+                              </button>
+                            </form>
+                          ) : (
+                            <button type="button" class="small" onClick={() => setMoving({ id: m.id, when: localInput(m.scheduled_at) })} aria-label={`Reschedule: ${m.subject}`}>
+                              Reschedule
+                            </button>
+                          )}
+                          <button type="button" class="small danger" onClick={() => cancelScheduled(m)} aria-label={`Cancel: ${m.subject}`}>
+                            Cancel
+                          </button>
+                        </td>
+                      ) : (
+                        <td class="row-actions">
+                          <button type="button" class="small" onClick={() => one(m, "retry")} aria-label={`Retry now: ${m.subject}`}>
+                            Retry now
+                          </button>
+                          <button type="button" class="small danger" onClick={() => one(m, "cancel")} aria-label={`Cancel: ${m.subject}`}>
+                            Cancel
+                          </button>
+                        </td>
+                      )}
                     </tr>
                   ))
                 )}
