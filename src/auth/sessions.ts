@@ -10,6 +10,7 @@ import type { MembershipRow, SessionRow } from "../db/accounts.ts";
 import { ForbiddenError, UnauthenticatedError, ValidationError } from "../errors.ts";
 import { newId, newToken, sha256Hex } from "../ids.ts";
 import { verifyPassword } from "./passwords.ts";
+import { accessOf } from "./permissions.ts";
 import { authThrottle, type FailureRule } from "./throttle.ts";
 import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED, useSecondFactor, type SecondFactor } from "./second-factor.ts";
 import type { TeamPrincipal } from "./tokens.ts";
@@ -78,7 +79,7 @@ export async function authenticateSession(
       "two_factor_enrolment_required",
     );
   }
-  return { kind: "team", teamId: row.team_id, session: sessionInfo(row) };
+  return { kind: "team", teamId: row.team_id, session: sessionInfo(row), access: accessOf(row.role, row.role_permissions, row.project_ids) };
 }
 
 const sessionTimes = (row: Pick<SessionRow, "created_at" | "last_seen_at">) => ({ createdAt: Number(row.created_at), lastSeenAt: Number(row.last_seen_at) });

@@ -12,6 +12,9 @@ export type SessionRow = {
   created_at: number;
   last_seen_at: number;
   role: string;
+  /** The member's projects (JSON array; null: all) and, for a custom role, its permissions (JSON array). */
+  project_ids: string | null;
+  role_permissions: string | null;
   /** How the sign-in proved more than a password ('totp', 'recovery', 'sso'), or null. */
   second_factor: string | null;
   /** The team requires two-factor sign-in (0 or 1). */
@@ -70,10 +73,11 @@ export type TwoFactorRow = {
 /** An OpenID Connect sign-in under way (sso_requests). */
 export type SsoRequestRow = { state_hash: string; nonce: string; code_verifier: string; created_at: number; expires_at: number };
 
-const SESSION_BY_TOKEN = `SELECT s.id, s.csrf_token, s.user_id, s.team_id, s.created_at, s.last_seen_at, tm.role,
+const SESSION_BY_TOKEN = `SELECT s.id, s.csrf_token, s.user_id, s.team_id, s.created_at, s.last_seen_at, tm.role, tm.project_ids, tr.permissions AS role_permissions,
     s.second_factor, t.require_two_factor
   FROM sessions s JOIN team_members tm ON tm.team_id = s.team_id AND tm.user_id = s.user_id AND tm.status = 'active'
   JOIN teams t ON t.id = s.team_id
+  LEFT JOIN team_roles tr ON tr.id = tm.role AND tr.team_id = tm.team_id
   WHERE s.token_hash = ?`;
 
 /**
