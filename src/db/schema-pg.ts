@@ -758,3 +758,22 @@ export const sendingAddresses = pgTable("sending_addresses", {
   firstSeenAt: ts("first_seen_at").notNull(),
   lastSeenAt: ts("last_seen_at").notNull(),
 });
+
+/**
+ * Report forwarding of a project (Lettermint's report-forwarding): a destination that, once
+ * verified with the code mailed to it, also gets every DMARC and TLS report received for the
+ * project's domains. The code is kept as an HMAC, never in clear.
+ */
+export const reportForwarding = pgTable("report_forwarding", {
+  projectId: text("project_id").primaryKey().references(() => projects.id, { onDelete: "cascade" }),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  destination: text("destination").notNull(),
+  codeHash: text("code_hash"),
+  codeExpiresAt: ts("code_expires_at"),
+  codeSentAt: ts("code_sent_at"),
+  /** Wrong codes given for the current code; at 5 the code is spent. */
+  failedAttempts: integer("failed_attempts").notNull().default(0),
+  verifiedAt: ts("verified_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});

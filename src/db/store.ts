@@ -16,6 +16,7 @@ import { ProjectRepository } from "./projects.ts";
 import { QueueRepository } from "./queue.ts";
 import { RateLimitRepository } from "./rate-limits.ts";
 import { RecipientRepository } from "./recipients.ts";
+import { ReportForwardingRepository } from "./report-forwarding.ts";
 import { ScheduledRepository } from "./scheduled.ts";
 import { RetentionRepository } from "./retention.ts";
 import { RouteRepository } from "./routes.ts";
@@ -48,6 +49,7 @@ export interface Repositories {
   queue: QueueRepository;
   rateLimits: RateLimitRepository;
   recipients: RecipientRepository;
+  reportForwarding: ReportForwardingRepository;
   scheduled: ScheduledRepository;
   retention: RetentionRepository;
   routes: RouteRepository;
@@ -79,6 +81,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     queue: new QueueRepository(db),
     rateLimits: new RateLimitRepository(db),
     recipients: new RecipientRepository(db),
+    reportForwarding: new ReportForwardingRepository(db),
     scheduled: new ScheduledRepository(db),
     retention: new RetentionRepository(db),
     routes: new RouteRepository(db),

@@ -10,6 +10,7 @@ import { projectsController } from "./projects/index.ts";
 import { routesController } from "./routes/index.ts";
 import { messagesController } from "./messages/index.ts";
 import { queueController } from "./queue/index.ts";
+import { reportForwardingController } from "./report-forwarding/index.ts";
 import { scheduleController } from "./schedule/index.ts";
 import { suppressionsController } from "./suppressions/index.ts";
 import { webhooksController } from "./webhooks/index.ts";
@@ -26,6 +27,7 @@ export const controllers = (deps: Deps) => [
   domainsController(deps),
   inboundDomainController(deps),
   deliverabilityController(deps),
+  reportForwardingController(deps),
   teamController(deps),
   projectsController(deps),
   routesController(deps),

@@ -12,6 +12,7 @@ import { analyzeReport, applyReport, type ReportOutcome } from "./reports.ts";
 import { receivedHeader } from "./listener.ts";
 import { clip, FIELD_BOUNDS } from "../untrusted/bounds.ts";
 import { readReports, storeReport, type ReportRecipient } from "../reports/ingest.ts";
+import { forwardReports } from "../reports/forward.ts";
 
 export const INBOUND_QUEUE = "inbound";
 
@@ -90,6 +91,7 @@ export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buff
     return { id, group: g, raw: Buffer.concat([Buffer.from(trace, "latin1"), raw]) };
   });
 
+  const fresh: typeof received = [];
   const reports = await deps.store.write(async (tx) => {
     for (const s of stored) {
       await tx.messages.insertInbound({
@@ -117,8 +119,10 @@ export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buff
     }
     const outcomes: ReportOutcome[] = [];
     if (analysis) for (const id of bounces) outcomes.push(await applyReport(tx, id, analysis, now));
-    for (const r of received) await storeReport(tx, r, now);
+    for (const r of received) if (await storeReport(tx, r, now)) fresh.push(r);
     return outcomes;
   });
+  // Reports also go to the projects' verified forwarding destinations (after the commit, not awaited by the 250).
+  if (fresh.length > 0) void forwardReports(deps, fresh, raw).catch((err: unknown) => deps.log.warn("report forwarding failed", { error: String(err) }));
   return { queueId: stored[0]?.id ?? newId(), messageIds: stored.map((s) => s.id), reports };
 }
