@@ -42,6 +42,9 @@ export interface TeamWorld {
   inboundDomain: string;
   webhookId: string;
   webhook2Id: string;
+  /** A custom role of the team (issue 46), made through the API, and its name. */
+  roleId: string;
+  roleName: string;
   deliveryId: string;
   webhookEventId: string;
   outboundMessageId: string;
@@ -253,10 +256,16 @@ async function buildTeam(t: TestApp, team: TestTeam, label: "alpha" | "bravo", r
   const ownerSession = await signedIn(t, owner.email, PASSWORD, team.teamId);
   const memberSession = await signedIn(t, memberEmail, PASSWORD, team.teamId);
 
+  const roleName = `${label} role name zq`;
+  const role = await t.request("POST", "/v1/team/roles", { token: team.teamToken, body: { name: roleName, permissions: ["messages:read"] } });
+  await must(role, 201, "role");
+
   return {
     label,
     team,
     teamName,
+    roleId: role.json.data.id,
+    roleName,
     domainId,
     domain,
     pendingDomainId,
@@ -345,6 +354,8 @@ export function distinctiveStrings(w: TeamWorld): string[] {
     w.inboundDomain,
     w.webhookId,
     w.webhook2Id,
+    w.roleId,
+    w.roleName,
     w.deliveryId,
     w.webhookEventId,
     w.outboundMessageId,

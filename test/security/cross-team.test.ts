@@ -135,6 +135,8 @@ function pathIds(team: TeamWorld, op: Op, name: string): string[] {
       return [team.deliveryId];
     case "attachmentId":
       return [team.attachmentId];
+    case "roleId":
+      return [team.roleId];
   }
   throw new Error(`${op.key}: the walk has no ids for the path parameter {${name}}; add its kind to pathIds()`);
 }
@@ -222,6 +224,7 @@ function generate(schema: any, ref: TeamWorld, mark: string, addr: string, name 
       member: ref.member.memberId,
       suppression: ref.suppressionIds[0]!,
       team: ref.team.teamId,
+      role: ref.roleId,
     };
     return ids[kind] ?? ref.team.projectId;
   };

@@ -173,15 +173,16 @@ export async function updateAssignment(
 ): Promise<TeamMemberData> {
   const { scope } = input.project_access;
   const requested = [...new Set((input.project_access.project_ids ?? []).map((id) => id.toLowerCase()))];
-  if (scope === "all" && requested.length > 0) {
-    throw ValidationError.field("project_access.project_ids", "project_ids must be empty or absent when the scope is all.");
-  }
-  if (scope === "selected" && requested.length === 0) {
-    throw ValidationError.field("project_access.project_ids", "project_ids must name at least one project when the scope is selected.");
-  }
   return deps.store.write(async (tx) => {
+    // The member first: another team's member is a 404 whatever the body, as an unknown one is.
     const member = await tx.teams.member(principal.teamId, memberId.toLowerCase());
     if (!member) throw new NotFoundError("Team member");
+    if (scope === "all" && requested.length > 0) {
+      throw ValidationError.field("project_access.project_ids", "project_ids must be empty or absent when the scope is all.");
+    }
+    if (scope === "selected" && requested.length === 0) {
+      throw ValidationError.field("project_access.project_ids", "project_ids must name at least one project when the scope is selected.");
+    }
     if (member.role === "owner" && !isOwner(principal)) throw ownerProtected("Only an owner can change an owner's role or projects.");
     const role = await assignableRole(tx, principal, input.role_id, "role_id");
     if (role === "owner" && scope === "selected") {
