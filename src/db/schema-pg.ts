@@ -777,3 +777,32 @@ export const reportForwarding = pgTable("report_forwarding", {
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 });
+
+/** Blocklist state of a sending address or domain in one zone; see schema.ts. */
+export const blocklistStatus = pgTable("blocklist_status", {
+  target: text("target").notNull(),
+  zone: text("zone").notNull(),
+  kind: text("kind").notNull(),
+  listed: bool("listed").notNull(),
+  code: text("code"),
+  meaning: text("meaning"),
+  since: ts("since").notNull(),
+  checkedAt: ts("checked_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.target, t.zone] })]);
+
+/** A sending domain's warm-up; see schema.ts. */
+export const domainWarmups = pgTable("domain_warmups", {
+  domainId: text("domain_id").primaryKey().references(() => domains.id, { onDelete: "cascade" }),
+  enabled: bool("enabled").notNull(),
+  schedule: text("schedule").notNull(),
+  startedAt: ts("started_at").notNull(),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+/** Recipients a warmed-up domain's mail was first attempted for per UTC day; see schema.ts. */
+export const warmupCounts = pgTable("warmup_counts", {
+  domainId: text("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+  day: text("day").notNull(),
+  sent: integer("sent").notNull(),
+}, (t) => [primaryKey({ columns: [t.domainId, t.day] })]);

@@ -770,3 +770,47 @@ export const reportForwarding = sqliteTable("report_forwarding", {
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 });
+
+/**
+ * Blocklist state of a sending address or domain in one DNSBL/URIBL zone (src/deliverability/
+ * blocklist-job.ts): whether the last check found it listed, the answer (127.0.0.x) and what the
+ * list says it means, and since when that state holds. Shared by every team; the API shows a team
+ * its own domains and the server's addresses.
+ */
+export const blocklistStatus = sqliteTable("blocklist_status", {
+  /** An IP address (as configured or learned) or a domain name. */
+  target: text("target").notNull(),
+  zone: text("zone").notNull(),
+  /** ip | domain */
+  kind: text("kind").notNull(),
+  listed: bool("listed").notNull(),
+  /** The A record the zone answered (127.0.0.x) while listed; null when not listed. */
+  code: text("code"),
+  meaning: text("meaning"),
+  /** When the current state (listed or not) was first seen. */
+  since: ts("since").notNull(),
+  checkedAt: ts("checked_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.target, t.zone] })]);
+
+/**
+ * A sending domain's warm-up (docs/deliverability.md): while enabled, the recipients its mail is
+ * first attempted for per UTC day are capped by the schedule (JSON array of daily caps, day 1
+ * first; past its end the domain is warmed up and uncapped), counted from the UTC day of
+ * started_at.
+ */
+export const domainWarmups = sqliteTable("domain_warmups", {
+  domainId: text("domain_id").primaryKey().references(() => domains.id, { onDelete: "cascade" }),
+  enabled: bool("enabled").notNull(),
+  schedule: text("schedule").notNull(),
+  startedAt: ts("started_at").notNull(),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+/** Recipients a warmed-up domain's mail was first attempted for per UTC day, taken in the hand-off's transaction. */
+export const warmupCounts = sqliteTable("warmup_counts", {
+  domainId: text("domain_id").notNull().references(() => domains.id, { onDelete: "cascade" }),
+  /** YYYY-MM-DD (UTC) */
+  day: text("day").notNull(),
+  sent: integer("sent").notNull(),
+}, (t) => [primaryKey({ columns: [t.domainId, t.day] })]);

@@ -25,6 +25,7 @@ import m22 from "./0022_deliverability_reports.sql" with { type: "text" };
 import m23 from "./0023_team_roles.sql" with { type: "text" };
 import m24 from "./0024_two_factor_sso.sql" with { type: "text" };
 import m25 from "./0025_report_forwarding.sql" with { type: "text" };
+import m26 from "./0026_blocklists_warmup.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -53,4 +54,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0023_team_roles", sql: m23 as unknown as string },
   { tag: "0024_two_factor_sso", sql: m24 as unknown as string },
   { tag: "0025_report_forwarding", sql: m25 as unknown as string },
+  { tag: "0026_blocklists_warmup", sql: m26 as unknown as string },
 ];

@@ -29,6 +29,7 @@ import m26 from "./0026_deliverability_reports.sql" with { type: "text" };
 import m27 from "./0027_team_roles.sql" with { type: "text" };
 import m28 from "./0028_two_factor_sso.sql" with { type: "text" };
 import m29 from "./0029_report_forwarding.sql" with { type: "text" };
+import m30 from "./0030_blocklists_warmup.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -61,4 +62,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0027_team_roles", sql: m27 as unknown as string },
   { tag: "0028_two_factor_sso", sql: m28 as unknown as string },
   { tag: "0029_report_forwarding", sql: m29 as unknown as string },
+  { tag: "0030_blocklists_warmup", sql: m30 as unknown as string },
 ];
