@@ -28,7 +28,8 @@
  *    5  events/
  *    6  auth/
  *    7  mail/
- *    8  sending/, tls/, reports/ (DMARC and TLS reports: their addresses, reading them within bounds, storing them)
+ *    8  sending/, tls/, reports/ (DMARC and TLS reports: their addresses, reading them within bounds, storing them),
+ *       deliverability/ (blocklist checks)
  *    9  smtp/
  *   10  http/, web/
  *   11  modules/ (the controllers and their services)
@@ -66,7 +67,7 @@ const LAYERS: string[][] = [
   ["events"],
   ["auth"],
   ["mail"],
-  ["sending", "tls", "reports"],
+  ["sending", "tls", "reports", "deliverability"],
   ["smtp"],
   ["http", "web"],
   ["modules"],

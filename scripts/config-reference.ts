@@ -83,6 +83,7 @@ const PAGES: Array<[RegExp, string]> = [
   [/^POSTHORN_(RATE_LIMIT_|AUTH_FAILURE_LIMIT|TRUSTED_PROXIES|MAX_BODY_BYTES)/, "api.md"],
   [/^POSTHORN_RETENTION_DAYS$/, "install.md#retention"],
   [/^POSTHORN_DNS_SERVERS$/, "domains.md"],
+  [/^POSTHORN_BLOCKLIST_/, "deliverability.md#blocklists"],
   [/^POSTHORN_(HTTP_HOST|HTTP_PORT|PUBLIC_URL|HOSTNAME|LOG_LEVEL)$/, "install.md#install-as-a-service"],
 ];
 
@@ -287,6 +288,17 @@ export function generateConfigReference(source: string): string {
       if (named !== variable) throw new ReferenceError(`${key}: loadConfig reads ${named}, ENV_NAMES says ${variable}`);
       const fallback = call.arguments[2]!;
       defaultText = fn === "bool" ? `\`${fallback.getText(sf)}\`` : describeFallback(fallback, variable);
+    } else if (fn === "zones") {
+      // zones(env, NAME, DEFAULT_…): the default is a constant array of zone names in config.ts.
+      const named = unquote(call.arguments[1]!);
+      if (named !== variable) throw new ReferenceError(`${key}: loadConfig reads ${named}, ENV_NAMES says ${variable}`);
+      const constName = call.arguments[2]!.getText(sf);
+      let init: ts.Expression | undefined;
+      sf.forEachChild((n) => {
+        if (ts.isVariableStatement(n)) for (const d of n.declarationList.declarations) if (d.name.getText(sf) === constName) init = d.initializer;
+      });
+      if (!init || !ts.isArrayLiteralExpression(init)) throw new ReferenceError(`${key}: ${constName} is not an array literal in config.ts`);
+      defaultText = init.elements.map((e) => `\`${unquote(e)}\``).join(", ");
     } else {
       throw new ReferenceError(`${key}: unknown reader ${fn}()`);
     }

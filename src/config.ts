@@ -71,6 +71,18 @@ export const ConfigSchema = Type.Object({
    */
   sendingAddresses: Type.Array(Type.String()),
   webhookAllowedNetworks: Type.Array(Type.String()),
+  /**
+   * DNSBL zones the sending addresses (POSTHORN_SENDING_ADDRESSES and those learned from outbound
+   * connections) are looked up in, comma-separated (default zen.spamhaus.org, bl.spamcop.net,
+   * b.barracudacentral.org; "none" for none). Spamhaus answers queries that come through large
+   * public resolvers with 127.255.255.254 (refused), which is not taken for a listing: use a
+   * resolver of your own in POSTHORN_DNS_SERVERS (docs/deliverability.md, Blocklists).
+   */
+  blocklistIpZones: Type.Array(Type.String({ pattern: "^[A-Za-z0-9_.-]+$" })),
+  /** URIBL/DBL zones the verified sending domains are looked up in (default dbl.spamhaus.org, multi.uribl.com; "none" for none). */
+  blocklistDomainZones: Type.Array(Type.String({ pattern: "^[A-Za-z0-9_.-]+$" })),
+  /** Seconds between two blocklist checks of every address and domain (default 21600, 6 hours; 0 = no checks). */
+  blocklistIntervalSeconds: Type.Integer({ minimum: 0, maximum: 30 * 86_400 }),
   logLevel: Type.Union([
     Type.Literal("debug"),
     Type.Literal("info"),
@@ -192,6 +204,19 @@ function list(env: Env, name: string): string[] | null {
     .filter(Boolean);
 }
 
+/** The DNSBL zones of POSTHORN_BLOCKLIST_IP_ZONES when it is unset. */
+export const DEFAULT_BLOCKLIST_IP_ZONES = ["zen.spamhaus.org", "bl.spamcop.net", "b.barracudacentral.org"];
+/** The domain zones of POSTHORN_BLOCKLIST_DOMAIN_ZONES when it is unset. */
+export const DEFAULT_BLOCKLIST_DOMAIN_ZONES = ["dbl.spamhaus.org", "multi.uribl.com"];
+
+/** A comma-separated list of DNS zones, lower-cased without a trailing dot; "none" for none, unset for the defaults. */
+function zones(env: Env, name: string, fallback: string[]): string[] {
+  const raw = optional(env, name);
+  if (raw === null) return fallback;
+  if (raw.trim().toLowerCase() === "none") return [];
+  return [...new Set(raw.split(",").map((s) => s.trim().toLowerCase().replace(/\.$/, "")).filter(Boolean))];
+}
+
 /** Which env variable each config key comes from, so a validation failure can name it. */
 const ENV_NAMES: Record<keyof Config, string> = {
   dataDir: "POSTHORN_DATA_DIR",
@@ -221,6 +246,9 @@ const ENV_NAMES: Record<keyof Config, string> = {
   inboundDomain: "POSTHORN_INBOUND_DOMAIN",
   sendingAddresses: "POSTHORN_SENDING_ADDRESSES",
   webhookAllowedNetworks: "POSTHORN_WEBHOOK_ALLOWED_NETWORKS",
+  blocklistIpZones: "POSTHORN_BLOCKLIST_IP_ZONES",
+  blocklistDomainZones: "POSTHORN_BLOCKLIST_DOMAIN_ZONES",
+  blocklistIntervalSeconds: "POSTHORN_BLOCKLIST_INTERVAL",
   logLevel: "POSTHORN_LOG_LEVEL",
   queueLifetimeSeconds: "POSTHORN_QUEUE_LIFETIME",
   retentionDays: "POSTHORN_RETENTION_DAYS",
@@ -275,6 +303,9 @@ export function loadConfig(env: Env = process.env): Config {
     inboundDomain: str(env, "POSTHORN_INBOUND_DOMAIN", `inbound.${host}`).toLowerCase(),
     sendingAddresses: list(env, "POSTHORN_SENDING_ADDRESSES") ?? [],
     webhookAllowedNetworks: list(env, "POSTHORN_WEBHOOK_ALLOWED_NETWORKS") ?? [],
+    blocklistIpZones: zones(env, "POSTHORN_BLOCKLIST_IP_ZONES", DEFAULT_BLOCKLIST_IP_ZONES),
+    blocklistDomainZones: zones(env, "POSTHORN_BLOCKLIST_DOMAIN_ZONES", DEFAULT_BLOCKLIST_DOMAIN_ZONES),
+    blocklistIntervalSeconds: int(env, "POSTHORN_BLOCKLIST_INTERVAL", 6 * 3600),
     logLevel: str(env, "POSTHORN_LOG_LEVEL", "info") as Config["logLevel"],
     queueLifetimeSeconds: int(env, "POSTHORN_QUEUE_LIFETIME", 5 * 24 * 3600),
     retentionDays: int(env, "POSTHORN_RETENTION_DAYS", 30),

@@ -15,11 +15,15 @@
  *                   re-enqueues itself
  *   scheduled       one message sent with scheduled_at, due  sending/scheduled-job.ts
  *                   at its time: released to outbound
+ *   blocklist-check one check of the sending addresses and  deliverability/blocklist-job.ts
+ *                   domains against the DNSBL/URIBL zones;
+ *                   re-enqueues itself
  *
  * Tests register one queue at a time with shortened timings through the same register functions.
  */
 import type { Deps } from "./context.ts";
 import type { JobRunner } from "./jobs/runner.ts";
+import { BLOCKLIST_QUEUE, ensureBlocklistChecksScheduled, registerBlocklistChecks } from "./deliverability/blocklist-job.ts";
 import { WEBHOOK_QUEUE } from "./events/publish.ts";
 import { registerWebhookJobs } from "./events/webhook-job.ts";
 import { OUTBOUND_QUEUE, registerOutboundJobs } from "./mail/outbound-job.ts";
@@ -37,6 +41,7 @@ export const JOB_QUEUES: readonly { queue: string; register: (runner: JobRunner,
   { queue: INBOUND_QUEUE, register: registerInboundJobs },
   { queue: RETENTION_QUEUE, register: registerRetention },
   { queue: SCHEDULED_QUEUE, register: (runner, deps) => registerScheduledJobs(runner, deps) },
+  { queue: BLOCKLIST_QUEUE, register: (runner, deps) => registerBlocklistChecks(runner, deps) },
 ];
 
 /** Registers the handler of every queue (JOB_QUEUES) with the server's settings. */
@@ -46,10 +51,11 @@ export function registerJobHandlers(runner: JobRunner, deps: Deps): void {
 
 /**
  * The queues whose one job re-enqueues itself get their first job (or their job back after it
- * died): the DNS re-check, and retention (with, once, the SQLite file's switch to incremental
+ * died): the DNS re-check, the blocklist check (when on), and retention (with, once, the SQLite file's switch to incremental
  * vacuum). Call once at start, after registerJobHandlers.
  */
 export async function scheduleRecurringJobs(deps: Deps): Promise<void> {
   await ensureDomainRecheckScheduled(deps);
+  await ensureBlocklistChecksScheduled(deps);
   await startRetention(deps);
 }

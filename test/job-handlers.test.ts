@@ -44,7 +44,7 @@ afterAll(() => closeOutbound(app.deps));
 
 test("every queue the code enqueues to has its handler registered by registerJobHandlers, and JOB_QUEUES names exactly those", () => {
   const enqueued = enqueuedQueues();
-  expect(enqueued).toEqual(["domain-recheck", "inbound", "outbound", "retention", "scheduled", "webhook"]);
+  expect(enqueued).toEqual(["blocklist-check", "domain-recheck", "inbound", "outbound", "retention", "scheduled", "webhook"]);
   const runner = new JobRunner(app.deps);
   registerJobHandlers(runner, app.deps);
   const registered = [...runner["lanes"].keys()].sort();

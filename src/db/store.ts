@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { BackgroundCheckpointer } from "./background-checkpointer.ts";
 import { AccountRepository } from "./accounts.ts";
+import { BlocklistRepository } from "./blocklists.ts";
 import { DeliveryRepository } from "./deliveries.ts";
 import { DeliverabilityReportRepository } from "./deliverability-reports.ts";
 import { DomainRepository, InboundDomainRepository } from "./domains.ts";
@@ -27,12 +28,14 @@ import { SuppressionRepository } from "./suppressions.ts";
 import { TeamRepository } from "./teams.ts";
 import { TlsCertificateRepository } from "./tls-certificates.ts";
 import { TrackingRepository } from "./tracking.ts";
+import { WarmupRepository } from "./warmups.ts";
 import { WebhookRepository } from "./webhooks.ts";
 import type { UnitOfWork, Writer, WriteOptions } from "./writer.ts";
 
 /** Every repository, bound to one executor: the engine's reads, or one transaction's writes. */
 export interface Repositories {
   accounts: AccountRepository;
+  blocklists: BlocklistRepository;
   deliveries: DeliveryRepository;
   deliverabilityReports: DeliverabilityReportRepository;
   domains: DomainRepository;
@@ -59,12 +62,14 @@ export interface Repositories {
   teams: TeamRepository;
   tlsCertificates: TlsCertificateRepository;
   tracking: TrackingRepository;
+  warmups: WarmupRepository;
   webhooks: WebhookRepository;
 }
 
 export function repositories(db: SqlExecutor, signals: EnqueueListener = new JobSignals()): Repositories {
   return {
     accounts: new AccountRepository(db),
+    blocklists: new BlocklistRepository(db),
     deliveries: new DeliveryRepository(db),
     deliverabilityReports: new DeliverabilityReportRepository(db),
     domains: new DomainRepository(db),
@@ -91,6 +96,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     teams: new TeamRepository(db),
     tlsCertificates: new TlsCertificateRepository(db),
     tracking: new TrackingRepository(db),
+    warmups: new WarmupRepository(db),
     webhooks: new WebhookRepository(db),
   };
 }

@@ -27,6 +27,8 @@ export const EVENT_KINDS = [
   "message.inbound",
   "message.policy_rejected",
   "domain.dns_record_failed",
+  "deliverability.listed",
+  "deliverability.delisted",
   "suppression.added",
   "suppression.removed",
   "webhook.test",

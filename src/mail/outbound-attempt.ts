@@ -3,6 +3,8 @@
  *
  *   loadMessage      the message and its recipients still due; those a server accepted just
  *                    before a crash (receipts) recorded delivered, not sent again
+ *   warm-up          a first attempt past its domain's warm-up cap for the day waits for the
+ *                    next day (warmup.ts); the count is taken in recordAttempt's transaction
  *   admit            per-destination shaping: recipients whose destination is paused or at its
  *                    limits wait for their slot
  *   sendWithin…      the attempt's share of delivery memory, then:
@@ -27,6 +29,7 @@ import { planCopies, prepareCopies } from "./outbound-copies.ts";
 import { deliverAttempt } from "./outbound-delivery.ts";
 import { failAll, outcomeOf, recordDelivered, shaped } from "./outbound-outcome.ts";
 import type { Admission } from "./shaping.ts";
+import { holdDelayMs, warmupTicket, type WarmupTicket } from "./warmup.ts";
 
 /** One job per accepted message, from composing to a final status for every recipient. */
 export interface OutboundJob {
@@ -76,10 +79,18 @@ async function attemptMessage(ctx: OutboundContext, messageId: string, held: Hel
   if ("outcome" in loaded) return loaded.outcome;
   const { row } = loaded;
   if (!sendable(row)) return failAll(loaded.due.map((r) => r.id), "The sending domain was removed before the message was sent.");
+  const warm = await warmupTicket(ctx, messageId, loaded.due);
+  if (warm?.hold) return holdForWarmup(ctx, warm);
   const admitted = await admit(ctx, messageId, loaded.due);
   held.admission = admitted.admission;
   if ("outcome" in admitted) return admitted.outcome;
-  return sendWithinMemory(ctx, row, admitted.due, admitted.admission);
+  return sendWithinMemory(ctx, row, admitted.due, admitted.admission, warm);
+}
+
+/** A message held by its domain's warm-up: back at the next day's release, not counted as an attempt. */
+function holdForWarmup(ctx: OutboundContext, t: WarmupTicket): JobOutcome {
+  ctx.deps.log.debug("message held by warm-up", { domain_id: t.domainId, day: t.day, reason: t.reason });
+  return { type: "defer", delayMs: holdDelayMs(ctx, t) };
 }
 
 /**
@@ -128,15 +139,16 @@ async function admit(
  * the attempt on record, the hand-off to SMTP and the outcome. The share is given back, and the
  * composed bytes counted for collection, however it ends.
  */
-async function sendWithinMemory(ctx: OutboundContext, row: SendableRow, due: DueRecipientRow[], admission: Admission | null): Promise<JobOutcome> {
+async function sendWithinMemory(ctx: OutboundContext, row: SendableRow, due: DueRecipientRow[], admission: Admission | null, warm: WarmupTicket | null): Promise<JobOutcome> {
   const plan = planCopies(row);
   const given = await ctx.memory.enter(ctx.memory.ask(plan.fixed, plan.copyBytes, due.length));
   try {
     const inFlight = Math.max(1, Math.min(due.length, Math.floor((given.bytes - plan.fixed) / plan.copyBytes)));
     const prepared = await prepareCopies(ctx, row, due, plan, inFlight);
     if ("outcome" in prepared) return prepared.outcome;
-    const started = await recordAttempt(ctx, row.id, plan.composed ? prepared.first : null, due);
+    const started = await recordAttempt(ctx, row.id, plan.composed ? prepared.first : null, due, warm);
     prepared.first = null; // stored: garbage from here on
+    if (started === "held") return holdForWarmup(ctx, warm!);
     if (started.length === 0) return { type: "done" };
     const attempted = started.map((r) => ({ ...r, attempts: r.attempts + 1 }));
     const outcomes = await deliverAttempt(ctx, attempted, row, prepared.copies, admission);
@@ -159,11 +171,19 @@ async function sendWithinMemory(ctx: OutboundContext, row: SendableRow, due: Due
  * The attempt on record before the first byte goes out: after a crash these recipients are
  * attempted again (at-least-once), never forgotten. On a first attempt the composed source (and
  * its tracked links) is stored in the same commit. A recipient cancelled meanwhile is not
- * attempted: the recipients returned are those marked processed.
+ * attempted: the recipients returned are those marked processed. Under a warm-up the first
+ * attempt's recipients are counted toward the domain's day here, in the same commit; when another
+ * attempt took the day's last places meanwhile, nothing is written and the message is "held".
  */
-async function recordAttempt(ctx: OutboundContext, messageId: string, first: ComposedMessage | null, due: DueRecipientRow[]): Promise<DueRecipientRow[]> {
+async function recordAttempt(ctx: OutboundContext, messageId: string, first: ComposedMessage | null, due: DueRecipientRow[], warm: WarmupTicket | null): Promise<DueRecipientRow[] | "held"> {
   const started: DueRecipientRow[] = [];
+  let held = false;
   await ctx.deps.store.write(async (tx) => {
+    const firsts = due.filter((r) => r.status === "pending").length;
+    if (warm && firsts > 0 && !(await tx.warmups.take(warm.domainId, warm.day, firsts, warm.limit))) {
+      held = true;
+      return;
+    }
     const now = Date.now();
     if (first) {
       await tx.deliveries.storeComposed(messageId, first.raw);
@@ -174,5 +194,5 @@ async function recordAttempt(ctx: OutboundContext, messageId: string, first: Com
       if (await changeDueRecipientStatus(tx, r.status === "pending" ? [{ recipientId: r.id, status: "queued" }, processed] : processed, now)) started.push(r);
     }
   });
-  return started;
+  return held ? "held" : started;
 }

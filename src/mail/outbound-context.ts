@@ -37,6 +37,10 @@ export interface OutboundOptions {
   composeThreads?: number;
   /** Per-destination shaping's timings (tests shorten them), or false for none at all. */
   shaping?: Partial<ShapingOptions> | false;
+  /** The clock of warm-up days (mail/warmup.ts); Date.now by default, moved by tests. */
+  now?: () => number;
+  /** How long after midnight held broadcast mail follows held transactional mail (default 60 s; tests shorten it). */
+  broadcastReleaseDelayMs?: number;
 }
 
 export interface OutboundContext {
@@ -56,6 +60,10 @@ export interface OutboundContext {
   readonly collected: (bytes: number) => void;
   /** The server secret (tracking tokens, unsubscribe links, VERP), settled before first use. */
   readonly secret: () => Promise<string>;
+  /** The clock of warm-up days (OutboundOptions.now). */
+  readonly now: () => number;
+  /** OutboundOptions.broadcastReleaseDelayMs. */
+  readonly broadcastReleaseDelayMs: number;
 }
 
 /** Builds the stage's state: opens the SMTP agent and the compose workers (closeOutbound closes them). */
@@ -85,6 +93,8 @@ export function openOutboundContext(deps: Deps, opts: OutboundOptions): Outbound
     // The copies composed here are garbage once answered: collected every 64 MB of them.
     collected: collectAfterBytes(64 * 1024 * 1024),
     secret,
+    now: opts.now ?? Date.now,
+    broadcastReleaseDelayMs: opts.broadcastReleaseDelayMs ?? 60_000,
   };
 }
 

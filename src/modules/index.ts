@@ -1,5 +1,6 @@
 import type { Deps } from "../context.ts";
 import { acmeChallengeController } from "./acme/index.ts";
+import { blocklistsController } from "./blocklists/index.ts";
 import { deliverabilityController } from "./deliverability/index.ts";
 import { destinationsController } from "./destinations/index.ts";
 import { domainsController, inboundDomainController } from "./domains/index.ts";
@@ -13,6 +14,7 @@ import { queueController } from "./queue/index.ts";
 import { reportForwardingController } from "./report-forwarding/index.ts";
 import { scheduleController } from "./schedule/index.ts";
 import { suppressionsController } from "./suppressions/index.ts";
+import { warmupController } from "./warmup/index.ts";
 import { webhooksController } from "./webhooks/index.ts";
 import { attachmentsController } from "./attachments/index.ts";
 import { blockedFileTypesController } from "./blocked-file-types/index.ts";
@@ -27,6 +29,8 @@ export const controllers = (deps: Deps) => [
   domainsController(deps),
   inboundDomainController(deps),
   deliverabilityController(deps),
+  blocklistsController(deps),
+  warmupController(deps),
   reportForwardingController(deps),
   teamController(deps),
   projectsController(deps),
