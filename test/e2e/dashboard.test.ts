@@ -142,7 +142,7 @@ describe.skipIf(!requireTool("chromium"))("the dashboard in Chromium", () => {
   }, 30_000);
 
   test("find a sent message by its subject and open its timeline", async () => {
-    const sent = await send({ subject: "Invoice 4711", text: "Your invoice." });
+    const sent = await send({ subject: "Invoice 4711", text: "Your invoice.", tags: [{ name: "campaign", value: "spring" }, { name: "tier", value: "gold" }] });
     await send({ subject: "Invoice 4712", text: "Another one." });
     await delivered(sent.json.message_id);
     await page.goto(`${base}/#/messages`);
@@ -155,6 +155,9 @@ describe.skipIf(!requireTool("chromium"))("the dashboard in Chromium", () => {
     await page.locator("ol.timeline li", { hasText: "message.delivered" }).waitFor();
     expect(await page.locator("ol.timeline li", { hasText: "message.delivered" }).textContent()).toContain("250 2.0.0");
     expect(await page.locator("ol.timeline strong").allTextContents()).toEqual(["message.created", "message.queued", "message.sent", "message.delivered"]);
+    // Its name-value tags among the facts.
+    const facts = await page.locator("dl.facts").first().evaluate((dl) => [...dl.querySelectorAll("dt")].map((dt) => [dt.textContent, dt.nextElementSibling?.textContent]));
+    expect(facts).toContainEqual(["Tags", "campaign=spring, tier=gold"]);
     await page.getByRole("tab", { name: "Headers" }).click();
     await page.getByRole("row", { name: /^Subject Invoice 4711$/ }).waitFor();
     await shoot("message");
