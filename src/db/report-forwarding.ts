@@ -82,6 +82,16 @@ export class ReportForwardingRepository {
     );
   }
 
+  /** The verified destination of the project that sent the message a recipient belongs to, with that message's sending domain. */
+  forwardingOfRecipient(recipientId: string): Promise<{ project_id: string; team_id: string; destination: string; domain: string | null } | null> {
+    return this.db.get(
+      `SELECT f.project_id, f.team_id, f.destination, d.domain FROM recipients r JOIN messages m ON m.id = r.message_id
+         JOIN report_forwarding f ON f.project_id = m.project_id LEFT JOIN domains d ON d.id = m.domain_id
+       WHERE r.id = ? AND f.verified_at IS NOT NULL`,
+      [recipientId],
+    );
+  }
+
   /** The project's active sending domain to send its codes and forwarded reports from (the oldest), or null. */
   async senderDomain(projectId: string): Promise<string | null> {
     const r = await this.db.get<{ domain: string }>(

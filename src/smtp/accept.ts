@@ -12,7 +12,7 @@ import { analyzeReport, applyReport, type ReportOutcome } from "./reports.ts";
 import { receivedHeader } from "./listener.ts";
 import { clip, FIELD_BOUNDS } from "../untrusted/bounds.ts";
 import { readReports, storeReport, type ReportRecipient } from "../reports/ingest.ts";
-import { forwardReports } from "../reports/forward.ts";
+import { forwardComplaint, forwardReports } from "../reports/forward.ts";
 
 export const INBOUND_QUEUE = "inbound";
 
@@ -124,5 +124,8 @@ export async function acceptInbound(deps: Deps, env: AcceptedEnvelope, raw: Buff
   });
   // Reports also go to the projects' verified forwarding destinations (after the commit, not awaited by the 250).
   if (fresh.length > 0) void forwardReports(deps, fresh, raw).catch((err: unknown) => deps.log.warn("report forwarding failed", { error: String(err) }));
+  // A complaint applied to a recipient (not seen before) also goes to the sending project's destination.
+  const complained = analysis?.kind === "arf" ? bounces.filter((_, i) => reports[i] !== "duplicate" && reports[i] !== "recipient_gone") : [];
+  if (complained.length > 0) void forwardComplaint(deps, complained, raw).catch((err: unknown) => deps.log.warn("complaint forwarding failed", { error: String(err) }));
   return { queueId: stored[0]?.id ?? newId(), messageIds: stored.map((s) => s.id), reports };
 }

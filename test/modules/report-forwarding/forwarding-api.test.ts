@@ -1,8 +1,8 @@
 /**
  * Report forwarding of a project (Lettermint's shapes): the destination gets a code sent through
  * Posthorn itself (to a loopback receiver), is verified with it, and from then on every DMARC and
- * TLS report received for the project's domains arrives there too, as received; a report seen
- * before, or one refused, is not forwarded.
+ * TLS report received for the project's domains, and every complaint about its messages, arrives
+ * there too, as received; a report seen before, or one refused, is not forwarded.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { simpleParser } from "mailparser";
@@ -99,6 +99,57 @@ describe("report forwarding", () => {
     // Its report file is there for a reader: mailparser reads the attached message's parts.
     expect(parsed.attachments.some((a) => a.content.equals(Buffer.from(file)))).toBe(true);
     // Give a second forward (of the repeat or of the refused report) the time to arrive: none does.
+    await Bun.sleep(1500);
+    expect(mailsTo(DEST).length).toBe(before + 1);
+  });
+
+  test("a complaint (ARF) about a message of the project is forwarded to its destination as received", async () => {
+    const sent = await h.send({ from: "app@sender.test", to: ["reader@receiver.test"], subject: "Welcome", text: "Hello" });
+    expect(sent.status).toBe(202);
+    const delivered = await waitFor(() => mailsTo("reader@receiver.test")[0], 20_000);
+    const returnPath = delivered.from;
+    expect(returnPath).toMatch(/^b\.[0-9a-f]{32}\.[0-9a-f]{20}@ph-bounces\.sender\.test$/);
+    const complaint = [
+      "From: Feedback Loop <fbl@isp.example>",
+      `To: ${returnPath}`,
+      "Subject: Abuse report",
+      "Message-ID: <arf-fwd-1@isp.example>",
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/report; report-type=feedback-report; boundary="ARF"',
+      "",
+      "--ARF",
+      "Content-Type: text/plain",
+      "",
+      "This is an email abuse report.",
+      "",
+      "--ARF",
+      "Content-Type: message/feedback-report",
+      "",
+      "Feedback-Type: abuse",
+      "User-Agent: ExampleFBL/1.0",
+      "Version: 1",
+      `Original-Mail-From: <${returnPath}>`,
+      "Original-Rcpt-To: <reader@receiver.test>",
+      "",
+      "--ARF",
+      "Content-Type: message/rfc822",
+      "",
+      "From: app@sender.test",
+      "To: reader@receiver.test",
+      "Subject: Welcome",
+      "",
+      "Hello",
+      "--ARF--",
+      "",
+    ].join("\r\n");
+    const before = mailsTo(DEST).length;
+    expect((await sendRaw(mx.port, { from: "fbl@isp.example", to: [returnPath] }, complaint)).response).toStartWith("250");
+    const forwarded = await waitFor(() => mailsTo(DEST)[before], 20_000);
+    const parsed = await simpleParser(forwarded.raw);
+    expect(parsed.subject).toBe("Complaint report for sender.test");
+    expect(forwarded.raw.includes(Buffer.from(complaint))).toBe(true);
+    // The same complaint again is a duplicate for the recipient: not forwarded twice.
+    expect((await sendRaw(mx.port, { from: "fbl@isp.example", to: [returnPath] }, complaint)).response).toStartWith("250");
     await Bun.sleep(1500);
     expect(mailsTo(DEST).length).toBe(before + 1);
   });
