@@ -61,7 +61,7 @@ export const MessageEventData = t.Object({
   id: t.String(),
   event: t.String({
     description:
-      "The service's event type (Lettermint's MessageEventType): queued (message.created, message.queued), processed (message.sent, message.report_received), delivered, soft_bounced, hard_bounced, failed, suppressed, blocked, opened, clicked, spam_complaint, unsubscribed, policy_rejected, auto_replied, inbound_received (message.inbound), inbound_spam_blocked (held as quarantined), inbound_released (POST /v1/messages/{id}/process)",
+      "The service's event type (Lettermint's MessageEventType): scheduled (message.created of a message sent with scheduled_at), rescheduled, canceled, queued (message.created, message.queued), processed (message.sent, message.report_received), delivered, soft_bounced, hard_bounced, failed, suppressed, blocked, opened, clicked, spam_complaint, unsubscribed, policy_rejected, auto_replied, inbound_received (message.inbound), inbound_spam_blocked (held as quarantined), inbound_released (POST /v1/messages/{id}/process)",
   }),
   kind: t.String({ description: "Posthorn's event kind, e.g. message.delivered (as webhooks name it)" }),
   status: Nullable(t.String()),
