@@ -540,6 +540,25 @@ export const statDays = sqliteTable("stat_days", {
   primaryKey({ columns: [t.teamId, t.day, t.projectId, t.routeId, t.messageType, t.sendingDomain, t.provider, t.tag, t.bounceClass, t.enhancedCode, t.slot] }),
 ]);
 
+/**
+ * Messages accepted and their recipients by UTC day × team × project × route × message type ×
+ * sending domain × provider family × tag: the send path's one write to the statistics, a narrow
+ * row (src/db/stat-columns.ts, ACCEPT_COUNTERS). slot as in stat_hours.
+ */
+export const statAccepts = sqliteTable("stat_accepts", {
+  teamId: text("team_id").notNull(),
+  day: ts("day").notNull(),
+  projectId: text("project_id").notNull(),
+  routeId: text("route_id").notNull(),
+  messageType: text("message_type").notNull(),
+  sendingDomain: text("sending_domain").notNull(),
+  provider: text("provider").notNull(),
+  tag: text("tag").notNull(),
+  slot: integer("slot").notNull(),
+  accepted: integer("accepted").notNull().default(0),
+  recipients: integer("recipients").notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.teamId, t.day, t.projectId, t.routeId, t.messageType, t.sendingDomain, t.provider, t.tag, t.slot] })]);
+
 export const webhooks = sqliteTable("webhooks", {
   id: text("id").primaryKey(),
   teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),

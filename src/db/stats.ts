@@ -1,5 +1,5 @@
 import type { SqlExecutor, SqlValue } from "./sql.ts";
-import { STAT_COLUMNS } from "./stat-columns.ts";
+import { ACCEPT_COUNTERS, STAT_COLUMNS } from "./stat-columns.ts";
 
 export const HOUR_MS = 3600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -41,6 +41,8 @@ export interface StatFilter {
 }
 
 export interface StatQuery {
+  /** stat_hours or stat_days by grain (the default), or stat_accepts (day grain, ACCEPT_COUNTERS). */
+  table?: "counters" | "accepts";
   teamId: string;
   /** Inclusive start and exclusive end, ms, aligned to the table's grain. */
   from: number;
@@ -59,6 +61,12 @@ export type StatRow = Record<string, number | string | null>;
 const KEY_HOURS = ["team_id", "hour", "project_id", "route_id", "message_type", "slot"];
 const KEY_DAYS = ["team_id", "day", "project_id", "route_id", "message_type", "sending_domain", "provider", "tag", "bounce_class", "enhanced_code", "slot"];
 const COLUMN_SET = new Set(STAT_COLUMNS);
+const ACCEPT_SET = new Set<string>(ACCEPT_COUNTERS);
+/** The dimensions stat_accepts has (a bounce class or code never applies to an acceptance). */
+export const ACCEPT_DIMENSIONS = ["project_id", "route_id", "message_type", "sending_domain", "provider", "tag"] as const;
+const ACCEPTS_UPSERT =
+  "INSERT INTO stat_accepts (team_id, day, project_id, route_id, message_type, sending_domain, provider, tag, slot, accepted, recipients) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) " +
+  "ON CONFLICT (team_id, day, project_id, route_id, message_type, sending_domain, provider, tag, slot) DO UPDATE SET accepted = stat_accepts.accepted + excluded.accepted, recipients = stat_accepts.recipients + excluded.recipients";
 
 /** Each new PostgreSQL transaction takes the next slot: concurrent ones add to rows of their own, never waiting on each other's row locks. */
 let nextSlot = 0;
@@ -71,7 +79,8 @@ export const STAT_SLOTS = 64;
  */
 export class StatsRepository {
   private readonly slot: number;
-  private readonly upserts = new Map<string, [string, string]>();
+  /** The upserts' SQL by the set of columns they add to (the same few sets over and over), for every instance. */
+  private static readonly upserts = new Map<string, [string, string]>();
 
   constructor(private readonly db: SqlExecutor) {
     this.slot = db.dialect === "postgres" ? nextSlot++ % STAT_SLOTS : 0;
@@ -104,15 +113,32 @@ export class StatsRepository {
     ]);
   }
 
+  /** Adds an acceptance (`accepted` messages, `recipients` recipients) to the day's stat_accepts row of `key`: one narrow upsert, the send path's only one. */
+  async addAccepted(at: number, key: Omit<StatKey, "bounceClass" | "enhancedCode">, accepted: number, recipients: number): Promise<void> {
+    await this.db.runDeferred(ACCEPTS_UPSERT, [
+      key.teamId,
+      at - (at % DAY_MS),
+      key.projectId,
+      key.routeId,
+      key.messageType,
+      key.sendingDomain,
+      key.provider,
+      key.tag,
+      this.slot,
+      accepted,
+      recipients,
+    ]);
+  }
+
   private upsertSql(cols: string[]): [string, string] {
     const id = cols.join(",");
-    let found = this.upserts.get(id);
+    let found = StatsRepository.upserts.get(id);
     if (!found) {
       const one = (table: string, key: string[]) =>
         `INSERT INTO ${table} (${[...key, ...cols].join(", ")}) VALUES (${[...key, ...cols].map(() => "?").join(", ")}) ` +
         `ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${cols.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(", ")}`;
       found = [one("stat_hours", KEY_HOURS), one("stat_days", KEY_DAYS)];
-      this.upserts.set(id, found);
+      StatsRepository.upserts.set(id, found);
     }
     return found;
   }
@@ -156,8 +182,12 @@ export class StatsRepository {
    * Reads only the rollup tables, by their primary key's leading (team, time) columns.
    */
   query(q: StatQuery): Promise<StatRow[]> {
-    const table = q.grain === "hour" ? "stat_hours" : "stat_days";
+    const accepts = q.table === "accepts";
+    if (accepts && q.grain !== "day") throw new Error("stat_accepts is kept by day");
+    const table = accepts ? "stat_accepts" : q.grain === "hour" ? "stat_hours" : "stat_days";
     const time = q.grain === "hour" ? "hour" : "day";
+    const known = accepts ? ACCEPT_SET : COLUMN_SET;
+    const has = (d: string) => !accepts || (ACCEPT_DIMENSIONS as readonly string[]).includes(d);
     const select: string[] = [];
     const group: string[] = [];
     const params: SqlValue[] = [];
@@ -166,22 +196,24 @@ export class StatsRepository {
       group.push("bucket");
     }
     for (const g of q.groupBy) {
-      select.push(g);
-      group.push(g);
+      // A dimension the table does not have is "" (none) on every row.
+      select.push(has(g) ? g : `'' AS ${g}`);
+      if (has(g)) group.push(g);
     }
     for (const c of q.columns) {
-      if (!COLUMN_SET.has(c)) throw new Error(`unknown statistics counter ${c}`);
+      if (!known.has(c)) throw new Error(`unknown statistics counter ${c} for ${table}`);
       select.push(`sum(${c}) AS ${c}`);
     }
     const where = [`team_id = ?`, `${time} >= ?`, `${time} < ?`];
     params.push(q.teamId, q.from, q.to);
     for (const f of q.filters) {
       if (!(DAY_DIMENSIONS as readonly string[]).includes(f.column)) throw new Error(`unknown statistics dimension ${f.column}`);
-      if (f.operator === "is_null") where.push(`${f.column} = ''`);
-      else if (f.operator === "is_not_null") where.push(`${f.column} <> ''`);
+      const col = has(f.column) ? f.column : "''";
+      if (f.operator === "is_null") where.push(`${col} = ''`);
+      else if (f.operator === "is_not_null") where.push(`${col} <> ''`);
       else {
         const list = f.values.map(() => "?").join(", ");
-        where.push(f.operator === "not_in" ? `${f.column} NOT IN (${list})` : `${f.column} IN (${list})`);
+        where.push(f.operator === "not_in" ? `${col} NOT IN (${list})` : `${col} IN (${list})`);
         params.push(...f.values);
       }
     }
@@ -207,7 +239,8 @@ export class StatsRepository {
   async purgeBefore(hourCutoff: number, dayCutoff: number): Promise<number> {
     const a = await this.db.run("DELETE FROM stat_hours WHERE hour < ?", [hourCutoff]);
     const b = await this.db.run("DELETE FROM stat_days WHERE day < ?", [dayCutoff]);
-    return a.changes + b.changes;
+    const c = await this.db.run("DELETE FROM stat_accepts WHERE day < ?", [dayCutoff]);
+    return a.changes + b.changes + c.changes;
   }
 }
 

@@ -137,7 +137,8 @@ export interface AcceptedMessage {
 
 /**
  * An outbound message accepted: `accepted` once (under its first recipient's provider) and
- * `recipients` per provider family. Its facts are kept for the events that follow.
+ * `recipients` per provider family, in stat_accepts (one narrow row: the send path's only write
+ * to the statistics). Its facts are kept for the events that follow.
  */
 export async function rollAccepted(tx: Repositories, m: AcceptedMessage, now: number): Promise<void> {
   if (!enabled) return;
@@ -151,8 +152,8 @@ export async function rollAccepted(tx: Repositories, m: AcceptedMessage, now: nu
   }
   let first = true;
   for (const [provider, n] of byProvider) {
-    const key: StatKey = { ...EMPTY_KEY, teamId: m.teamId, projectId: m.projectId, routeId: m.routeId, messageType: type, sendingDomain: domain, provider, tag: m.tag ?? "" };
-    await tx.stats.add(now, key, first ? { accepted: 1, recipients: n } : { recipients: n });
+    const key = { teamId: m.teamId, projectId: m.projectId, routeId: m.routeId, messageType: type, sendingDomain: domain, provider, tag: m.tag ?? "" };
+    await tx.stats.addAccepted(now, key, first ? 1 : 0, n);
     first = false;
   }
 }

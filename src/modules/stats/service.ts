@@ -4,7 +4,7 @@
  */
 import type { Deps } from "../../context.ts";
 import { DAY_MS, HOUR_DIMENSIONS, HOUR_MS, statsRetentionDays, type StatDimension, type StatFilter, type StatRow } from "../../db/stats.ts";
-import { LATENCY_COLUMNS, latencyBucketValue } from "../../db/stat-columns.ts";
+import { ACCEPT_COUNTERS, LATENCY_COLUMNS, latencyBucketValue } from "../../db/stat-columns.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
 import type { AnalyticsQuery, AnalyticsResponse, StatsData, StatsFigures, StatsQuery, TeamUsagePeriod } from "./model.ts";
 
@@ -148,7 +148,7 @@ export async function getTeamUsage(deps: Ctx, teamId: string, now = Date.now()):
   const d = new Date(now);
   const monthStart = (back: number) => Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - back, 1);
   const oldest = monthStart(12);
-  const rows = await deps.store.read.stats.query({ teamId, from: oldest, to: monthStart(-1), grain: "hour", bucketMs: DAY_MS, groupBy: [], filters: [], columns: ["accepted"] });
+  const rows = await deps.store.read.stats.query({ table: "accepts", teamId, from: oldest, to: monthStart(-1), grain: "day", bucketMs: DAY_MS, groupBy: [], filters: [], columns: ["accepted"] });
   const periods: TeamUsagePeriod[] = [];
   for (let back = 0; back <= 12; back++) {
     const start = monthStart(back);
@@ -340,9 +340,14 @@ export async function queryAnalytics(deps: Ctx, teamId: string, q: AnalyticsQuer
 
   // The window: both ends required, from before to, at most ANALYTICS_MAX_DAYS once aligned.
   const dims = [...groupBy.filter((d) => d !== "day" && d !== "hour").map((d) => DIMENSIONS[d]!), ...filters.map((f) => f.column)].filter(Boolean);
-  const grain: "hour" | "day" = dims.every((d) => (HOUR_DIMENSIONS as readonly string[]).includes(d)) ? "hour" : "day";
+  const columns = columnsOf(q.metrics);
+  const acceptCols = columns.filter((c) => (ACCEPT_COUNTERS as readonly string[]).includes(c));
+  const mainCols = columns.filter((c) => !acceptCols.includes(c));
+  const daily = dims.filter((d) => !(HOUR_DIMENSIONS as readonly string[]).includes(d));
+  const grain: "hour" | "day" = daily.length === 0 && acceptCols.length === 0 ? "hour" : "day";
   if (grain === "day" && (interval === "hour" || groupBy.includes("hour"))) {
-    err("interval", `Hourly figures are kept by project, route and message type only; ${dims.filter((d) => !(HOUR_DIMENSIONS as readonly string[]).includes(d)).join(", ")} is kept by day.`);
+    const why = [...(daily.length > 0 ? [`${[...new Set(daily)].join(", ")} is kept by day`] : []), ...(acceptCols.length > 0 ? ["messages and accepted are counted by day"] : [])];
+    err("interval", `Hourly figures are kept by project, route and message type only: ${why.join("; ")}.`);
   }
   if (q.from === undefined) err("from", "The from field is required: a date (YYYY-MM-DD) or an RFC 3339 instant.");
   if (q.to === undefined) err("to", "The to field is required: a date (YYYY-MM-DD, inclusive) or an RFC 3339 instant (exclusive).");
@@ -364,20 +369,32 @@ export async function queryAnalytics(deps: Ctx, teamId: string, q: AnalyticsQuer
   }
 
   const read = deps.store.read.stats;
-  const columns = columnsOf(q.metrics);
   const bucketMs = interval === "hour" ? HOUR_MS : DAY_MS;
   const timeGroup = groupBy.includes("hour") ? HOUR_MS : groupBy.includes("day") ? DAY_MS : null;
   const groupCols = groupBy.filter((d) => d !== "day" && d !== "hour").map((d) => DIMENSIONS[d]!);
-  const base = { teamId, grain, filters, columns };
+  /** The sums of both tables a query reads (the counters', and stat_accepts' for messages and accepted), rows merged by bucket and group. */
+  const sums = async (p: { from: number; to: number; bucketMs: number | null; groupBy: StatDimension[] }): Promise<StatRow[]> => {
+    const main = mainCols.length > 0 ? await read.query({ teamId, grain, filters, columns: mainCols, ...p }) : [];
+    if (acceptCols.length === 0) return main;
+    const accepts = await read.query({ table: "accepts", teamId, grain: "day", filters, columns: acceptCols, ...p });
+    const keyOf = (r: StatRow) => JSON.stringify([p.bucketMs === null ? null : num(r.bucket), ...p.groupBy.map((c) => r[c] ?? "")]);
+    const merged = new Map(main.map((r) => [keyOf(r), r]));
+    for (const r of accepts) {
+      const into = merged.get(keyOf(r));
+      if (into) for (const c of acceptCols) into[c] = r[c] ?? null;
+      else merged.set(keyOf(r), r);
+    }
+    return [...merged.values()];
+  };
   const compare = q.compare === "previous_period";
   const prevFrom = from - (to - from);
 
   const data: AnalyticsResponse["data"] = {};
   if (include.includes("summary")) {
-    const [cur] = await read.query({ ...base, from, to, bucketMs: null, groupBy: [] });
+    const [cur] = await sums({ from, to, bucketMs: null, groupBy: [] });
     const summary: NonNullable<AnalyticsResponse["data"]["summary"]> = valuesOf(cur, q.metrics);
     if (compare) {
-      const [prev] = await read.query({ ...base, from: prevFrom, to: from, bucketMs: null, groupBy: [] });
+      const [prev] = await sums({ from: prevFrom, to: from, bucketMs: null, groupBy: [] });
       summary.previous = valuesOf(prev, q.metrics);
       summary.change = changeOf(summary.metrics, summary.previous.metrics);
     }
@@ -389,15 +406,15 @@ export async function queryAnalytics(deps: Ctx, teamId: string, q: AnalyticsQuer
     for (let b = from; b < to; b += bucketMs) out.push({ ...valuesOf(at.get(b), q.metrics), from: iso(b), to: iso(b + bucketMs), available: true, partial: b + bucketMs > now });
     return out;
   };
-  if (include.includes("time_series")) data.time_series = points(await read.query({ ...base, from, to, bucketMs, groupBy: [] }));
+  if (include.includes("time_series")) data.time_series = points(await sums({ from, to, bucketMs, groupBy: [] }));
 
   let total = 0;
   let truncated = false;
   const limit = q.limit ?? 50;
   if (include.includes("breakdown")) {
     const keyOf = (r: StatRow) => JSON.stringify([timeGroup === null ? null : num(r.bucket), ...groupCols.map((c) => r[c] ?? "")]);
-    const rows = await read.query({ ...base, from, to, bucketMs: timeGroup, groupBy: groupCols });
-    const prevRows = compare ? await read.query({ ...base, from: prevFrom, to: from, bucketMs: timeGroup, groupBy: groupCols }) : [];
+    const rows = await sums({ from, to, bucketMs: timeGroup, groupBy: groupCols });
+    const prevRows = compare ? await sums({ from: prevFrom, to: from, bucketMs: timeGroup, groupBy: groupCols }) : [];
     const prevBy = new Map(prevRows.map((r) => [keyOf(r), r]));
     let breakdown = rows.map((r) => {
       const dimensions: Record<string, string | null> = {};
@@ -422,7 +439,7 @@ export async function queryAnalytics(deps: Ctx, teamId: string, q: AnalyticsQuer
     truncated = total > limit;
     breakdown = breakdown.slice(0, limit);
     if (q.include_trend) {
-      const trendRows = await read.query({ ...base, from, to, bucketMs, groupBy: groupCols });
+      const trendRows = await sums({ from, to, bucketMs, groupBy: groupCols });
       for (const b of breakdown) {
         const mine = trendRows.filter((r) => groupCols.every((c, i) => (r[c] ?? "") === b.key[i]));
         b.row.trend = points(mine);

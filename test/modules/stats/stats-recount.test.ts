@@ -202,5 +202,20 @@ describe("statistics rollups equal a recount from the events after a randomized 
       (r) => String(r.hour),
     );
     expect(nonZero(sumBy(hours, (r) => String(r.hour)))).toEqual(nonZero(expectedByHour));
+    // Messages and recipients accepted, in stat_accepts: by provider family and day.
+    const accepts = new Map<string, { accepted: number; recipients: number }>();
+    for (const [k, v] of expected) {
+      const [hour, provider] = k.split("|");
+      const key = `${Number(hour) - (Number(hour) % (24 * HOUR))}|${provider}`;
+      const a = accepts.get(key) ?? { accepted: 0, recipients: 0 };
+      a.accepted += v.accepted ?? 0;
+      a.recipients += v.recipients ?? 0;
+      if (a.accepted + a.recipients > 0) accepts.set(key, a);
+    }
+    const stored = await h.sql.all<{ day: number; provider: string; accepted: number; recipients: number }>(
+      "SELECT day, provider, sum(accepted) AS accepted, sum(recipients) AS recipients FROM stat_accepts GROUP BY day, provider",
+    );
+    expect(Object.fromEntries(stored.map((r) => [`${Number(r.day)}|${r.provider}`, { accepted: Number(r.accepted), recipients: Number(r.recipients) }]))).toEqual(Object.fromEntries(accepts));
+    expect([...accepts.values()].reduce((n, a) => n + a.accepted, 0)).toBe(40);
   });
 });
