@@ -127,8 +127,8 @@ export function messageListSql(
  * sort's order, so a page stops after its rows whatever the tag's share of the team's mail),
  * each message looked up by its id; every further pair is one probe of message_tags' primary key.
  * The message's created_at and id are read from message_tags (t0), which copies them, so the
- * order and the cursor seek are the index's. A first pair without a value, or another sort key,
- * sorts that tag's messages. On SQLite CROSS JOIN keeps message_tags the outer loop; PostgreSQL
+ * order and the cursor seek are the index's; the walk starts from the first pair that has a value.
+ * Pairs without a value only, or another sort key, sort the matching messages. On SQLite CROSS JOIN keeps message_tags the outer loop; PostgreSQL
  * plans it itself.
  */
 function messageTagsListSql(
@@ -138,7 +138,9 @@ function messageTagsListSql(
   dialect: SqlExecutor["dialect"],
   sort: SortKey[],
 ): { select: string; where: string[]; params: (string | number)[]; sort: SortKey[] } {
-  const [first, ...rest] = pairs as [{ name: string; value?: string }, ...{ name: string; value?: string }[]];
+  // The walk starts from a pair with a value where there is one: only a name and a value keep the index's order.
+  const driver = Math.max(0, pairs.findIndex((p) => p.value !== undefined));
+  const [first, ...rest] = [pairs[driver]!, ...pairs.filter((_, i) => i !== driver)];
   const where = ["t0.team_id = ?", "t0.name = ?", "m.id = t0.message_id"];
   const params: (string | number)[] = [teamId, first.name];
   if (first.value !== undefined) {

@@ -173,6 +173,12 @@ describe("filter[tags] in GET /v1/messages", () => {
     expect(plan).toMatch(/SEARCH m USING INDEX sqlite_autoindex_messages_1 \(id=\?\)/);
     expect(plan).not.toContain("SCAN");
     expect(plan).not.toContain("TEMP B-TREE");
+    // A name alone given first: the walk still starts from the pair with a value.
+    const mixed = messageListQuery(h.team.teamId, { "filter[tags][0][name]": "lang", "filter[tags][1][name]": "list", "filter[tags][1][value]": "news" } as never);
+    const mixedSql = `${mixed.select} WHERE ${mixed.where.join(" AND ")} ORDER BY ${mixed.sort.map((k) => `${k.column} ${k.desc ? "DESC" : "ASC"}`).join(", ")} LIMIT 31`;
+    const mixedPlan = (await h.sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${mixedSql}`, mixed.params)).map((r) => r.detail).join(" | ");
+    expect(mixedPlan).toContain("USING COVERING INDEX message_tags_team_tag (team_id=? AND name=? AND value=?)");
+    expect(mixedPlan).not.toContain("TEMP B-TREE");
   });
 
   test("bad pairs are a 422 naming the parameter", async () => {
