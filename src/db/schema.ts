@@ -169,6 +169,26 @@ export const teamRoles = sqliteTable("team_roles", {
   updatedAt: ts("updated_at").notNull(),
 }, (t) => [uniqueIndex("team_roles_team_name").on(t.teamId, t.name)]);
 
+/**
+ * A team's named API tokens beside the one team token (teams.token_hash, an owner's): each with a
+ * role (a built-in key or a team_roles id) or its own permissions (JSON array), optionally limited
+ * to projects (JSON array; null: all) and to a time. Stored as SHA-256 of the token only.
+ */
+export const teamTokens = sqliteTable("team_tokens", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  tokenHash: text("token_hash").notNull(),
+  role: text("role"),
+  permissions: text("permissions"),
+  projectIds: text("project_ids"),
+  expiresAt: ts("expires_at"),
+  createdAt: ts("created_at").notNull(),
+  rotatedAt: ts("rotated_at").notNull(),
+  lastUsedAt: ts("last_used_at"),
+  lastUsedIp: text("last_used_ip"),
+}, (t) => [uniqueIndex("team_tokens_token_hash").on(t.tokenHash), index("team_tokens_team").on(t.teamId, t.createdAt)]);
+
 export const projects = sqliteTable("projects", {
   id: text("id").primaryKey(),
   teamId: text("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
