@@ -8,7 +8,8 @@ import type { ProjectTokenRow } from "../db/projects.ts";
 import type { Repositories } from "../db/store.ts";
 import { UnauthenticatedError } from "../errors.ts";
 import { digestsEqual, sha256Hex } from "../ids.ts";
-import type { Access } from "./permissions.ts";
+import { accessOf, permissionsOf, projectsOf, type Access } from "./permissions.ts";
+import type { TeamTokenAuthRow } from "../db/teams.ts";
 import { authThrottle, lazyAddress, type AuthThrottle, type ClientAddress } from "./throttle.ts";
 
 export interface TeamPrincipal {
@@ -16,6 +17,8 @@ export interface TeamPrincipal {
   teamId: string;
   /** What it may do (src/auth/permissions.ts); absent: everything (the team token). */
   access?: Access;
+  /** The named team token it came from (team_tokens), if any. */
+  tokenId?: string;
 }
 export interface ProjectPrincipal {
   kind: "project";
@@ -59,6 +62,7 @@ export class TokenAuthenticator {
   /** Rows found by token hash, for ROW_TTL_MS. A token that is not found is never remembered: a new one works at once. */
   private readonly teams = new Map<string, CachedRow<TeamTokenRow>>();
   private readonly projects = new Map<string, CachedRow<ProjectTokenRow>>();
+  private readonly named = new Map<string, CachedRow<TeamTokenAuthRow>>();
   /**
    * When each id was last forgotten. A row read within ROW_TTL_MS of that is not remembered: the
    * change that caused it may not be committed yet (on PostgreSQL another connection still
@@ -74,7 +78,10 @@ export class TokenAuthenticator {
   authenticateTeam(token: string | null | undefined, address: ClientAddress): Promise<TeamPrincipal> {
     return this.throttled(token, address, async (ip, miss) => {
       const hash = this.digest(token, "ph_team_");
-      return this.teamPrincipal(await this.row(this.teams, hash, () => (miss(), this.deps.store.read.teams.byTokenHash(hash))), hash, ip);
+      const team = await this.row(this.teams, hash, () => (miss(), this.deps.store.read.teams.byTokenHash(hash)));
+      if (team) return this.teamPrincipal(team, hash, ip);
+      // Not the team's own token: one of its named tokens (team_tokens), or nothing.
+      return this.namedPrincipal(await this.row(this.named, hash, () => (miss(), this.deps.store.read.teams.namedTokenByHash(hash))), hash, ip);
     });
   }
 
@@ -130,7 +137,7 @@ export class TokenAuthenticator {
     this.touched.delete(id);
     if (this.forgotten.size >= MAX_ROWS) this.forgotten.clear();
     this.forgotten.set(id, Date.now());
-    for (const rows of [this.teams, this.projects]) {
+    for (const rows of [this.teams, this.projects, this.named] as Map<string, CachedRow<{ id: string }>>[]) {
       for (const [hash, cached] of rows) if (cached.row.id === id) rows.delete(hash);
     }
   }
@@ -163,6 +170,18 @@ export class TokenAuthenticator {
     if (!row || !digestsEqual(row.token_hash, hash)) throw new UnauthenticatedError();
     this.touch(row.id, ip, (tx, now, address) => tx.teams.touchToken(row.id, now, address));
     return { kind: "team", teamId: row.id };
+  }
+
+  /** A named team token: its role's or its own permissions, its projects; refused once expired. */
+  private namedPrincipal(row: TeamTokenAuthRow | null, hash: string, ip: () => string | null): TeamPrincipal {
+    if (!row || !digestsEqual(row.token_hash, hash)) throw new UnauthenticatedError();
+    if (row.expires_at !== null && Number(row.expires_at) <= Date.now()) throw new UnauthenticatedError("This token has expired.");
+    this.touch(row.id, ip, (tx, now, address) => tx.teams.touchNamedToken(row.id, now, address));
+    const access: Access =
+      row.role !== null
+        ? { ...accessOf(row.role, row.role_permissions, null), projects: projectsOf(row.project_ids) }
+        : { permissions: new Set(permissionsOf(row.permissions)), projects: projectsOf(row.project_ids) };
+    return { kind: "team", teamId: row.team_id, access, tokenId: row.id };
   }
 
   private projectPrincipal(row: ProjectTokenRow | null, hash: string, ip: () => string | null): ProjectPrincipal {

@@ -73,7 +73,27 @@ export function newTeamStatements(t: NewTeam): [string, (string | number)[]][] {
 /** A custom role of a team (team_roles); `permissions` is a JSON array of permission names. */
 export type RoleRow = { id: string; team_id: string; name: string; permissions: string; created_at: number; updated_at: number };
 
-/** Teams, their members (with users), their custom roles and the team API token. */
+/** A named team token (team_tokens), without its hash. */
+export type TeamTokenRow = {
+  id: string;
+  team_id: string;
+  name: string;
+  role: string | null;
+  permissions: string | null;
+  project_ids: string | null;
+  expires_at: number | null;
+  created_at: number;
+  rotated_at: number;
+  last_used_at: number | null;
+  last_used_ip: string | null;
+};
+
+/** A named team token as authentication reads it: with its hash and, for a custom role, the role's permissions. */
+export type TeamTokenAuthRow = { id: string; team_id: string; token_hash: string; role: string | null; permissions: string | null; role_permissions: string | null; project_ids: string | null; expires_at: number | null };
+
+const TOKEN_COLUMNS = "id, team_id, name, role, permissions, project_ids, expires_at, created_at, rotated_at, last_used_at, last_used_ip";
+
+/** Teams, their members (with users), their custom roles, the team API token and the named team tokens. */
 export class TeamRepository {
   constructor(private readonly db: SqlExecutor) {}
 
@@ -188,5 +208,48 @@ export class TeamRepository {
   projectNames(teamId: string, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.db.all(`SELECT id, name FROM projects WHERE team_id = ? AND id IN (${ids.map(() => "?").join(",")}) ORDER BY name, id`, [teamId, ...ids]);
+  }
+
+  /** How many named tokens hold the role. */
+  async tokensWithRole(teamId: string, role: string): Promise<number> {
+    return Number((await this.db.get<{ n: number }>("SELECT count(*) AS n FROM team_tokens WHERE team_id = ? AND role = ?", [teamId, role]))!.n);
+  }
+
+  /** The named team token of a hash, with what authentication needs. */
+  namedTokenByHash(hash: string): Promise<TeamTokenAuthRow | null> {
+    return this.db.get<TeamTokenAuthRow>(
+      `SELECT tt.id, tt.team_id, tt.token_hash, tt.role, tt.permissions, tr.permissions AS role_permissions, tt.project_ids, tt.expires_at
+       FROM team_tokens tt LEFT JOIN team_roles tr ON tr.id = tt.role AND tr.team_id = tt.team_id WHERE tt.token_hash = ?`,
+      [hash],
+    );
+  }
+
+  /** The team's named tokens, oldest first. */
+  namedTokens(teamId: string): Promise<TeamTokenRow[]> {
+    return this.db.all<TeamTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM team_tokens WHERE team_id = ? ORDER BY created_at, id`, [teamId]);
+  }
+
+  namedToken(teamId: string, id: string): Promise<TeamTokenRow | null> {
+    return this.db.get<TeamTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM team_tokens WHERE id = ? AND team_id = ?`, [id, teamId]);
+  }
+
+  async insertNamedToken(t: TeamTokenRow & { token_hash: string }): Promise<void> {
+    await this.db.run(
+      "INSERT INTO team_tokens (id, team_id, name, token_hash, role, permissions, project_ids, expires_at, created_at, rotated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      [t.id, t.team_id, t.name, t.token_hash, t.role, t.permissions, t.project_ids, t.expires_at, t.created_at, t.rotated_at],
+    );
+  }
+
+  /** A new secret for the token (the old one stops working); null when it is no token of the team. */
+  rotateNamedToken(teamId: string, id: string, hash: string, now: number): Promise<TeamTokenRow | null> {
+    return this.db.get<TeamTokenRow>(`UPDATE team_tokens SET token_hash = ?, rotated_at = ? WHERE id = ? AND team_id = ? RETURNING ${TOKEN_COLUMNS}`, [hash, now, id, teamId]);
+  }
+
+  async deleteNamedToken(teamId: string, id: string): Promise<boolean> {
+    return (await this.db.run("DELETE FROM team_tokens WHERE id = ? AND team_id = ?", [id, teamId])).changes > 0;
+  }
+
+  async touchNamedToken(id: string, now: number, ip: string | null): Promise<void> {
+    await this.db.run("UPDATE team_tokens SET last_used_at = ?, last_used_ip = ? WHERE id = ?", [now, ip, id]);
   }
 }

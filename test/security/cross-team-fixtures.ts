@@ -45,6 +45,8 @@ export interface TeamWorld {
   /** A custom role of the team (issue 46), made through the API, and its name. */
   roleId: string;
   roleName: string;
+  /** A named team token of the team (issue 46). */
+  tokenId: string;
   deliveryId: string;
   webhookEventId: string;
   outboundMessageId: string;
@@ -259,6 +261,8 @@ async function buildTeam(t: TestApp, team: TestTeam, label: "alpha" | "bravo", r
   const roleName = `${label} role name zq`;
   const role = await t.request("POST", "/v1/team/roles", { token: team.teamToken, body: { name: roleName, permissions: ["messages:read"] } });
   await must(role, 201, "role");
+  const named = await t.request("POST", "/v1/team/tokens", { token: team.teamToken, body: { name: `${label} token name zq`, role_id: role.json.data.id } });
+  await must(named, 201, "team token");
 
   return {
     label,
@@ -266,6 +270,7 @@ async function buildTeam(t: TestApp, team: TestTeam, label: "alpha" | "bravo", r
     teamName,
     roleId: role.json.data.id,
     roleName,
+    tokenId: named.json.data.id,
     domainId,
     domain,
     pendingDomainId,
@@ -356,6 +361,7 @@ export function distinctiveStrings(w: TeamWorld): string[] {
     w.webhook2Id,
     w.roleId,
     w.roleName,
+    w.tokenId,
     w.deliveryId,
     w.webhookEventId,
     w.outboundMessageId,

@@ -137,6 +137,8 @@ function pathIds(team: TeamWorld, op: Op, name: string): string[] {
       return [team.attachmentId];
     case "roleId":
       return [team.roleId];
+    case "tokenId":
+      return [team.tokenId];
   }
   throw new Error(`${op.key}: the walk has no ids for the path parameter {${name}}; add its kind to pathIds()`);
 }

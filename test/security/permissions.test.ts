@@ -15,7 +15,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { PERMISSIONS, type Permission } from "../../src/auth/permissions.ts";
 import { hashPassword } from "../../src/auth/passwords.ts";
 import { newId } from "../../src/ids.ts";
-import { createTestApp, engine, type TestApp } from "../helpers.ts";
+import { createTestApp, engine, waitFor, type TestApp } from "../helpers.ts";
 
 const PASSWORD = "permission matrix password";
 
@@ -32,7 +32,7 @@ const NO_PERMISSION: Record<string, string> = {
   "POST /v1/auth/two-factor/recovery-codes": "the signed-in user's own recovery codes",
 };
 
-type Op = { method: string; path: string; key: string; permission: string | undefined };
+type Op = { method: string; path: string; key: string; permission: string | undefined; tokens: boolean };
 
 async function operations(t: TestApp): Promise<Op[]> {
   const doc = (await t.request("GET", "/openapi/json")).json;
@@ -41,7 +41,7 @@ async function operations(t: TestApp): Promise<Op[]> {
     for (const [method, op] of Object.entries<any>(item)) {
       const security = (op.security ?? []).flatMap((s: object) => Object.keys(s));
       if (!security.includes("teamToken") && !security.includes("sessionCookie")) continue;
-      ops.push({ method: method.toUpperCase(), path, key: `${method.toUpperCase()} ${path}`, permission: op["x-permission"] });
+      ops.push({ method: method.toUpperCase(), path, key: `${method.toUpperCase()} ${path}`, permission: op["x-permission"], tokens: security.includes("teamToken") });
     }
   }
   return ops;
@@ -117,6 +117,24 @@ describe(`permissions (${engine})`, () => {
     }
     expect(failures).toEqual([]);
     expect(checked.length).toBeGreaterThan(60);
+  }, 120_000);
+
+  test("the matrix with named tokens: a token with exactly the permission is let through, one with every other permission is a 403", async () => {
+    const tokenWith = async (permissions: readonly string[]) => {
+      const res = await t.request("POST", "/v1/team/tokens", { body: { name: "matrix", permissions } });
+      expect(res.status).toBe(201);
+      return res.json.token as string;
+    };
+    const failures: string[] = [];
+    // Every operation a team token may call (the session-only ones are the matrix above's).
+    for (const op of ops.filter((o) => o.permission !== undefined && o.tokens)) {
+      const body = ["POST", "PUT", "PATCH"].includes(op.method) ? {} : undefined;
+      const allowed = await t.request(op.method, concrete(op.path), { token: await tokenWith([op.permission!]), body });
+      if (allowed.status === 403 || allowed.status >= 500) failures.push(`${op.key} with ${op.permission}: ${allowed.status} ${allowed.text.slice(0, 120)}`);
+      const refused = await t.request(op.method, concrete(op.path), { token: await tokenWith(PERMISSIONS.filter((p) => p !== op.permission)), body });
+      if (refused.status !== 403 || refused.json?.error !== "missing_permission") failures.push(`${op.key} without ${op.permission}: ${refused.status} ${refused.text.slice(0, 120)}`);
+    }
+    expect(failures).toEqual([]);
   }, 120_000);
 
   test("a refused change changes nothing, even with a valid body", async () => {
@@ -296,5 +314,94 @@ describe(`project access (${engine})`, () => {
     // Back to all projects: theirs are visible again.
     await t.request("PUT", `/v1/team/members/${memberId}/assignment`, { body: { role_id: "member", project_access: { scope: "all" } } });
     expect((await as(t, session, "GET", `/v1/routes/${theirRoute}`)).status).toBe(200);
+  });
+});
+
+describe(`named team tokens (${engine})`, () => {
+  const t = createTestApp();
+  const bearer = (token: string, method: string, path: string, body?: unknown) => t.request(method, path, { token, body });
+
+  test("a token with a role and one project: works there, 404 elsewhere, 403 beyond its role; listed without its secret, its last use recorded", async () => {
+    const mine = t.team.projectId;
+    const theirs = (await t.request("POST", "/v1/projects", { body: { name: "Other" } })).json.data.id as string;
+    const made = await t.request("POST", "/v1/team/tokens", { body: { name: "CI", role_id: "member", project_ids: [mine] } });
+    expect(made.status).toBe(201);
+    expect(made.headers.get("cache-control")).toBe("no-store");
+    const secret = made.json.token as string;
+    expect(secret.startsWith("ph_team_")).toBe(true);
+    expect(made.json.data).toMatchObject({ name: "CI", role_id: "member", project_access: { scope: "selected", projects: [{ id: mine }] }, expires_at: null, last_used_at: null });
+
+    expect((await bearer(secret, "GET", `/v1/projects/${mine}`)).status).toBe(200);
+    expect((await bearer(secret, "GET", `/v1/projects/${theirs}`)).status).toBe(404);
+    const refused = await bearer(secret, "DELETE", `/v1/projects/${mine}`);
+    expect(refused.status).toBe(403);
+    expect(refused.json.error).toBe("missing_permission");
+    expect((await t.request("GET", `/v1/projects/${mine}`)).status).toBe(200);
+
+    const listed = await t.request("GET", "/v1/team/tokens");
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toContain(secret);
+    expect(listed.text).not.toContain(secret.slice(8, 24));
+    const row = listed.json.data.find((d: any) => d.id === made.json.data.id);
+    expect(Object.keys(row).sort()).toEqual(["created_at", "expires_at", "id", "last_used_at", "last_used_ip", "name", "permissions", "project_access", "role_id", "rotated_at"]);
+    // The last use is written beside the request (detached from its answer).
+    await waitFor(async () => (await t.request("GET", "/v1/team/tokens")).json.data.find((d: any) => d.id === row.id).last_used_at);
+    expect(row.permissions).toContain("messages:read");
+    // At rest: the SHA-256 only.
+    const stored = await t.sql.get<{ token_hash: string }>("SELECT token_hash FROM team_tokens WHERE id = ?", [row.id]);
+    expect(stored!.token_hash).toBe(new Bun.CryptoHasher("sha256").update(secret).digest("hex"));
+    // The team's own token keeps working, as an owner's.
+    expect((await t.request("DELETE", `/v1/projects/${theirs}`)).status).toBe(200);
+  });
+
+  test("rotated: the old secret is refused at once, the new one works; revoked: refused; expired: refused", async () => {
+    const made = await t.request("POST", "/v1/team/tokens", { body: { name: "Rotating", permissions: ["projects:read"] } });
+    const first = made.json.token as string;
+    expect((await bearer(first, "GET", "/v1/projects")).status).toBe(200);
+    const rotated = await t.request("POST", `/v1/team/tokens/${made.json.data.id}/rotate`);
+    expect(rotated.status).toBe(200);
+    expect((await bearer(first, "GET", "/v1/projects")).status).toBe(401);
+    expect((await bearer(rotated.json.token, "GET", "/v1/projects")).status).toBe(200);
+    expect((await t.request("DELETE", `/v1/team/tokens/${made.json.data.id}`)).status).toBe(200);
+    expect((await bearer(rotated.json.token, "GET", "/v1/projects")).status).toBe(401);
+
+    const soon = await t.request("POST", "/v1/team/tokens", { body: { name: "Short", permissions: ["projects:read"], expires_at: new Date(Date.now() + 60_000).toISOString() } });
+    expect(soon.status).toBe(201);
+    expect((await bearer(soon.json.token, "GET", "/v1/projects")).status).toBe(200);
+    await t.sql.run("UPDATE team_tokens SET expires_at = ? WHERE id = ?", [Date.now() - 1000, soon.json.data.id]);
+    await Bun.sleep(1100); // past the authenticator's one-second memory of the row
+    const expired = await bearer(soon.json.token, "GET", "/v1/projects");
+    expect(expired.status).toBe(401);
+    expect(expired.json.message).toBe("This token has expired.");
+  });
+
+  test("bad input and foreign tokens: refused, nothing made or changed", async () => {
+    const count = async () => (await t.request("GET", "/v1/team/tokens")).json.data.length;
+    const before = await count();
+    const bodies: [unknown, string[]][] = [
+      [{ name: "x" }, ["role_id", "permissions"]],
+      [{ name: "x", role_id: "member", permissions: ["projects:read"] }, ["role_id", "permissions"]],
+      [{ name: "x", permissions: ["projects:read", "tokens:everything"] }, ["permissions.1"]],
+      [{ name: "x", role_id: "nope" }, ["role_id"]],
+      [{ name: "x", role_id: "member", expires_at: "2001-01-01T00:00:00Z" }, ["expires_at"]],
+      [{ name: "x", role_id: "member", project_ids: [t.addTeam().projectId] }, ["project_ids.0"]],
+      [{ name: "x", role_id: "owner", project_ids: [t.team.projectId] }, ["project_ids"]],
+    ];
+    for (const [body, fields] of bodies) {
+      const res = await t.request("POST", "/v1/team/tokens", { body });
+      expect([JSON.stringify(body), res.status, Object.keys(res.json.errors ?? {})]).toEqual([JSON.stringify(body), 422, fields]);
+    }
+    expect(await count()).toBe(before);
+    // Another team's token: 404 to rotate or revoke, and it keeps working.
+    const other = t.addTeam("Other team");
+    const theirs = await t.request("POST", "/v1/team/tokens", { token: other.teamToken, body: { name: "Theirs", permissions: ["projects:read"] } });
+    expect((await t.request("POST", `/v1/team/tokens/${theirs.json.data.id}/rotate`)).status).toBe(404);
+    expect((await t.request("DELETE", `/v1/team/tokens/${theirs.json.data.id}`)).status).toBe(404);
+    expect((await bearer(theirs.json.token, "GET", "/v1/projects")).json.data.map((p: any) => p.id)).toEqual([other.projectId]);
+    // A token makes no token that may do more than it may.
+    const narrow = await t.request("POST", "/v1/team/tokens", { body: { name: "Narrow", permissions: ["team_tokens:manage", "projects:read"] } });
+    const wider = await bearer(narrow.json.token, "POST", "/v1/team/tokens", { name: "Wider", permissions: ["projects:delete"] });
+    expect(wider.status).toBe(403);
+    expect(wider.json.error).toBe("missing_permission");
   });
 });

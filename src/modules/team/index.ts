@@ -3,6 +3,8 @@ import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
 import { Envelope, errorResponses, IdParams, MessageBody } from "../../http/schemas.ts";
+import { CreateTokenBody, TeamTokenData, TokenSecret } from "./model.ts";
+import { createToken, listTokens, revokeToken, rotateToken } from "./tokens.ts";
 import { AssignmentBody, InvitedMember, InviteMemberBody, RoleBody, TeamData, TeamMemberData, TeamRoleData, UpdateRoleBody, UpdateTeamBody } from "./model.ts";
 import { createRole, deleteRole, listRoles, updateAssignment, updateRole } from "./roles.ts";
 import { getTeamData, getTeamMember, inviteMember, listTeamMembers, removeMember, updateTeam } from "./service.ts";
@@ -183,5 +185,66 @@ export const teamController = (deps: Deps) =>
           security,
         },
         response: { 200: TeamMemberData, ...errorResponses(401, 403, 404, 409, 422) },
+      },
+    )
+    .get("/v1/team/tokens", async ({ team }) => ({ data: await listTokens(deps, team) }), {
+      team: true,
+      permission: "team_tokens:read",
+      detail: {
+        summary: "List the team's named API tokens (never their secrets)",
+        description: "Each with its role or permissions, its projects, its expiry and its last use (time and IP). The team's own token (ph_team_ of team creation) is not listed: it is an owner's token.",
+        security,
+      },
+      response: { 200: t.Object({ data: t.Array(TeamTokenData) }), ...errorResponses(401, 403) },
+    })
+    .post(
+      "/v1/team/tokens",
+      async ({ team, body, set }) => {
+        const { data, token } = await createToken(deps, team, body);
+        set.status = 201;
+        set.headers["cache-control"] = "no-store";
+        return { data, token, message: "Token created. It is shown here only; keep it now." };
+      },
+      {
+        team: true,
+        permission: "team_tokens:manage",
+        body: CreateTokenBody,
+        detail: {
+          summary: "Create a named API token",
+          description:
+            "A name, and either role_id (the token has the role's permissions, following its changes) or permissions (its own); project_ids limits it to those projects (everything of another is a 404 to it), expires_at to a time (then 401). The token is answered once and stored as its SHA-256. Nobody makes a token that may do more than they may (403 missing_permission; a member with selected projects names some of theirs).",
+          security,
+        },
+        response: { 201: TokenSecret, ...errorResponses(401, 403, 409, 422) },
+      },
+    )
+    .post(
+      "/v1/team/tokens/:tokenId/rotate",
+      async ({ team, params, authenticator, set }) => {
+        const { data, token } = await rotateToken(deps, team, params.tokenId);
+        authenticator.forget(data.id);
+        set.headers["cache-control"] = "no-store";
+        return { data, token, message: "Token rotated. The old secret no longer works; the new one is shown here only." };
+      },
+      {
+        team: true,
+        permission: "team_tokens:rotate",
+        params: IdParams("tokenId", "Token"),
+        detail: { summary: "Rotate a named token: a new secret, the old one refused at once", security },
+        response: { 200: TokenSecret, ...errorResponses(401, 403, 404) },
+      },
+    )
+    .delete(
+      "/v1/team/tokens/:tokenId",
+      async ({ team, params, authenticator }) => {
+        authenticator.forget(await revokeToken(deps, team, params.tokenId));
+        return { message: "Token revoked." };
+      },
+      {
+        team: true,
+        permission: "team_tokens:revoke",
+        params: IdParams("tokenId", "Token"),
+        detail: { summary: "Revoke a named token: refused at once (401)", security },
+        response: { 200: MessageBody, ...errorResponses(401, 403, 404) },
       },
     );

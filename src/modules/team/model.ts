@@ -168,3 +168,35 @@ export const InvitedMember = t.Object({
   ),
   message: t.String(),
 });
+
+/** A named team token as listed: never its secret. */
+export const TeamTokenData = t.Object({
+  id: t.String(),
+  name: t.String(),
+  role_id: Nullable(t.String({ description: "The role whose permissions the token has (they follow the role's changes); null when it has its own permissions" })),
+  permissions: t.Array(t.String(), { description: "What the token may do now: its role's permissions, or its own" }),
+  project_access: ProjectAccess,
+  expires_at: Nullable(t.String({ format: "date-time", description: "After this the token is refused (401); null: it does not expire" })),
+  created_at: t.String({ format: "date-time" }),
+  rotated_at: t.String({ format: "date-time", description: "When its current secret was made" }),
+  last_used_at: Nullable(t.String({ format: "date-time" })),
+  last_used_ip: Nullable(t.String()),
+});
+export type TeamTokenData = Static<typeof TeamTokenData>;
+
+export const CreateTokenBody = t.Object({
+  name: t.String({ minLength: 1, maxLength: 100, error: "The name field must be a string of 1 to 100 characters." }),
+  role_id: t.Optional(t.String({ minLength: 1, maxLength: 64, description: "A role of GET /v1/team/roles; or give permissions instead" })),
+  permissions: t.Optional(t.Array(PermissionName, { maxItems: 100, description: "The token's own permission names; or give role_id instead" })),
+  project_ids: t.Optional(
+    t.Array(t.String({ maxLength: 64 }), { maxItems: 1000, description: "Only these projects of the team (everything of another is a 404 to the token); absent or empty: all" }),
+  ),
+  expires_at: t.Optional(t.String({ format: "date-time", error: "The expires_at field must be an ISO 8601 date-time in the future.", description: "When the token stops working; absent: never" })),
+});
+
+/** A token's secret, shown once: on creation and on rotation. */
+export const TokenSecret = t.Object({
+  data: TeamTokenData,
+  token: t.String({ description: "The token (ph_team_…), for Authorization: Bearer; shown here only, stored as its SHA-256" }),
+  message: t.String(),
+});

@@ -53,7 +53,7 @@ export async function listRoles(deps: Pick<Deps, "store">, principal: TeamPrinci
 }
 
 /** The permission names of a body, each known (else a 422 naming it), without repeats, in the catalogue's order. */
-function checkedPermissions(names: readonly string[]): Permission[] {
+export function checkedPermissions(names: readonly string[]): Permission[] {
   const errors = fieldErrors();
   names.forEach((n, i) => {
     if (!isPermission(n)) errors[`permissions.${i}`] = [`Unknown permission "${n}". See GET /v1/team/roles or docs/access.md for the names.`];
@@ -63,7 +63,7 @@ function checkedPermissions(names: readonly string[]): Permission[] {
 }
 
 /** Nobody gives a role more than they may do themselves (an admin cannot make a role with billing:manage). */
-function grantable(principal: TeamPrincipal, permissions: readonly Permission[]): void {
+export function grantable(principal: TeamPrincipal, permissions: readonly Permission[]): void {
   const own = accessOfPrincipal(principal).permissions;
   const beyond = permissions.filter((p) => !own.has(p));
   if (beyond.length > 0) throw new ForbiddenError(`You cannot grant permissions you do not have: ${beyond.join(", ")}.`, "missing_permission");
@@ -125,8 +125,12 @@ export async function deleteRole(deps: Pick<Deps, "store">, principal: TeamPrinc
     if (!role) throw new NotFoundError("Role");
     grantable(principal, permissionsOf(role.permissions));
     const holders = await tx.teams.membersWithRole(principal.teamId, role.id);
-    if (holders > 0) {
-      throw new ConflictError(`${holders} member(s) still hold this role; give them another role first (PUT /v1/team/members/{id}/assignment).`, "stale_resource");
+    const tokens = await tx.teams.tokensWithRole(principal.teamId, role.id);
+    if (holders + tokens > 0) {
+      throw new ConflictError(
+        `${holders} member(s) and ${tokens} token(s) still hold this role; give the members another role (PUT /v1/team/members/{id}/assignment) and revoke the tokens first.`,
+        "stale_resource",
+      );
     }
     await tx.teams.deleteRole(principal.teamId, role.id);
   });
