@@ -191,6 +191,19 @@ export class DeliverabilityReportRepository {
     return rows.map((r) => ({ ...r, sessions: Number(r.sessions ?? 0) }));
   }
 
+  /**
+   * What Posthorn itself sent from a domain per UTC day (the statistics' stat_days, by sending
+   * domain): messages sent and recipients delivered, keyed by YYYY-MM-DD, for days [fromMs, toMs].
+   */
+  async ownSendsPerDay(teamId: string, domain: string, fromMs: number, toMs: number): Promise<Map<string, { sent: number; delivered: number }>> {
+    const rows = await this.db.all<{ day: number; sent: number; delivered: number }>(
+      `SELECT day, SUM(sent) AS sent, SUM(delivered) AS delivered FROM stat_days
+       WHERE team_id = ? AND sending_domain = ? AND day >= ? AND day <= ? GROUP BY day ORDER BY day`,
+      [teamId, domain, fromMs, toMs],
+    );
+    return new Map(rows.map((r) => [new Date(Number(r.day)).toISOString().slice(0, 10), { sent: Number(r.sent ?? 0), delivered: Number(r.delivered ?? 0) }]));
+  }
+
   /** The addresses outbound connections were made from. */
   async sendingAddresses(): Promise<{ ip: string; first_seen_at: number; last_seen_at: number }[]> {
     const rows = await this.db.all<{ ip: string; first_seen_at: number; last_seen_at: number }>("SELECT ip, first_seen_at, last_seen_at FROM sending_addresses ORDER BY ip");

@@ -92,6 +92,9 @@ test(`${MESSAGES} messages sent, reports about them and a forged source received
   expect(body.total.elsewhere).toMatchObject({ messages: 22, dmarc_pass: 0, dmarc_rate: 0 });
   const reporters = Object.fromEntries(body.days[0].reporters.map((r: { org_name: string }) => [r.org_name, r]));
   expect(body.days[0].date).toBe(day);
+  // Joined to our own sends of the day (the statistics): the 200 recipients delivered, beside the reports' 200 per reporter.
+  expect(body.days[0].posthorn).toEqual({ sent: MESSAGES, delivered: MESSAGES });
+  expect(body.posthorn).toEqual({ sent: MESSAGES, delivered: MESSAGES });
   expect(reporters["google.com"].ours).toMatchObject({ messages: MESSAGES, spf_rate: 1, dkim_rate: 1, dmarc_rate: 1 });
   expect(reporters["google.com"].elsewhere.sources).toEqual([
     { source_ip: FORGED, messages: 17, spf_aligned: 0, dkim_aligned: 0, dmarc_pass: 0, spf_rate: 0, dkim_rate: 0, dmarc_rate: 0, quarantined: 0, rejected: 0 },

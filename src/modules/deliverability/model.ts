@@ -55,6 +55,14 @@ export const ReportAddressesSchema = t.Object({
   ),
 });
 
+const OwnSends = t.Object(
+  {
+    sent: t.Integer({ description: "Messages Posthorn sent from the domain (statistics: sent)" }),
+    delivered: t.Integer({ description: "Recipients a receiver accepted (statistics: delivered): what the reporters' counts of our addresses are about" }),
+  },
+  { description: "What Posthorn itself sent from the domain in the period or that day, beside what the reports say" },
+);
+
 export const DmarcOverviewSchema = t.Object({
   domain: t.String(),
   from: t.String(),
@@ -64,7 +72,15 @@ export const DmarcOverviewSchema = t.Object({
   our_addresses: t.Array(t.String(), { description: "The addresses Posthorn sends from: POSTHORN_SENDING_ADDRESSES and those outbound connections were made from" }),
   report_addresses: ReportAddressesSchema,
   total: t.Object({ ours: t.Object(Counts), elsewhere: t.Object(Counts) }),
-  days: t.Array(t.Object({ date: t.String(), reporters: t.Array(ReporterDaySchema) })),
+  posthorn: OwnSends,
+  days: t.Array(
+    t.Object({
+      date: t.String(),
+      posthorn: OwnSends,
+      reporters: t.Array(ReporterDaySchema),
+    }),
+    { description: "Each UTC day with reports or with mail Posthorn sent from the domain, oldest first" },
+  ),
   advice: t.Array(AdviceSchema),
 });
 export type DmarcOverview = Static<typeof DmarcOverviewSchema>;

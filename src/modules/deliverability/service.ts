@@ -68,12 +68,13 @@ export async function dmarcOverview(deps: Pick<Deps, "store" | "config">, teamId
   const domain = await findDomain(deps, teamId, domainId);
   const { from, to } = periodOf(query);
   const repo = deps.store.read.deliverabilityReports;
-  const [rows, counts, policyJson, ours, secret] = await Promise.all([
+  const [rows, counts, policyJson, ours, secret, own] = await Promise.all([
     repo.dmarcSources(domain.id, from, to),
     repo.reportCounts(domain.id, from, to),
     repo.latestPolicy(domain.id, from, to),
     ourAddresses(deps),
     serverSecretOf(deps.store),
+    repo.ownSendsPerDay(teamId, domain.domain, Date.parse(`${from}T00:00:00Z`), Date.parse(`${to}T00:00:00Z`)),
   ]);
   const isOurs = new Set(ours);
   const days = new Map<string, Map<string, { ours: Sums; elsewhere: Sums; sources: Map<string, Sums> }>>();
@@ -111,8 +112,10 @@ export async function dmarcOverview(deps: Pick<Deps, "store" | "config">, teamId
     our_addresses: ours,
     report_addresses: { dmarc: addresses.dmarc, tls_rpt: addresses.tlsRpt, authorization_record: reportAuthorizationRecord(domain.domain, addresses.reportDomain) },
     total: { ours: withRates(total.ours), elsewhere: withRates(total.elsewhere) },
-    days: [...days.entries()].map(([date, reporters]) => ({
+    posthorn: [...own.values()].reduce((a, b) => ({ sent: a.sent + b.sent, delivered: a.delivered + b.delivered }), { sent: 0, delivered: 0 }),
+    days: [...new Set([...days.keys(), ...own.keys()])].sort().map((date) => [date, days.get(date) ?? new Map()] as const).map(([date, reporters]) => ({
       date,
+      posthorn: own.get(date) ?? { sent: 0, delivered: 0 },
       reporters: [...reporters.entries()].map(([org_name, r]) => ({
         org_name,
         ours: withRates(r.ours),
