@@ -93,4 +93,15 @@ export class WarmupRepository {
     );
     return Number(r?.n ?? 0);
   }
+
+  /** The enabled warm-ups of the given messages' domains, by message (the queue view's reason for a held message). */
+  async ofMessages(messageIds: string[]): Promise<(WarmupRow & { message_id: string; route_type: string | null })[]> {
+    if (messageIds.length === 0) return [];
+    const rows = await this.db.all<Raw & { message_id: string; route_type: string | null }>(
+      `SELECT m.id AS message_id, w.domain_id, w.enabled, w.schedule, w.started_at, w.created_at, w.updated_at, (SELECT route_type FROM routes WHERE id = m.route_id) AS route_type
+       FROM messages m JOIN domain_warmups w ON w.domain_id = m.domain_id WHERE m.id IN (${messageIds.map(() => "?").join(", ")}) AND w.enabled = 1`,
+      messageIds,
+    );
+    return rows.map((r) => ({ ...row(r), message_id: r.message_id, route_type: r.route_type }));
+  }
 }

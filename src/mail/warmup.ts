@@ -74,3 +74,21 @@ export async function warmupTicket(ctx: OutboundContext, messageId: string, due:
 
 /** The delay until a held message's release, in the runner's real time. */
 export const holdDelayMs = (ctx: OutboundContext, t: WarmupTicket): number => Math.max(1000, t.releaseAt - ctx.now());
+
+/**
+ * The queue view's reason for a message held by its domain's warm-up: it has recipients never
+ * attempted and its job waits for the next UTC day (a per-destination slot waits seconds, not
+ * until midnight). Null for any other message.
+ */
+export function warmupHoldReason(
+  w: (Pick<WarmupRow, "schedule" | "started_at"> & { route_type: string | null }) | undefined,
+  recipients: { status: string }[],
+  runAt: number | undefined,
+  now: number,
+): string | null {
+  if (!w || runAt === undefined || runAt < nextUtcDay(now) - 1000 || !recipients.some((r) => r.status === "pending")) return null;
+  const cap = capOf(w, now);
+  if (cap === null) return null;
+  const limit = limitFor(cap, w.route_type);
+  return `Held by the sending domain's warm-up: day ${Math.max(1, warmupDayOf(w, now))}'s cap of ${cap} recipients${limit !== cap ? ` (${limit} for broadcast mail)` : ""} is reached; it goes at ${new Date(runAt).toISOString()}.`;
+}

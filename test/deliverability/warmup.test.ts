@@ -110,4 +110,27 @@ describe("warm-up", () => {
     for (const id of [...broadcast, ...transactional]) await h.waitForStatus(id, ["delivered"], 5000);
     expect(await countsOf()).toEqual({ [utcDay(day1)]: 50, [utcDay(midnight)]: 25 });
   }, 90_000);
+
+  test("a held message stays queued with its reason and release time in the queue view; the warm-up view counts it", async () => {
+    offset = 0; // the real clock from here: today is day 1 of a one-day schedule of 1 recipient
+    const path = `/v1/domains/${h.domain.domainId}/warmup`;
+    expect((await h.request("PUT", path, { body: { enabled: true, schedule: [1], started_at: new Date().toISOString() } })).status).toBe(200);
+    const before = h.sink.received.length;
+    const sent = await sendMany(2, "transactional", "q");
+    // Whichever is attempted first takes the day's one place; the other is held until midnight.
+    await waitFor(async () => (await h.sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE queue = 'outbound' AND run_at > ?", [Date.now() + 60_000]))!.n === 1, 10_000);
+    const second = sent.find((id) => h.recipients(id)[0]!.status === "pending")!;
+    await h.waitForStatus(sent.find((id) => id !== second)!, ["delivered"], 10_000);
+    expect(h.sink.received.length).toBe(before + 1);
+    const queue = await h.request("GET", "/v1/queue?page[size]=100");
+    const held = queue.json.data.find((m: any) => m.id === second);
+    // At the next UTC midnight (the runner's delay is reckoned from the attempt's clock: a few ms late).
+    expect(Math.abs(Date.parse(held.next_attempt_at) - nextUtcDay(Date.now()))).toBeLessThan(1000);
+    expect(held.held_reason).toBe(`Held by the sending domain's warm-up: day 1's cap of 1 recipients is reached; it goes at ${held.next_attempt_at}.`);
+    expect(held.recipients[0].status).toBe("pending");
+    const view = (await h.request("GET", path)).json;
+    expect(view).toMatchObject({ enabled: true, day: 1, cap_today: 1, broadcast_cap_today: 1, sent_today: 1, held: 1, complete: false, next_release_at: new Date(nextUtcDay(Date.now())).toISOString() });
+    // Turned off: the held message is taken at its next run, not before (nothing else changes).
+    expect((await h.request("PUT", path, { body: { enabled: false } })).json).toMatchObject({ enabled: false, cap_today: null, held: 0 });
+  });
 });

@@ -38,6 +38,12 @@ export const QueuedMessageData = t.Object({
   ),
   attempts: t.Integer({ minimum: 0, description: "The most attempts any of its recipients has had" }),
   last_response: Nullable(RemoteReplyData),
+  held_reason: Nullable(
+    t.String({
+      description:
+        "Why the message waits although nothing failed: its sending domain's warm-up reached the day's cap (docs/deliverability.md, Warm-up); it stays queued and goes at next_attempt_at. null otherwise.",
+    }),
+  ),
   recipients: t.Array(QueuedRecipientData, { description: "The recipients not final yet" }),
 });
 export type QueuedMessageData = Static<typeof QueuedMessageData>;

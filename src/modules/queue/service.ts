@@ -8,6 +8,7 @@ import { decodeCursor } from "../../db/keyset.ts";
 import { parsePage } from "../../http/pagination.ts";
 import { iso } from "../../ids.ts";
 import { OUTBOUND_LEASE_MS, OUTBOUND_MAX_ATTEMPTS, OUTBOUND_QUEUE, type OutboundJob } from "../../mail/outbound-job.ts";
+import { warmupHoldReason } from "../../mail/warmup.ts";
 import type { BulkResultData, QueueActionQuery, QueuedMessageData } from "./model.ts";
 
 type Ctx = Pick<Deps, "store">;
@@ -34,8 +35,10 @@ const SCHEDULED = "scheduled";
 /** The queue's rows with their recipients still queued and their job's next run. */
 async function describe(read: Repositories, rows: QueuedMessageRow[]): Promise<QueuedMessageData[]> {
   const ids = rows.map((r) => r.id);
-  const [recipients, jobs] = await Promise.all([read.queue.recipientsOf(ids), read.jobs.ofMessages(OUTBOUND_QUEUE, ids)]);
+  const [recipients, jobs, warmups] = await Promise.all([read.queue.recipientsOf(ids), read.jobs.ofMessages(OUTBOUND_QUEUE, ids), read.warmups.ofMessages(ids)]);
   const nextRun = new Map(jobs.map((j) => [j.message_id, j.run_at]));
+  const warmupOf = new Map(warmups.map((w) => [w.message_id, w]));
+  const now = Date.now();
   const byMessage = Map.groupBy(recipients, (r) => r.message_id);
   return rows.map((m) => {
     const mine = byMessage.get(m.id) ?? [];
@@ -52,6 +55,7 @@ async function describe(read: Repositories, rows: QueuedMessageRow[]): Promise<Q
       next_attempt_at: run === undefined ? null : iso(run)!,
       attempts: Math.max(0, ...mine.map((r) => r.attempts)),
       last_response: parseReply(last?.last_response ?? null),
+      held_reason: warmupHoldReason(warmupOf.get(m.id), mine, run, now),
       recipients: mine.map((r) => ({
         email: r.email,
         status: r.status,
