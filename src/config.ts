@@ -147,6 +147,28 @@ export const ConfigSchema = Type.Object({
     Type.Object({ concurrency: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]), per_minute: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]) }),
   ),
   webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
+  /**
+   * Single sign-on to the dashboard with OpenID Connect: the issuer URL of the identity provider
+   * exactly as the provider writes it in its ID tokens (its discovery document is at
+   * {issuer}/.well-known/openid-configuration). Unset: no single
+   * sign-on. https, or http only on a loopback host (127.0.0.1, ::1, localhost) for a provider on
+   * the same machine. The provider's redirect URI for Posthorn is {POSTHORN_PUBLIC_URL}/v1/auth/sso/callback
+   * (docs/security.md, Single sign-on).
+   */
+  oidcIssuer: Type.Union([Type.String({ pattern: "^https?://[^\\s]+$" }), Type.Null()]),
+  /** The client id Posthorn is registered with at the issuer (required with POSTHORN_OIDC_ISSUER). */
+  oidcClientId: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /** The client's secret (client_secret_basic at the token endpoint); unset: a public client, PKCE alone. */
+  oidcClientSecret: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /** The role a user created by single sign-on gets in the team: member (default) or admin. */
+  oidcDefaultRole: Type.Union([Type.Literal("member"), Type.Literal("admin")]),
+  /**
+   * The team users created by single sign-on join; unset: the instance's only team (with several
+   * teams and no id, single sign-on only signs in users who exist already).
+   */
+  oidcTeamId: Type.Union([Type.String({ pattern: "^[0-9a-fA-F-]{36}$" }), Type.Null()]),
+  /** Email domains single sign-on accepts, comma-separated (default: any); a verified address of another domain is refused. */
+  oidcAllowedDomains: Type.Array(Type.String({ minLength: 1 })),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -270,6 +292,12 @@ const ENV_NAMES: Record<keyof Config, string> = {
   deliveryMemoryMb: "POSTHORN_DELIVERY_MEMORY_MB",
   destinationPolicies: "POSTHORN_DESTINATION_POLICIES",
   webhookConcurrency: "POSTHORN_WEBHOOK_CONCURRENCY",
+  oidcIssuer: "POSTHORN_OIDC_ISSUER",
+  oidcClientId: "POSTHORN_OIDC_CLIENT_ID",
+  oidcClientSecret: "POSTHORN_OIDC_CLIENT_SECRET",
+  oidcDefaultRole: "POSTHORN_OIDC_DEFAULT_ROLE",
+  oidcTeamId: "POSTHORN_OIDC_TEAM_ID",
+  oidcAllowedDomains: "POSTHORN_OIDC_ALLOWED_DOMAINS",
 };
 
 /** Reads and validates every POSTHORN_* setting once. Throws ConfigError naming the bad variable. */
@@ -327,6 +355,12 @@ export function loadConfig(env: Env = process.env): Config {
     deliveryMemoryMb: int(env, "POSTHORN_DELIVERY_MEMORY_MB", 64),
     destinationPolicies: destinationPolicies(env),
     webhookConcurrency: int(env, "POSTHORN_WEBHOOK_CONCURRENCY", 64),
+    oidcIssuer: optional(env, "POSTHORN_OIDC_ISSUER"),
+    oidcClientId: optional(env, "POSTHORN_OIDC_CLIENT_ID"),
+    oidcClientSecret: optional(env, "POSTHORN_OIDC_CLIENT_SECRET"),
+    oidcDefaultRole: str(env, "POSTHORN_OIDC_DEFAULT_ROLE", "member") as Config["oidcDefaultRole"],
+    oidcTeamId: optional(env, "POSTHORN_OIDC_TEAM_ID")?.toLowerCase() ?? null,
+    oidcAllowedDomains: (list(env, "POSTHORN_OIDC_ALLOWED_DOMAINS") ?? []).map((d) => d.toLowerCase().replace(/^@/, "")),
   };
 
   // Checked first, and never echoed: the URL carries a password.
@@ -338,6 +372,14 @@ export function loadConfig(env: Env = process.env): Config {
     const key = firstError.path.split("/")[1] as keyof Config;
     const value = (config as Record<string, unknown>)[key];
     throw new ConfigError(ENV_NAMES[key] ?? key, `${firstError.message} (got ${JSON.stringify(value)})`);
+  }
+  if (config.oidcIssuer !== null) {
+    const issuer = new URL(config.oidcIssuer);
+    const loopback = ["127.0.0.1", "[::1]", "localhost"].includes(issuer.hostname);
+    if (issuer.protocol !== "https:" && !loopback) throw new ConfigError("POSTHORN_OIDC_ISSUER", "must be https (http only on a loopback host)");
+    if (config.oidcClientId === null) throw new ConfigError("POSTHORN_OIDC_CLIENT_ID", "required with POSTHORN_OIDC_ISSUER");
+  } else if (config.oidcClientId !== null) {
+    throw new ConfigError("POSTHORN_OIDC_ISSUER", "required with POSTHORN_OIDC_CLIENT_ID");
   }
   if (config.delivery === "relay" && !config.relayUrl) {
     throw new ConfigError("POSTHORN_RELAY_URL", "required when POSTHORN_DELIVERY=relay");

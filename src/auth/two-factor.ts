@@ -5,7 +5,7 @@
  * password (src/auth/throttle.ts: a place in the user's and the client IP's counters first).
  */
 import type { Deps } from "../context.ts";
-import { ConflictError, ForbiddenError, UnauthenticatedError, ValidationError } from "../errors.ts";
+import { ConflictError, UnauthenticatedError, ValidationError } from "../errors.ts";
 import type { SessionPrincipal } from "./sessions.ts";
 import { authThrottle, type FailureRule } from "./throttle.ts";
 import { useSecondFactor } from "./second-factor.ts";
@@ -116,12 +116,11 @@ export async function renewRecoveryCodes(deps: TwoFactorDeps, principal: Session
 }
 
 /**
- * An owner requires two-factor sign-in for the team, or no longer does. Requiring it needs the
+ * An owner (security:manage, declared beside the route) requires two-factor sign-in for the team, or no longer does. Requiring it needs the
  * owner's own to be on (else 409), so the owner is never the first one locked out; members without
  * it keep their sessions but can only enrol with them (authenticateSession).
  */
 export async function setTeamRequirement(deps: Pick<Deps, "store">, principal: SessionPrincipal, required: boolean): Promise<void> {
-  if (principal.session.role !== "owner") throw new ForbiddenError("Only a team owner can change the team's two-factor requirement.");
   if (required) {
     const state = await deps.store.read.accounts.twoFactor(principal.session.userId);
     if (!state?.totp_secret) throw new ConflictError("Turn on your own two-factor sign-in before requiring it of the team.", "two_factor_not_enabled");

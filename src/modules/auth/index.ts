@@ -7,8 +7,9 @@ import { UnauthenticatedError } from "../../errors.ts";
 import { changesState, clearedSessionCookie, CSRF_HEADER, secureCookies, sessionCookie, sessionTokenOf } from "../../http/session-cookie.ts";
 import type { SessionPrincipal } from "../../auth/sessions.ts";
 import { confirmEnrolment, disableTwoFactor, renewRecoveryCodes, setTeamRequirement, startEnrolment } from "../../auth/two-factor.ts";
-import { AcceptInvitationBody, CodeBody, EnrolmentData, RecoveryCodesData, RequirementBody, SessionData, SetPasswordBody, SignInBody } from "./model.ts";
-import { acceptInvitationAsSession, acceptInvitationWithPassword, sessionData, setPasswordWithToken, signOut, signOutEverywhere } from "./service.ts";
+import { AcceptInvitationBody, SsoCallbackQuery, SsoData, CodeBody, EnrolmentData, RecoveryCodesData, RequirementBody, SessionData, SetPasswordBody, SignInBody } from "./model.ts";
+import { acceptInvitationAsSession, acceptInvitationWithPassword, finishSso, sessionData, setPasswordWithToken, signOut, signOutEverywhere, startSso } from "./service.ts";
+import { oidcClient, SSO_REQUEST_TTL_MS } from "../../auth/oidc.ts";
 
 const sessionSecurity = [{ sessionCookie: [] }];
 
@@ -26,6 +27,18 @@ const enrolmentSession = (deps: Deps) => ({
     enrolmentSessions.set(request, await authenticateSession(deps, cookie, { changes: changesState(request.method), csrf: headers[CSRF_HEADER], enrolment: true }));
   },
 });
+/** The cookie that ties a single sign-on's answer to the browser that started it (Lax: the provider's redirect back is a cross-site navigation). */
+const SSO_COOKIE = "posthorn_sso";
+const ssoCookie = (value: string, maxAge: number, secure: boolean) =>
+  `${SSO_COOKIE}=${value}; Path=/v1/auth/sso; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}; Max-Age=${maxAge}`;
+function ssoStateOf(cookieHeader: string | undefined): string | null {
+  for (const part of (cookieHeader ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq !== -1 && part.slice(0, eq).trim() === SSO_COOKIE) return part.slice(eq + 1).trim() || null;
+  }
+  return null;
+}
+
 const sessionOf = (request: Request): SessionPrincipal => {
   const session = enrolmentSessions.get(request);
   if (!session) throw new UnauthenticatedError();
@@ -217,11 +230,59 @@ export const authController = (deps: Deps) =>
         permission: "security:manage",
         body: RequirementBody,
         detail: {
-          summary: "Require two-factor sign-in of every member of the team (owners only)",
+          summary: "Require two-factor sign-in of every member of the team (security:manage: owners)",
           description:
             "With required true, a member's session opened without a second factor can only set it up (every other request with it is a 403 two_factor_enrolment_required) and the dashboard sends them to enrolment. The owner must have it on first (409 two_factor_not_enabled). Sessions opened through single sign-on count as two-factor (the identity provider's own factors).",
           security: sessionSecurity,
         },
         response: { 200: MessageBody, ...errorResponses(401, 403, 409, 422) },
+      },
+    )
+    .get(
+      "/v1/auth/sso",
+      () => ({ data: { enabled: oidcClient(deps.config) !== null } }),
+      {
+        detail: { summary: "Whether single sign-on (OpenID Connect) is configured", description: "The sign-in page shows \"Sign in with SSO\" when it is.", security: [] },
+        response: { 200: t.Object({ data: SsoData }) },
+      },
+    )
+    .get(
+      "/v1/auth/sso/start",
+      async ({ request }) => {
+        const started = await startSso(deps);
+        const headers = new Headers({ location: started.url, "cache-control": "no-store" });
+        headers.append("set-cookie", ssoCookie(started.state, SSO_REQUEST_TTL_MS / 1000, secureCookies(request, deps.config.publicUrl)));
+        return new Response(null, { status: 303, headers });
+      },
+      {
+        detail: {
+          summary: "Start single sign-on: redirects to the identity provider",
+          description:
+            "303 to the configured issuer's authorization endpoint (authorization code with PKCE S256, a fresh state and nonce, scope openid email profile); the state is also kept in the cookie posthorn_sso (HttpOnly, SameSite=Lax, 10 minutes), which the callback requires. 404 when single sign-on is not configured.",
+          security: [],
+        },
+        response: { 303: t.Void({ description: "To the identity provider" }), ...errorResponses(404) },
+      },
+    )
+    .get(
+      "/v1/auth/sso/callback",
+      async ({ query, headers, request, server }) => {
+        const client = { ip: clientIp(server as IpServer, request, trustedProxies(deps.config)), userAgent: headers["user-agent"] ?? null, previousToken: sessionTokenOf(headers.cookie) };
+        const opened = await finishSso(deps, { ...query, cookieState: ssoStateOf(headers.cookie) }, client);
+        const secure = secureCookies(request, deps.config.publicUrl);
+        const out = new Headers({ location: `${deps.config.publicUrl}/#/`, "cache-control": "no-store" });
+        out.append("set-cookie", sessionCookie(opened.token, secure));
+        out.append("set-cookie", ssoCookie("", 0, secure));
+        return new Response(null, { status: 303, headers: out });
+      },
+      {
+        query: SsoCallbackQuery,
+        detail: {
+          summary: "The identity provider's redirect back (single sign-on)",
+          description:
+            "Checks the state against the browser's posthorn_sso cookie and the sign-in it names (used once, 10 minutes; else 422 on state), redeems the code with the PKCE verifier, and checks the ID token: RS256 or ES256 signature by a key of the issuer's JWKS, iss, aud (azp), exp and the nonce (else 401 sso_failed). The provider must vouch for the address (email_verified); a user with that address signs in, else one is created in the configured team with the default role (403 sso_no_team when there is none; 403 sso_domain_not_allowed outside POSTHORN_OIDC_ALLOWED_DOMAINS). Success: a session (cookie posthorn_session, counted as two-factor) and 303 to the dashboard. A refusal creates no user and no session.",
+          security: [],
+        },
+        response: { 303: t.Void({ description: "Signed in: to the dashboard" }), ...errorResponses(401, 403, 404, 422) },
       },
     );

@@ -74,3 +74,17 @@ export const SessionData = t.Object({
   expires_at: t.String({ format: "date-time", description: "When the session ends if it stays idle; every use moves it on, up to 30 days after sign-in" }),
 });
 export type SessionData = Static<typeof SessionData>;
+
+export const SsoData = t.Object({ enabled: t.Boolean({ description: "Single sign-on is configured (POSTHORN_OIDC_ISSUER)" }) });
+
+/** What the identity provider sends back (RFC 6749 §4.1.2, RFC 9207's iss); other parameters it adds are left alone. */
+export const SsoCallbackQuery = t.Object(
+  {
+    state: t.Optional(t.String({ maxLength: 200 })),
+    code: t.Optional(t.String({ maxLength: 4000 })),
+    error: t.Optional(t.String({ maxLength: 200 })),
+    error_description: t.Optional(t.String({ maxLength: 2000 })),
+    iss: t.Optional(t.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: true },
+);

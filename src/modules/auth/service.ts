@@ -1,4 +1,5 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { oidcClient, SSO_REQUEST_TTL_MS, SsoError, type OidcClient } from "../../auth/oidc.ts";
 import { hashPassword, verifyPassword } from "../../auth/passwords.ts";
 import { SESSION_IDLE_MS, SESSION_MAX_MS, SESSION_TOKEN_PREFIX, SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_WINDOW_MS, sessionExpiry, type SessionPrincipal } from "../../auth/sessions.ts";
 import { authThrottle, type FailureRule } from "../../auth/throttle.ts";
@@ -6,7 +7,7 @@ import { twoFactorStatus } from "../../auth/two-factor.ts";
 import type { Deps } from "../../context.ts";
 import type { InvitationRow, MembershipRow } from "../../db/accounts.ts";
 import type { Repositories } from "../../db/store.ts";
-import { ForbiddenError, UnauthenticatedError, ValidationError } from "../../errors.ts";
+import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from "../../errors.ts";
 import { iso, newId, newToken, sha256Hex } from "../../ids.ts";
 import type { SessionData } from "./model.ts";
 
@@ -170,4 +171,96 @@ export async function acceptInvitationWithPassword(deps: Pick<Deps, "store" | "l
     return { ...opened, team: { id: taken.team_id, name: taken.team_name } };
   });
   return accepted;
+}
+
+/** The configured issuer's client, or 404 when single sign-on is not configured. */
+function ssoClient(config: Deps["config"]): OidcClient {
+  const client = oidcClient(config);
+  if (!client) throw new NotFoundError("Single sign-on");
+  return client;
+}
+
+/** Starts a single sign-on: the provider's URL for the browser, and the state it keeps in a cookie. */
+export async function startSso(deps: Pick<Deps, "store" | "config">): Promise<{ url: string; state: string }> {
+  const authorization = await ssoClient(deps.config).authorization();
+  const now = Date.now();
+  await deps.store.write((tx) =>
+    tx.accounts.insertSsoRequest({
+      state_hash: sha256Hex(authorization.state),
+      nonce: authorization.nonce,
+      code_verifier: authorization.codeVerifier,
+      created_at: now,
+      expires_at: now + SSO_REQUEST_TTL_MS,
+    }),
+  );
+  return { url: authorization.url, state: authorization.state };
+}
+
+export interface SsoCallback {
+  state?: string;
+  code?: string;
+  error?: string;
+  error_description?: string;
+  iss?: string;
+  /** The state the browser kept in its cookie when the sign-in started. */
+  cookieState: string | null;
+}
+
+const sameValue = (a: string, b: string): boolean => {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+};
+
+/**
+ * Finishes a single sign-on: the state must be this browser's (its cookie) and a sign-in started
+ * here, unused and unexpired (it is used up now, whatever follows); the code is redeemed with the
+ * PKCE verifier and the ID token checked (src/auth/oidc.ts). The user is the one with the token's
+ * address, which the provider must vouch for (email_verified), or a new one added to the
+ * configured team (POSTHORN_OIDC_TEAM_ID, else the only team) with POSTHORN_OIDC_DEFAULT_ROLE.
+ * Any refusal changes nothing but the used-up state: no user, no session.
+ */
+export async function finishSso(deps: Pick<Deps, "store" | "config">, input: SsoCallback, client: Client): Promise<Omit<Accepted, "team">> {
+  const oidc = ssoClient(deps.config);
+  if (!input.state) throw ValidationError.field("state", "The state parameter is missing.");
+  if (input.cookieState === null || !sameValue(input.cookieState, input.state)) {
+    throw ValidationError.field("state", "This sign-in was not started in this browser (the state does not match its cookie); start again.");
+  }
+  const request = await deps.store.write((tx) => tx.accounts.takeSsoRequest(sha256Hex(input.state!)));
+  if (!request || Number(request.expires_at) <= Date.now()) throw ValidationError.field("state", "This sign-in is unknown, used or expired; start again.");
+  if (input.iss !== undefined && input.iss !== deps.config.oidcIssuer) throw new SsoError(`the answer comes from issuer ${input.iss}, not ${deps.config.oidcIssuer}.`);
+  if (input.error) throw new SsoError(`the identity provider answered ${input.error}${input.error_description ? ` (${input.error_description.slice(0, 200)})` : ""}.`);
+  if (!input.code) throw ValidationError.field("code", "The code parameter is missing.");
+  const claims = await oidc.redeem(input.code, request.code_verifier, request.nonce);
+  if (claims.email === null || !claims.email_verified) throw new SsoError("the identity provider does not vouch for an email address (email_verified).");
+  const email = claims.email.trim().toLowerCase();
+  const domain = email.slice(email.lastIndexOf("@") + 1);
+  if (deps.config.oidcAllowedDomains.length > 0 && !deps.config.oidcAllowedDomains.includes(domain)) {
+    throw new ForbiddenError(`Single sign-on does not accept addresses at ${domain}.`, "sso_domain_not_allowed");
+  }
+  return deps.store.write(async (tx) => {
+    const now = Date.now();
+    const user = await tx.accounts.userByEmail(email);
+    if (user) {
+      const teams = await tx.accounts.memberships(user.id);
+      const team = teams.find((m) => m.team_id === deps.config.oidcTeamId) ?? teams[0];
+      if (!team) throw new ForbiddenError("This account is in no team yet: accept its invitation first.", "sso_no_team");
+      return openSession(tx, user.id, team, client, now, "sso");
+    }
+    const teamId = deps.config.oidcTeamId ?? (await soleTeam(tx));
+    if (teamId === null || !(await tx.accounts.teamExists(teamId))) {
+      throw new ForbiddenError("No account has this address, and single sign-on has no team to add new users to (POSTHORN_OIDC_TEAM_ID).", "sso_no_team");
+    }
+    const userId = newId();
+    const name = (claims.name ?? email.slice(0, email.indexOf("@"))).slice(0, 200);
+    await tx.accounts.insertUser({ id: userId, name, email, password_hash: null, created_at: now });
+    const role = deps.config.oidcDefaultRole;
+    await tx.accounts.addMember({ id: newId(), team_id: teamId, user_id: userId, role, created_at: now });
+    return openSession(tx, userId, { team_id: teamId, role }, client, now, "sso");
+  });
+}
+
+async function soleTeam(tx: Repositories): Promise<string | null> {
+  const ids = await tx.accounts.someTeamIds();
+  return ids.length === 1 ? ids[0]! : null;
 }

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, type ApiBody, type Session, type ApiRequest } from "../api.ts";
 import { ErrorBox, Field, go, messageOf } from "../ui.tsx";
 
@@ -13,6 +13,10 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [needCode, setNeedCode] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [sso, setSso] = useState(false);
+  useEffect(() => {
+    api.get<{ data: { enabled: boolean } }>("/v1/auth/sso").then((r) => setSso(r.data.enabled), () => setSso(false));
+  }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -56,6 +60,14 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
           {busy ? "Signing in…" : needCode ? "Verify" : "Sign in"}
         </button>
       </form>
+      {sso && !needCode ? (
+        <p class="sso">
+          {/* A full navigation: the identity provider's pages, then back to /v1/auth/sso/callback. */}
+          <a class="button" href="/v1/auth/sso/start">
+            Sign in with SSO
+          </a>
+        </p>
+      ) : null}
     </main>
   );
 }
