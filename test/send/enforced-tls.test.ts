@@ -125,6 +125,26 @@ describe("settings.tls enforced", () => {
   });
 });
 
+describe("through a relay (POSTHORN_DELIVERY=relay)", () => {
+  test("enforced: the hop to the relay must be verified TLS; a relay without STARTTLS gets nothing, an opportunistic message goes", async () => {
+    // The relay is the STARTTLS-less sink on 127.0.0.2: a loopback relay without credentials is otherwise used in plaintext.
+    const viaRelay = await startOutbound({ dns: h.dns, sink: plainSink, env: { POSTHORN_DELIVERY: "relay", POSTHORN_RELAY_URL: `smtp://127.0.0.2:${plainSink.port}` } });
+    try {
+      const held = (await viaRelay.send(mail("ivan@good.test", { settings: { tls: "enforced" } }))).json.message_id as string;
+      const o = await waitFor(() => viaRelay.history(held).find((e) => e.kind === "message.soft_bounced" || e.kind === "message.delivered"), 10_000);
+      expect(o.kind).toBe("message.soft_bounced");
+      expect(o.data.response.enhanced_code).toBe("4.7.5");
+      expect(o.data.response.message).toStartWith("TLS required by the sender (tls: enforced): relay 127.0.0.2: TLS required, the server does not offer STARTTLS");
+      const sent = (await viaRelay.send(mail("judy@good.test"))).json.message_id as string;
+      expect(await viaRelay.waitForStatus(sent, ["delivered"], 10_000)).toBe("delivered");
+      expect(receivedBy(plainSink, "judy@good.test")).toHaveLength(1);
+      expect(receivedBy(plainSink, "ivan@good.test")).toEqual([]);
+    } finally {
+      await viaRelay.close();
+    }
+  });
+});
+
 describe("the route's tls setting", () => {
   test("enforced on the route is the default of its messages; a send's own settings.tls overrides it", async () => {
     const route = (await h.request("GET", `/v1/projects/${h.team.projectId}/routes`)).json.data.find((r: { route_type: string }) => r.route_type === "transactional");
