@@ -17,6 +17,7 @@ import type { Deps } from "../context.ts";
 import type { Job } from "../db/job-queue.ts";
 import type { ScheduledMessageRow } from "../db/scheduled.ts";
 import type { Repositories } from "../db/store.ts";
+import { changeRecipientStatus, suppressedAmong } from "../events/message-status.ts";
 import { publishEvent, type EventKind } from "../events/publish.ts";
 import { iso, newId } from "../ids.ts";
 import type { JobOutcome, JobRunner } from "../jobs/runner.ts";
@@ -92,6 +93,8 @@ export async function cancelScheduledMessage(tx: Repositories, m: ScheduledMessa
   if (!(await tx.scheduled.cancel(m.id, now))) return false;
   await tx.jobs.dropAllOfMessage(SCHEDULED_QUEUE, m.id);
   await recordScheduling(tx, schedulingOf(m, m.scheduled_at ?? now), "message.canceled", "canceled", {}, now);
+  // Final now: a redacting route keeps none of its content (docs/sending.md, Route settings).
+  await tx.retention.redactWhenFinal(m.id, now);
   return true;
 }
 
@@ -107,12 +110,28 @@ export async function runScheduledJob(deps: Pick<Deps, "store">, job: Job<Schedu
   return { type: "done", write: (tx) => releaseMessage(tx, m) };
 }
 
-/** scheduled → queued, and the outbound job, if the message is still scheduled and due (else nothing). */
+/**
+ * scheduled → queued, and the outbound job, if the message is still scheduled and due (else
+ * nothing); recipients suppressed since acceptance are marked suppressed and not sent to.
+ */
 async function releaseMessage(tx: Repositories, m: ScheduledMessageRow): Promise<void> {
   const now = Date.now();
   if (!(await tx.scheduled.release(m.id, now))) return;
   await recordScheduling(tx, schedulingOf(m, m.scheduled_at ?? now), "message.queued", "queued", {}, now);
-  await tx.jobs.enqueue(OUTBOUND_QUEUE, { messageId: m.id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });
+  // Suppressions are asked again at its time: an address that unsubscribed, bounced or was
+  // suppressed while the message waited is not sent to (as at acceptance, with the same reason).
+  let sendable = 0;
+  if (m.project_id !== null && m.route_id !== null) {
+    const due = await tx.recipients.dueOf(m.id);
+    const hits = await suppressedAmong(tx, { teamId: m.team_id, projectId: m.project_id, routeId: m.route_id }, due.map((r) => r.email));
+    for (const r of due) {
+      const hit = hits.get(r.email.toLowerCase());
+      if (hit) await changeRecipientStatus(tx, { recipientId: r.id, status: "suppressed", details: { reason: "suppressed", suppression: hit } }, now);
+      else sendable++;
+    }
+  } else sendable = 1;
+  if (sendable > 0) await tx.jobs.enqueue(OUTBOUND_QUEUE, { messageId: m.id } satisfies OutboundJob, { maxAttempts: OUTBOUND_MAX_ATTEMPTS });
+  else await tx.retention.redactWhenFinal(m.id, now);
 }
 
 /** Registers the scheduled queue's handler (src/job-handlers.ts). */

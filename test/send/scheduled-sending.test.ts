@@ -131,6 +131,30 @@ describe("scheduled sending", () => {
     expect(h.messageStatus(id)).toBe("canceled");
   });
 
+  test("an address suppressed while the message waited is not sent to at its time; the others are", async () => {
+    const at = Date.now() + 1500;
+    const kept = `kept${++n}@${RCPT_DOMAIN}`;
+    const gone = `gone${n}@${RCPT_DOMAIN}`;
+    const id = (await h.send(email({ to: [kept, gone], scheduled_at: new Date(at).toISOString() }))).json.message_id as string;
+    expect(h.recipients(id).map((r) => r.status)).toEqual(["scheduled", "scheduled"]);
+    expect((await h.request("POST", "/v1/suppressions", { body: { reason: "manual", scope: "team", emails: [gone] } })).status).toBeLessThan(300);
+    await h.waitForStatus(id, ["delivered"], 8000);
+    await Bun.sleep(300);
+    expect(deliveredTo(kept)).toHaveLength(1);
+    expect(deliveredTo(gone)).toHaveLength(0);
+    const byEmail = Object.fromEntries(h.recipients(id).map((r) => [r.email, r.status]));
+    expect(byEmail).toEqual({ [kept]: "delivered", [gone]: "suppressed" });
+
+    // Every recipient suppressed meanwhile: nothing is sent, the message ends suppressed, no outbound job.
+    const alone = `alone${n}@${RCPT_DOMAIN}`;
+    const id2 = (await h.send(email({ to: [alone], scheduled_at: new Date(Date.now() + 1200).toISOString() }))).json.message_id as string;
+    await h.request("POST", "/v1/suppressions", { body: { reason: "manual", scope: "team", emails: [alone] } });
+    await h.waitForStatus(id2, ["suppressed"], 8000);
+    await Bun.sleep(300);
+    expect(deliveredTo(alone)).toHaveLength(0);
+    expect(jobsOf(id2)).toEqual([]);
+  });
+
   test("409 with the error body once the message left scheduled (delivered), and for mail sent at once", async () => {
     const body = email({ scheduled_at: new Date(Date.now() + 300).toISOString() });
     const id = (await h.send(body)).json.message_id as string;
