@@ -222,4 +222,53 @@ describe("posthorn CLI", () => {
       await dns.close();
     }
   }, 30_000);
+
+  test("tokens create, list, rotate and revoke a named team token through the API; the token is printed once and works as its role allows", async () => {
+    const env = baseEnv(tempDir());
+    const proc = Bun.spawn([process.execPath, MAIN, "serve"], { env, stdout: "pipe", stderr: "pipe" });
+    try {
+      let out = "";
+      const reader = proc.stdout.getReader();
+      const line = await waitFor(async () => {
+        const { value } = await reader.read();
+        out += new TextDecoder().decode(value);
+        return /^export (.*)$/m.exec(out)?.[1];
+      }, 10_000);
+      const client = { ...process.env, ...Object.fromEntries(line.split(" ").map((kv) => kv.split("=") as [string, string])) };
+      const cli = (args: string[]) => runAsync(["tokens", ...args], client);
+      const api = (token: string, path: string, method = "GET") => fetch(`${client.POSTHORN_URL}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+
+      const made = await cli(["create", "CI job", "--permission", "projects:read", "--project", client.POSTHORN_PROJECT_ID!, "--json"]);
+      expect(made.code).toBe(0);
+      const { data, token } = JSON.parse(made.stdout);
+      expect(data).toMatchObject({ name: "CI job", role_id: null, permissions: ["projects:read"], project_access: { scope: "selected" } });
+      expect((await api(token, `/v1/projects/${client.POSTHORN_PROJECT_ID}`)).status).toBe(200);
+      expect((await api(token, `/v1/projects/${client.POSTHORN_PROJECT_ID}`, "DELETE")).status).toBe(403);
+
+      const listed = await cli(["list"]);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toContain(`${data.id}  CI job  1 permission(s)  projects Default project  no expiry`);
+      expect(listed.stdout).not.toContain(token);
+
+      const rotated = await cli(["rotate", data.id]);
+      expect(rotated.code).toBe(0);
+      const fresh = /^new token \(shown once; the old one no longer works\): (ph_team_\S+)$/m.exec(rotated.stdout)![1]!;
+      const project = `/v1/projects/${client.POSTHORN_PROJECT_ID}`;
+      expect((await api(token, project)).status).toBe(401);
+      expect((await api(fresh, project)).status).toBe(200);
+      expect(await cli(["revoke", data.id])).toMatchObject({ code: 0, stdout: "Token revoked.\n" });
+      expect((await api(fresh, project)).status).toBe(401);
+
+      // Refusals: the server's own words, exit 1; a malformed command, usage and exit 2.
+      expect(await cli(["create", "Bad", "--permission", "projects:everything"])).toMatchObject({
+        code: 1,
+        stderr: 'posthorn: POST /v1/team/tokens: 422 Unknown permission "projects:everything". See GET /v1/team/roles or docs/access.md for the names.\n',
+      });
+      expect((await cli(["create", "Both", "--role", "member", "--permission", "projects:read"])).stderr).toBe("posthorn: give either --role ROLE or --permission P (one or more)\n");
+      expect((await cli(["frob"])).code).toBe(2);
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+  }, 30_000);
 });

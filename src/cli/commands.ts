@@ -5,6 +5,7 @@ import { generatePassword, hashPassword, passwordProblem } from "../auth/passwor
 import { addBootstrapTeam } from "../bootstrap.ts";
 import { addDomain, apiClient, CommandFailed, rotateDkim, verifyDomain } from "./domains.ts";
 import { tlsRenew, tlsStatus } from "./tls.ts";
+import { createToken as createTeamToken, listTokens as listTeamTokens, revokeToken as revokeTeamToken, rotateToken as rotateTeamToken, TOKENS_USAGE } from "./team-tokens.ts";
 import { addGlobalSuppressions, formatGlobalSuppressions, GLOBAL_USAGE, GlobalSuppressionRefused, removeGlobalSuppressions } from "./suppressions.ts";
 import { ConfigError, loadConfig, type Config } from "../config.ts";
 import { backupSqlite } from "../db/backup.ts";
@@ -54,11 +55,17 @@ Usage:
                                       every team's mail to those addresses, domains or
                                       extensions (R: manual, the default, hard_bounce,
                                       spam_complaint, unsubscribe); no team sees or changes it
+  posthorn tokens list [--json]
+  posthorn tokens create NAME (--role ROLE | --permission P...) [--project ID]... [--expires T]
+  posthorn tokens rotate ID | posthorn tokens revoke ID
+                                      the team's named API tokens (docs/access.md): a role or
+                                      permissions, optional projects and expiry; the token is
+                                      printed once, on create and rotate
   posthorn --help | --version
 
-Configuration comes from POSTHORN_* environment variables (see README). The domains commands
-call the API of a running server: POSTHORN_URL (default http://localhost:8080) with the team
-token in POSTHORN_TEAM_TOKEN.`;
+Configuration comes from POSTHORN_* environment variables (see README). The domains and
+tokens commands call the API of a running server: POSTHORN_URL (default http://localhost:8080)
+with the team token in POSTHORN_TEAM_TOKEN.`;
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -228,6 +235,21 @@ async function domains(args: string[]) {
   if (!(await verifyDomain(api, name, { json }))) process.exitCode = 1;
 }
 
+/** `posthorn tokens …`: the team's named tokens, through the API. */
+async function tokens(args: string[]) {
+  const [sub, arg] = args;
+  const json = args.includes("--json");
+  const positional = (a: string | undefined) => a !== undefined && !a.startsWith("--");
+  if (sub === "list") return console.log(await listTeamTokens(apiClient(process.env), json));
+  if (sub === "create" && positional(arg)) {
+    const options = { role: flag(args, "--role"), permissions: flags(args, "--permission"), projects: flags(args, "--project"), expires: flag(args, "--expires"), json };
+    return console.log(await createTeamToken(apiClient(process.env), arg!, options));
+  }
+  if (sub === "rotate" && positional(arg)) return console.log(await rotateTeamToken(apiClient(process.env), arg!, json));
+  if (sub === "revoke" && positional(arg)) return console.log(await revokeTeamToken(apiClient(process.env), arg!));
+  throw new UsageError(TOKENS_USAGE);
+}
+
 /** `posthorn suppressions global list|add|remove` on the database of POSTHORN_DATA_DIR / POSTHORN_DATABASE_URL. */
 async function globalSuppressions(config: Config, args: string[]) {
   const [scope, sub, ...rest] = args;
@@ -260,6 +282,7 @@ async function main(argv: string[]) {
   if (command === undefined || command === "--help" || command === "-h" || command === "help") return console.log(HELP);
   // A client of the API: the server's own settings are not needed, nor checked.
   if (command === "domains") return domains(args);
+  if (command === "tokens") return tokens(args);
   const config = loadConfig();
   switch (command) {
     case "serve":
