@@ -91,4 +91,38 @@ describe.skipIf(!requireTool("chromium"))("invitations in the dashboard, in Chro
     const left = (await t.request("GET", "/v1/team/members")).json.data.map((m: { user: { email: string } }) => m.user.email);
     expect(left).not.toContain("frank@example.com");
   });
+
+  test("a member whose role lacks members:manage sees no invite form and no remove buttons, and the API refuses them; made admin, they see both", async () => {
+    const invited = await t.request("POST", "/v1/team/members", { body: { email: "gina@example.com", role: "member" } });
+    expect((await t.request("POST", "/v1/auth/password", { token: null, body: { token: tokenOf(invited.json.password_url), password: "gina's own password" } })).status).toBe(200);
+    const signedIn = await t.request("POST", "/v1/auth/sign-in", { token: null, body: { email: "gina@example.com", password: "gina's own password", team_id: t.team.teamId } });
+    const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0]!;
+    await page.context().clearCookies();
+    await page.context().addCookies([{ name: "posthorn_session", value: cookie.slice(cookie.indexOf("=") + 1), url: base }]);
+    await page.goto(`${base}/#/members`);
+    await page.reload();
+    await expect(who().textContent()).resolves.toBe("gina@example.com · Team A");
+    await page.getByText("Your role does not allow inviting or removing members (members:manage).").waitFor();
+    await expect(page.getByRole("form", { name: "Invite a member" }).count()).resolves.toBe(0);
+    await expect(page.getByRole("button", { name: /^Remove / }).count()).resolves.toBe(0);
+    await shoot(page, shots, "members-as-member");
+    // The hidden action is refused by the API too, from the same session.
+    const refused = await page.evaluate(
+      async (csrf) => {
+        const res = await fetch("/v1/team/members", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": csrf }, body: JSON.stringify({ email: "hank@example.com" }) });
+        return { status: res.status, body: await res.json() };
+      },
+      signedIn.json.data.csrf_token as string,
+    );
+    expect(refused).toEqual({ status: 403, body: { message: "Your role does not have the members:manage permission this request needs.", error: "missing_permission" } });
+    expect((await t.request("GET", "/v1/team/members")).json.data.map((m: { user: { email: string } }) => m.user.email)).not.toContain("hank@example.com");
+
+    // Made admin: the form is there on the next load, with the roles an admin may give (not owner).
+    await t.request("PUT", `/v1/team/members/${invited.json.data.id}/assignment`, { body: { role_id: "admin", project_access: { scope: "all" } } });
+    await page.reload();
+    const form = page.getByRole("form", { name: "Invite a member" });
+    await form.waitFor();
+    await expect(form.getByLabel("Role").locator("option").allTextContents()).resolves.toEqual(["Admin", "Member"]);
+    await expect(page.getByRole("button", { name: /^Remove / }).count()).resolves.toBeGreaterThan(0);
+  });
 });

@@ -4,6 +4,8 @@ import { Field, fmtDate, ListStatus, messageOf, Section, ShownOnce, useLoad } fr
 
 type Member = ApiItem<"/v1/team/members">;
 type Role = NonNullable<ApiRequest<"/v1/team/members">["role"]>;
+/** GET /v1/team/roles (Lettermint's TeamRoleData), the fields this view reads. */
+type TeamRole = { id: string; name: string; permissions: string[]; assignable: boolean };
 
 export function Members({ session }: { session: Session }) {
   const list = useLoad(() => api.get<ApiBody<"/v1/team/members">>("/v1/team/members", { "page[size]": 100 }), []);
@@ -11,7 +13,10 @@ export function Members({ session }: { session: Session }) {
   const [role, setRole] = useState<Role>("member");
   const [link, setLink] = useState<{ label: string; url: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const owner = session.team.role === "owner";
+  // What the signed-in member may do is their role's permissions (docs/access.md); the API refuses the rest anyway.
+  const roles = useLoad(() => api.get<{ data: TeamRole[] }>("/v1/team/roles"), []);
+  const mine = roles.data?.data.find((r) => r.id === session.team.role);
+  const canManage = mine ? mine.permissions.includes("members:manage") : false;
   const invite = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -46,13 +51,18 @@ export function Members({ session }: { session: Session }) {
   };
   return (
     <Section title="Team members" actions={<button type="button" onClick={signOutEverywhere}>Sign out everywhere</button>}>
-      {owner ? (
+      {canManage ? (
         <form class="inline" onSubmit={invite} aria-label="Invite a member">
           <Field label="Email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
           <Field label="Role">
             <select value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
-              <option value="member">member</option>
-              <option value="owner">owner</option>
+              {(roles.data?.data ?? [])
+                .filter((r) => r.assignable)
+                .map((r) => (
+                  <option key={r.id} value={r.id}>
+                    {r.name}
+                  </option>
+                ))}
             </select>
           </Field>
           <button type="submit" class="primary">
@@ -60,7 +70,7 @@ export function Members({ session }: { session: Session }) {
           </button>
         </form>
       ) : (
-        <p class="muted">Only owners can invite and remove members.</p>
+        <p class="muted">Your role does not allow inviting or removing members (members:manage).</p>
       )}
       {link ? <ShownOnce label={link.label} value={link.url} /> : null}
       <ListStatus list={list} error={error} />
@@ -84,7 +94,7 @@ export function Members({ session }: { session: Session }) {
               <td>{m.role}</td>
               <td>{m.status === "pending" || m.joined_at === null ? <span class="muted">invited, not yet accepted</span> : fmtDate(m.joined_at)}</td>
               <td>
-                {owner && m.user.id !== session.user.id ? (
+                {canManage && m.user.id !== session.user.id ? (
                   <button type="button" class="small danger" onClick={() => remove(m)} aria-label={`${m.status === "pending" ? "Revoke the invitation of" : "Remove"} ${m.user.email}`}>
                     {m.status === "pending" ? "Revoke" : "Remove"}
                   </button>
