@@ -76,3 +76,41 @@ export function dmarcAdvice(domain: string, policy: string | null, sources: read
   }
   return out.sort((a, b) => b.messages - a.messages);
 }
+
+/** What a TLS-RPT result type (RFC 8460 §4.3) asks of the receiving MX host or the domain's policy, in words. */
+const TLS_FIXES: Record<string, (mx: string, domain: string) => string> = {
+  "starttls-not-supported": (mx) => `${mx} does not offer STARTTLS: enable it there`,
+  "certificate-host-mismatch": (mx) => `the certificate of ${mx} does not name it: add ${mx} to the certificate`,
+  "certificate-expired": (mx) => `the certificate of ${mx} has expired: renew it`,
+  "certificate-not-trusted": (mx) => `the certificate of ${mx} does not chain to a trusted root: use one from a public CA and serve its intermediate certificates`,
+  "validation-failure": (mx) => `the certificate of ${mx} did not validate: check its chain, names and dates`,
+  "tlsa-invalid": (mx) => `the TLSA records of ${mx} do not match its certificate: publish matching ones`,
+  "dnssec-invalid": (mx) => `the DNSSEC answers for ${mx} did not validate: fix the zone's signatures`,
+  "dane-required": (mx) => `${mx} has TLSA records but the session could not use them: check its certificate against them`,
+  "sts-policy-fetch-error": (_mx, domain) => `the MTA-STS policy of ${domain} could not be fetched: serve https://mta-sts.${domain}/.well-known/mta-sts.txt over valid HTTPS`,
+  "sts-policy-invalid": (_mx, domain) => `the MTA-STS policy of ${domain} is invalid: fix its syntax (version, mode, mx, max_age)`,
+  "sts-webpki-invalid": (_mx, domain) => `the HTTPS certificate of mta-sts.${domain} is not valid: renew or replace it`,
+};
+
+/**
+ * Advice from TLS reports: per receiving MX host and result type, the failed sessions and the
+ * fix, the most failures first ("200 sessions to mx2.example.com failed (starttls-not-supported):
+ * mx2.example.com does not offer STARTTLS: enable it there").
+ */
+export function tlsAdvice(domain: string, byMx: readonly { mx_host: string; result_types: readonly { result_type: string; sessions: number }[] }[]): Advice[] {
+  const out: Advice[] = [];
+  for (const m of byMx) {
+    const mx = m.mx_host || `an MX host of ${domain}`;
+    for (const r of m.result_types) {
+      if (r.sessions <= 0) continue;
+      const fix = TLS_FIXES[r.result_type]?.(mx, domain) ?? `see the reports' failure details for ${mx}`;
+      out.push({
+        kind: r.result_type,
+        source_ip: null,
+        messages: r.sessions,
+        message: `${r.sessions} session${r.sessions === 1 ? "" : "s"} to ${mx} failed (${r.result_type}): ${fix}.`,
+      });
+    }
+  }
+  return out.sort((a, b) => b.messages - a.messages);
+}

@@ -175,6 +175,11 @@ describe("TLS reports over SMTP", () => {
       { mx_host: "mx1.mail.example.com", failed: 100, result_types: [{ result_type: "certificate-expired", sessions: 100 }] },
       { mx_host: "mx-backup.mail.example.com", failed: 3, result_types: [{ result_type: "validation-failure", sessions: 3 }] },
     ]);
+    expect(res.json.advice.map((a: { message: string }) => a.message)).toEqual([
+      "200 sessions to mx2.mail.example.com failed (starttls-not-supported): mx2.mail.example.com does not offer STARTTLS: enable it there.",
+      "100 sessions to mx1.mail.example.com failed (certificate-expired): the certificate of mx1.mail.example.com has expired: renew it.",
+      "3 sessions to mx-backup.mail.example.com failed (validation-failure): the certificate of mx-backup.mail.example.com did not validate: check its chain, names and dates.",
+    ]);
   });
 });
 

@@ -4,7 +4,7 @@
  * nested ten deep, XML nested deep), each refused with a reason, in bounded time and memory.
  */
 import { describe, expect, test } from "bun:test";
-import { dmarcAdvice } from "../../src/reports/advice.ts";
+import { dmarcAdvice, tlsAdvice } from "../../src/reports/advice.ts";
 import { parseDmarcAggregate } from "../../src/reports/dmarc-aggregate.ts";
 import { readReportMessage } from "../../src/reports/report-message.ts";
 import { parseTlsReport } from "../../src/reports/tls-report.ts";
@@ -198,5 +198,17 @@ describe("advice", () => {
     expect(advice.map((a) => a.kind)).toEqual(["tighten_policy"]);
     const spf = dmarcAdvice("example.com", "reject", [{ ip: "2001:db8::7", ours: true, messages: 50, dkimAligned: 50, spfAligned: 40, dmarcPass: 50, spfDomain: null }]);
     expect(spf[0]!.message).toBe("20 % of mail from 2001:db8::7 fails SPF: add ip6:2001:db8::7 to the SPF record of example.com.");
+  });
+
+  test("TLS advice names the fix per MX host and result type; a policy failure names the MTA-STS host", () => {
+    const advice = tlsAdvice("example.com", [
+      { mx_host: "", result_types: [{ result_type: "sts-policy-fetch-error", sessions: 4 }] },
+      { mx_host: "mx.example.com", result_types: [{ result_type: "certificate-host-mismatch", sessions: 9 }, { result_type: "something-new", sessions: 1 }] },
+    ]);
+    expect(advice.map((a) => a.message)).toEqual([
+      "9 sessions to mx.example.com failed (certificate-host-mismatch): the certificate of mx.example.com does not name it: add mx.example.com to the certificate.",
+      "4 sessions to an MX host of example.com failed (sts-policy-fetch-error): the MTA-STS policy of example.com could not be fetched: serve https://mta-sts.example.com/.well-known/mta-sts.txt over valid HTTPS.",
+      "1 session to mx.example.com failed (something-new): see the reports' failure details for mx.example.com.",
+    ]);
   });
 });

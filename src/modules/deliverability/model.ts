@@ -115,5 +115,6 @@ export const TlsOverviewSchema = t.Object({
     t.Object({ mx_host: t.String(), failed: t.Integer(), result_types: t.Array(t.Object({ result_type: t.String(), sessions: t.Integer() })) }),
     { description: "Failed sessions per receiving MX host over the period, with their result types (RFC 8460 §4.3)" },
   ),
+  advice: t.Array(AdviceSchema, { description: "Per MX host and result type the failed sessions and the fix, the most first; kind is the result type" }),
 });
 export type TlsOverview = Static<typeof TlsOverviewSchema>;

@@ -2,7 +2,7 @@ import type { Deps } from "../../context.ts";
 import type { DmarcSourceRow } from "../../db/deliverability-reports.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
 import { isUuid } from "../../ids.ts";
-import { dmarcAdvice, type SourceTotals } from "../../reports/advice.ts";
+import { dmarcAdvice, tlsAdvice, type SourceTotals } from "../../reports/advice.ts";
 import { reportAddresses, reportAuthorizationRecord } from "../../reports/report-addresses.ts";
 import { serverSecretOf } from "../../secrets.ts";
 import type { DmarcOverview, TlsOverview } from "./model.ts";
@@ -155,6 +155,13 @@ export async function tlsOverview(deps: Pick<Deps, "store" | "config">, teamId: 
       m.set(r.result_type, (m.get(r.result_type) ?? 0) + r.sessions);
     }
   }
+  const byMx = [...mx.entries()]
+    .map(([mx_host, types]) => ({
+      mx_host,
+      failed: [...types.values()].reduce((a, b) => a + b, 0),
+      result_types: [...types.entries()].map(([result_type, sessions]) => ({ result_type, sessions })).sort((a, b) => b.sessions - a.sessions),
+    }))
+    .sort((a, b) => b.failed - a.failed || a.mx_host.localeCompare(b.mx_host));
   return {
     domain: domain.domain,
     from,
@@ -164,12 +171,7 @@ export async function tlsOverview(deps: Pick<Deps, "store" | "config">, teamId: 
       date,
       reporters: [...reporters.entries()].map(([org_name, policies]) => ({ org_name, policies: [...policies.values()] })),
     })),
-    by_mx: [...mx.entries()]
-      .map(([mx_host, types]) => ({
-        mx_host,
-        failed: [...types.values()].reduce((a, b) => a + b, 0),
-        result_types: [...types.entries()].map(([result_type, sessions]) => ({ result_type, sessions })).sort((a, b) => b.sessions - a.sessions),
-      }))
-      .sort((a, b) => b.failed - a.failed || a.mx_host.localeCompare(b.mx_host)),
+    by_mx: byMx,
+    advice: tlsAdvice(domain.domain, byMx),
   };
 }
