@@ -845,3 +845,19 @@ export const warmupCounts = pgTable("warmup_counts", {
   day: text("day").notNull(),
   sent: integer("sent").notNull(),
 }, (t) => [primaryKey({ columns: [t.domainId, t.day] })]);
+
+/** The team's audit log, append-only; see schema.ts. */
+export const auditLog = pgTable("audit_log", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull(),
+  actorKind: text("actor_kind").notNull(),
+  actorId: text("actor_id"),
+  actorName: text("actor_name"),
+  operation: text("operation").notNull(),
+  targetIds: text("target_ids").notNull(),
+  changes: text("changes").notNull(),
+  status: integer("status").notNull(),
+  ip: text("ip"),
+  userAgent: text("user_agent"),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("audit_log_team_created").on(t.teamId, t.createdAt, t.id), index("audit_log_created").on(t.createdAt)]);

@@ -853,3 +853,27 @@ export const warmupCounts = sqliteTable("warmup_counts", {
   day: text("day").notNull(),
   sent: integer("sent").notNull(),
 }, (t) => [primaryKey({ columns: [t.domainId, t.day] })]);
+
+/**
+ * The team's audit log (docs/access.md): one row per successful change made through the API, the
+ * dashboard or the CLI, appended in the change's own transaction and never updated. actor_kind is
+ * 'user' (a dashboard session; actor_id the user's id), 'team_token' (the team's own token),
+ * 'named_token' (actor_id the team_tokens id, actor_name its name) or 'cli'. operation is the
+ * method and route template ("DELETE /v1/domains/{id}"); target_ids the path parameters and
+ * changes the body's fields (JSON objects; values of secret fields never, src/auth/audit.ts).
+ * Kept for the audit retention (src/modules/retention/).
+ */
+export const auditLog = sqliteTable("audit_log", {
+  id: text("id").primaryKey(),
+  teamId: text("team_id").notNull(),
+  actorKind: text("actor_kind").notNull(),
+  actorId: text("actor_id"),
+  actorName: text("actor_name"),
+  operation: text("operation").notNull(),
+  targetIds: text("target_ids").notNull(),
+  changes: text("changes").notNull(),
+  status: integer("status").notNull(),
+  ip: text("ip"),
+  userAgent: text("user_agent"),
+  createdAt: ts("created_at").notNull(),
+}, (t) => [index("audit_log_team_created").on(t.teamId, t.createdAt, t.id), index("audit_log_created").on(t.createdAt)]);

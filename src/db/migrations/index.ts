@@ -32,6 +32,7 @@ import m29 from "./0029_report_forwarding.sql" with { type: "text" };
 import m30 from "./0030_blocklists_warmup.sql" with { type: "text" };
 import m31 from "./0031_stat_accepts.sql" with { type: "text" };
 import m32 from "./0032_team_tokens.sql" with { type: "text" };
+import m33 from "./0033_audit_log.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -67,4 +68,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0030_blocklists_warmup", sql: m30 as unknown as string },
   { tag: "0031_stat_accepts", sql: m31 as unknown as string },
   { tag: "0032_team_tokens", sql: m32 as unknown as string },
+  { tag: "0033_audit_log", sql: m33 as unknown as string },
 ];
