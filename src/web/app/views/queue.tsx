@@ -23,6 +23,8 @@ const localInput = (iso: string | null) => {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 };
+/** Why a message waits although nothing failed (its domain's warm-up cap; GET /v1/queue's held_reason), or null. */
+const heldReason = (m: QueuedMessage) => (m as QueuedMessage & { held_reason?: string | null }).held_reason ?? null;
 /** "now / of at most", or "no limit". */
 const limit = (now: number | null, max: number | null) => (now === null ? "no limit" : `${now}${max !== null && max !== now ? ` of ${max}` : ""}`);
 
@@ -189,6 +191,7 @@ export function Queue({ route }: { route: Route }) {
                       <td>{m.status === "scheduled" ? <span class="scheduled-at">goes out {fmtDate(m.scheduled_at)}</span> : fmtDate(m.next_attempt_at)}</td>
                       <td>
                         <div class="reply">{replyText(m.last_response)}</div>
+                        {heldReason(m) && <div class="held-reason muted">{heldReason(m)}</div>}
                       </td>
                       {m.status === "scheduled" ? (
                         <td class="row-actions">

@@ -1,0 +1,64 @@
+/**
+ * A message held by its domain's warm-up in the dashboard's Queue view, in Debian's Chromium: a
+ * one-day schedule of 1 recipient on the real clock, two messages sent; one reaches the loopback
+ * sink, the other is listed in the queue, pending, with its reason and its release at the next
+ * UTC midnight (docs/deliverability.md, Warm-up).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { nextUtcDay } from "../../src/mail/warmup.ts";
+import { tempDir, waitFor } from "../helpers.ts";
+import { startOutbound, type OutboundHarness } from "../send/harness.ts";
+import { keepScreenshots, launchChromium, shoot } from "../support/chromium.ts";
+import { requireTool } from "../support/tools.ts";
+
+describe.skipIf(!requireTool("chromium"))("warm-up in the Queue view in Chromium", () => {
+  let h: OutboundHarness;
+  let listener: ReturnType<typeof Bun.serve>;
+  let browser: Browser;
+  let page: Page;
+  const shots = tempDir("dashboard-warmup-screenshots-");
+
+  beforeAll(async () => {
+    h = await startOutbound();
+    h.routeToSink("dest.test");
+    listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => h.app.handle(req) });
+    const invited = await h.request("POST", "/v1/team/members", { body: { email: "ops@example.com", role: "owner" } });
+    expect(invited.status).toBe(201);
+    const token = /#\/set-password\/(.+)$/.exec(invited.json.password_url)![1]!;
+    expect((await h.request("POST", "/v1/auth/password", { token: null, body: { token, password: "correct horse battery" } })).status).toBeLessThan(300);
+
+    expect((await h.request("PUT", `/v1/domains/${h.domain.domainId}/warmup`, { body: { enabled: true, schedule: [1] } })).status).toBe(200);
+    for (const subject of ["Welcome", "Second welcome"]) expect((await h.send({ from: "hi@sender.test", to: [`${subject.length}@dest.test`], subject, text: "Hello." })).status).toBe(202);
+    await waitFor(async () => (await h.sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE queue = 'outbound' AND run_at > ?", [Date.now() + 60_000]))!.n === 1, 15_000);
+    await waitFor(() => h.sink.received.length === 1, 15_000);
+
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(10_000);
+    await page.goto(`http://127.0.0.1:${listener.port}/`);
+    await page.getByLabel("Email").fill("ops@example.com");
+    await page.getByLabel("Password").fill("correct horse battery");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Last 28 days" }).waitFor();
+  }, 60_000);
+
+  afterAll(async () => {
+    keepScreenshots(shots);
+    await browser?.close();
+    listener?.stop(true);
+    await h?.close();
+  });
+
+  test("the held message is listed as pending with the warm-up's reason and its release at midnight", async () => {
+    await page.getByRole("link", { name: "Queue" }).click();
+    const rows = page.locator("table.queue tbody tr");
+    await waitFor(async () => (await rows.count()) === 1);
+    const row = rows.first();
+    const text = (await row.textContent())!;
+    expect(text).toMatch(/welcome/i);
+    const release = new Date(nextUtcDay(Date.now())).toISOString().slice(0, 10);
+    await expect(row.locator(".held-reason").textContent()).resolves.toMatch(new RegExp(`^Held by the sending domain's warm-up: day 1's cap of 1 recipients is reached; it goes at ${release}T00:00:00\\.\\d{3}Z\\.$`));
+    await shoot(page, shots, "queue-warmup");
+  }, 30_000);
+});
