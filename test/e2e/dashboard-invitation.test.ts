@@ -125,4 +125,37 @@ describe.skipIf(!requireTool("chromium"))("invitations in the dashboard, in Chro
     await expect(form.getByLabel("Role").locator("option").allTextContents()).resolves.toEqual(["Admin", "Member"]);
     await expect(page.getByRole("button", { name: /^Remove / }).count()).resolves.toBeGreaterThan(0);
   });
+
+  test("API tokens: created with a role and shown once, working as that role; rotated (the old secret refused) and revoked", async () => {
+    // Still signed in as gina, now an admin (team_tokens:* are hers).
+    await page.reload();
+    const form = page.getByRole("form", { name: "Create an API token" });
+    await form.getByLabel("Token name").fill("Reporting");
+    await form.getByLabel("Token role").selectOption("member");
+    await form.getByRole("button", { name: "Create token" }).click();
+    const shown = page.locator(".once code");
+    await shown.waitFor();
+    const first = (await shown.textContent())!;
+    expect(first).toMatch(/^ph_team_/);
+    const row = page.getByRole("row", { name: /Reporting/ });
+    await expect(row.textContent()).resolves.toContain("member");
+    await shoot(page, shots, "api-tokens");
+    // It works as a member: reads projects, may not delete one.
+    expect((await t.request("GET", `/v1/projects/${t.team.projectId}`, { token: first })).status).toBe(200);
+    expect((await t.request("DELETE", `/v1/projects/${t.team.projectId}`, { token: first })).status).toBe(403);
+    // Listed without its secret.
+    expect(await page.locator("table").last().textContent()).not.toContain(first);
+
+    await row.getByRole("button", { name: "Rotate Reporting" }).click();
+    await page.getByText("New secret of Reporting").waitFor();
+    const second = (await shown.textContent())!;
+    expect(second).not.toBe(first);
+    expect(dialogs).toContain("Rotate Reporting? Its current secret stops working at once.");
+    expect((await t.request("GET", `/v1/projects/${t.team.projectId}`, { token: first })).status).toBe(401);
+    expect((await t.request("GET", `/v1/projects/${t.team.projectId}`, { token: second })).status).toBe(200);
+
+    await row.getByRole("button", { name: "Revoke Reporting" }).click();
+    await row.waitFor({ state: "detached" });
+    expect((await t.request("GET", `/v1/projects/${t.team.projectId}`, { token: second })).status).toBe(401);
+  });
 });
