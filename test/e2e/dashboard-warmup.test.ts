@@ -1,11 +1,14 @@
 /**
- * A message held by its domain's warm-up in the dashboard's Queue view, in Debian's Chromium: a
- * one-day schedule of 1 recipient on the real clock, two messages sent; one reaches the loopback
- * sink, the other is listed in the queue, pending, with its reason and its release at the next
- * UTC midnight (docs/deliverability.md, Warm-up).
+ * Warm-up and blocklists in the dashboard, in Debian's Chromium: a one-day schedule of 1
+ * recipient on the real clock, two messages sent; one reaches the loopback sink, the other is
+ * listed in the Queue view, pending, with its reason and its release at the next UTC midnight.
+ * The Deliverability page shows the domain's warm-up progress and changes its schedule, and the
+ * blocklist status after a check against a zone on the loopback DNS server that lists the
+ * sending address (docs/deliverability.md, Warm-up and Blocklists).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
+import { runBlocklistCheck } from "../../src/deliverability/blocklist-job.ts";
 import { nextUtcDay } from "../../src/mail/warmup.ts";
 import { tempDir, waitFor } from "../helpers.ts";
 import { startOutbound, type OutboundHarness } from "../send/harness.ts";
@@ -20,7 +23,7 @@ describe.skipIf(!requireTool("chromium"))("warm-up in the Queue view in Chromium
   const shots = tempDir("dashboard-warmup-screenshots-");
 
   beforeAll(async () => {
-    h = await startOutbound();
+    h = await startOutbound({ env: { POSTHORN_SENDING_ADDRESSES: "192.0.2.7", POSTHORN_BLOCKLIST_IP_ZONES: "zen.spamhaus.org", POSTHORN_BLOCKLIST_DOMAIN_ZONES: "dbl.spamhaus.org" } });
     h.routeToSink("dest.test");
     listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => h.app.handle(req) });
     const invited = await h.request("POST", "/v1/team/members", { body: { email: "ops@example.com", role: "owner" } });
@@ -60,5 +63,29 @@ describe.skipIf(!requireTool("chromium"))("warm-up in the Queue view in Chromium
     const release = new Date(nextUtcDay(Date.now())).toISOString().slice(0, 10);
     await expect(row.locator(".held-reason").textContent()).resolves.toMatch(new RegExp(`^Held by the sending domain's warm-up: day 1's cap of 1 recipients is reached; it goes at ${release}T00:00:00\\.\\d{3}Z\\.$`));
     await shoot(page, shots, "queue-warmup");
+  }, 30_000);
+
+  test("the Deliverability page: the blocklist status after a check, the warm-up's progress, and a new schedule", async () => {
+    h.dns.set("7.2.0.192.zen.spamhaus.org", "A", ["127.0.0.2"]);
+    expect(await runBlocklistCheck(h.deps)).toMatchObject({ checked: 2, listed: 1 });
+    await page.getByRole("link", { name: "Deliverability" }).click();
+    const listed = page.locator("table.blocklists tbody tr", { hasText: "192.0.2.7" });
+    await listed.waitFor();
+    expect(await listed.textContent()).toContain("127.0.0.2 — Spamhaus SBL: a known spam source or spam operation");
+    expect(await page.locator(".blocklist-summary").textContent()).toContain("Listed in 1 place");
+    expect(await page.locator("table.blocklists tbody tr", { hasText: "sender.test" }).textContent()).toContain("clear");
+
+    const warmup = page.locator('.warmup[data-domain="sender.test"]');
+    await expect(warmup.locator(".warmup-progress").textContent()).resolves.toMatch(/^Warm-up day 1 of 1: 1 of 1 recipients today \(broadcast up to 1\); 1 held until /);
+    await shoot(page, shots, "deliverability");
+    await warmup.getByLabel("Daily caps").fill("5, 10, 20");
+    await warmup.getByRole("button", { name: "Save schedule" }).click();
+    await warmup.getByText("Warm-up of sender.test on.").waitFor();
+    await waitFor(async () => /^Warm-up day 1 of 3: 1 of 5 recipients today \(broadcast up to 5\)/.test((await warmup.locator(".warmup-progress").textContent()) ?? ""));
+    expect((await h.request("GET", `/v1/domains/${h.domain.domainId}/warmup`)).json).toMatchObject({ enabled: true, schedule: [5, 10, 20], cap_today: 5 });
+    await warmup.getByRole("button", { name: "Stop warm-up" }).click();
+    await warmup.getByText("Warm-up of sender.test off.").waitFor();
+    await waitFor(async () => (await warmup.locator(".warmup-progress").textContent()) === "Warm-up off.");
+    expect((await h.request("GET", `/v1/domains/${h.domain.domainId}/warmup`)).json).toMatchObject({ enabled: false, schedule: [5, 10, 20] });
   }, 30_000);
 });

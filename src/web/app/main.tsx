@@ -3,6 +3,7 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, setCsrfToken, whenSignedOut, type Session } from "./api.ts";
 import { Loading, useRoute } from "./ui.tsx";
+import { Deliverability } from "./views/deliverability.tsx";
 import { DomainDetail, Domains } from "./views/domains.tsx";
 import { Members } from "./views/members.tsx";
 import { MessageDetail } from "./views/message.tsx";
@@ -22,6 +23,7 @@ const NAV: [string, string][] = [
   ["messages", "Messages"],
   ["queue", "Queue"],
   ["domains", "Domains"],
+  ["deliverability", "Deliverability"],
   ["webhooks", "Webhooks"],
   ["suppressions", "Suppressions"],
   ["projects", "Projects"],
@@ -95,6 +97,7 @@ function App() {
         {section === "messages" ? id ? <MessageDetail id={id} /> : <Messages route={route} /> : null}
         {section === "queue" ? <Queue route={route} /> : null}
         {section === "domains" ? id ? <DomainDetail id={id} /> : <Domains /> : null}
+        {section === "deliverability" ? <Deliverability /> : null}
         {section === "webhooks" ? id ? <WebhookDetail id={id} /> : <Webhooks /> : null}
         {section === "suppressions" ? <Suppressions route={route} /> : null}
         {section === "projects" ? <Projects /> : null}
