@@ -21,12 +21,13 @@ for (const [what, cmd] of [
 mkdirSync(join(root, "dist"), { recursive: true });
 const result = await Bun.build({
   // Worker threads are entry points of their own; in the binary they sit beside main.ts under the
-  // bundle root (src/), where src/mail/compose-pool.ts, src/smtp/analysis-pool.ts and src/db/background-checkpointer.ts look for them.
+  // bundle root (src/), where src/mail/compose-pool.ts, src/smtp/analysis-pool.ts, src/db/background-checkpointer.ts and src/reports/report-reader.ts look for them.
   entrypoints: [
     join(root, "src", "main.ts"),
     join(root, "src", "mail", "compose-thread.ts"),
     join(root, "src", "smtp", "analysis-thread.ts"),
     join(root, "src", "db", "checkpoint-thread.ts"),
+    join(root, "src", "reports", "report-thread.ts"),
   ],
   compile: { outfile: join(root, "dist", "posthorn") },
   // Identifiers stay unminified: Elysia reads handler source to decide which request parts to parse.

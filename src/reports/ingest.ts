@@ -1,6 +1,7 @@
 /**
  * Reports received on the MX at a domain's report address (src/smtp/rcpt-resolver.ts): read
- * before the 250 (bounded: unpack.ts, dmarc-aggregate.ts, tls-report.ts), then stored in the
+ * before the 250 on a thread of their own (report-reader.ts; bounded: unpack.ts,
+ * dmarc-aggregate.ts, tls-report.ts, and in time by the thread's limit), then stored in the
  * commit that accepts the message, per domain and day, once per (domain, organization, report id).
  * A report that cannot be read is not stored; the reason is logged. The message is still accepted
  * (250): a reporter retrying a report we cannot read would only send it again.
@@ -9,8 +10,9 @@ import type { Repositories } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { ReportKind } from "./report-addresses.ts";
-import { readReportMessage, type ParsedReport } from "./report-message.ts";
-import { ReportRefused, type UnpackLimits } from "./unpack.ts";
+import type { ParsedReport } from "./report-message.ts";
+import { readReportInThread, type ReadOptions } from "./report-reader.ts";
+import { ReportRefused } from "./unpack.ts";
 
 /** Who a report is for: the domain its address names, never what the report says. */
 export interface ReportRecipient {
@@ -39,7 +41,7 @@ export async function readReports(
   raw: Buffer,
   domainName: (domainId: string) => Promise<string | null>,
   log: Logger,
-  limits?: UnpackLimits,
+  opts?: ReadOptions,
 ): Promise<ReadReport[]> {
   const byKind = new Map<ReportKind, Promise<ParsedReport>>();
   const out: ReadReport[] = [];
@@ -48,7 +50,7 @@ export async function readReports(
     const started = Date.now();
     try {
       let parsing = byKind.get(to.report);
-      if (!parsing) byKind.set(to.report, (parsing = readReportMessage(raw, to.report, limits)));
+      if (!parsing) byKind.set(to.report, (parsing = readReportInThread(raw, to.report, opts)));
       const parsed = await parsing;
       const domain = await domainName(to.domainId);
       if (!domain) continue;
@@ -57,8 +59,9 @@ export async function readReports(
       if (foreign !== undefined) throw new ReportRefused(`the report is about ${foreign || "no domain"}, not ${domain}, whose report address it was sent to`);
       out.push({ to, parsed });
     } catch (err) {
-      if (!(err instanceof ReportRefused)) throw err;
-      log.warn("report refused", { kind: to.report, domain_id: to.domainId, reason: err.reason, bytes: raw.length, ms: Date.now() - started });
+      // Not stored either way; a failure that is not a refusal (a bug, a thread that died) is an error in the log.
+      if (err instanceof ReportRefused) log.warn("report refused", { kind: to.report, domain_id: to.domainId, reason: err.reason, bytes: raw.length, ms: Date.now() - started });
+      else log.error("report could not be read", { kind: to.report, domain_id: to.domainId, error: err instanceof Error ? err.message : String(err), bytes: raw.length });
     }
   }
   return out;

@@ -3,12 +3,16 @@
  * like those of large receivers, and hostile files (a 1 GiB zip bomb, a billion laughs, a zip
  * nested ten deep, XML nested deep), each refused with a reason, in bounded time and memory.
  */
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "bun:test";
 import { dmarcAdvice, tlsAdvice } from "../../src/reports/advice.ts";
 import { parseDmarcAggregate } from "../../src/reports/dmarc-aggregate.ts";
 import { readReportMessage } from "../../src/reports/report-message.ts";
+import { readReportInThread } from "../../src/reports/report-reader.ts";
 import { parseTlsReport } from "../../src/reports/tls-report.ts";
 import { ReportRefused, unpackReport } from "../../src/reports/unpack.ts";
+import { tempDir } from "../helpers.ts";
 import { billionLaughs, deepXml, dmarcXml, gz, nestedZip, reportMail, rfc8460Example, zipBomb, zipOf, type DmarcRow } from "../support/report-files.ts";
 
 const DAY = Date.UTC(2026, 11, 5) / 1000;
@@ -179,6 +183,47 @@ describe("hostile files", () => {
     expect(refusal(() => unpackReport(gz("x").subarray(0, 12)))).toMatch(/truncated|corrupt/);
     expect(refusal(() => unpackReport(many.subarray(0, 20)))).toMatch(/truncated|corrupt|no file/);
   });
+});
+
+describe("read on a thread of its own", () => {
+  test("a report is read off the event loop; one that takes longer than the limit is stopped and refused", async () => {
+    const rows: DmarcRow[] = Array.from({ length: 5_000 }, (_, i) => ({ ip: `198.51.${(i >> 8) % 256}.${i % 256}`, count: 1, dkim: "pass", spf: "pass" }));
+    const xml = dmarcXml({ org: "Yahoo", reportId: "thread-1", begin: DAY, end: DAY + 86399, domain: "example.com", rows });
+    const raw = await reportMail({ to: "dmarc@x", filename: "r.xml.gz", contentType: "application/gzip", content: gz(xml) });
+    // The event loop keeps ticking while the thread parses.
+    let last = performance.now();
+    let longestGap = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 5);
+    const t0 = performance.now();
+    const read = await readReportInThread(raw, "dmarc");
+    const ms = performance.now() - t0;
+    clearInterval(ticker);
+    expect(read.kind).toBe("dmarc");
+    expect(read.kind === "dmarc" && read.report.records.length).toBe(5_000);
+    console.log(`5,000-record report read on a thread in ${ms.toFixed(0)} ms; the event loop's longest gap meanwhile ${longestGap.toFixed(0)} ms`);
+    expect(longestGap).toBeLessThan(Math.max(250, ms / 4));
+
+    const t1 = performance.now();
+    const reason = await refusalOf(readReportInThread(raw, "dmarc", { timeoutMs: 30 }));
+    expect(reason).toBe("reading the report took longer than 30 ms (the limit)");
+    expect(performance.now() - t1).toBeLessThan(1_000);
+  });
+});
+
+test("a thread that fails (its script missing or throwing) does not lose the report: it is read on this thread", async () => {
+  const dir = tempDir("report-thread-");
+  const broken = join(dir, "broken-thread.ts");
+  writeFileSync(broken, 'throw new Error("broken thread");\n');
+  const raw = await reportMail({ to: "dmarc@x", filename: "r.xml.gz", contentType: "application/gzip", content: gz(dmarcXml({ org: "x", reportId: "fallback", begin: DAY, end: DAY + 1, domain: "example.com", rows: [] })) });
+  for (const workerUrl of [broken, join(dir, "missing-thread.ts")]) {
+    const read = await readReportInThread(raw, "dmarc", { workerUrl });
+    expect(read.kind === "dmarc" && read.report.reportId).toBe("fallback");
+  }
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("advice", () => {
