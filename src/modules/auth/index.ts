@@ -3,7 +3,7 @@ import { authenticateSession, signIn } from "../../auth/sessions.ts";
 import type { Deps } from "../../context.ts";
 import { authPlugin, clientIp, trustedProxies, type IpServer } from "../../http/auth.ts";
 import { Envelope, errorResponses, MessageBody } from "../../http/schemas.ts";
-import { UnauthenticatedError } from "../../errors.ts";
+import { UnauthenticatedError, ValidationError } from "../../errors.ts";
 import { changesState, clearedSessionCookie, CSRF_HEADER, secureCookies, sessionCookie, sessionTokenOf } from "../../http/session-cookie.ts";
 import type { SessionPrincipal } from "../../auth/sessions.ts";
 import { confirmEnrolment, disableTwoFactor, renewRecoveryCodes, setTeamRequirement, startEnrolment } from "../../auth/two-factor.ts";
@@ -128,8 +128,9 @@ export const authController = (deps: Deps) =>
       async ({ body, headers, request, server, set }) => {
         const client = { ip: clientIp(server as IpServer, request, trustedProxies(deps.config)), userAgent: headers["user-agent"] ?? null, previousToken: sessionTokenOf(headers.cookie) };
         let accepted;
+        if (body.code !== undefined && body.password === undefined) throw ValidationError.field("code", "A code goes with a password; with a session, accept without one.");
         if (body.password !== undefined) {
-          accepted = await acceptInvitationWithPassword(deps, { token: body.token, password: body.password }, client);
+          accepted = await acceptInvitationWithPassword(deps, { token: body.token, password: body.password, code: body.code }, client);
         } else {
           const cookie = sessionTokenOf(headers.cookie);
           if (cookie === null) throw new UnauthenticatedError();
@@ -145,7 +146,7 @@ export const authController = (deps: Deps) =>
         detail: {
           summary: "Accept an invitation to a team",
           description:
-            "The token comes from the invitation_url of an invitation (POST /v1/team/members). The invited user accepts it as themselves: with their session (cookie posthorn_session and X-CSRF-Token, as every state-changing request), or, without one, with their own password (throttled like a sign-in of that address). A session of another user is a 403; an unknown, used, revoked or expired token a 422. The invitation works once, for 7 days. The answer is a new session in the team just joined (the cookie is replaced).",
+            "The token comes from the invitation_url of an invitation (POST /v1/team/members). The invited user accepts it as themselves: with their session (cookie posthorn_session and X-CSRF-Token, as every state-changing request), or, without one, with their own password (throttled like a sign-in of that address; with two-factor sign-in on, `code` too, else 401 two_factor_required). A session of another user is a 403; an unknown, used, revoked or expired token a 422. The invitation works once, for 7 days. The answer is a new session in the team just joined (the cookie is replaced).",
           security: [{ sessionCookie: [] }, {}],
         },
         response: { 200: Envelope(SessionData), ...errorResponses(401, 403, 422, 429) },

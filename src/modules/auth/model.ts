@@ -61,6 +61,14 @@ export const AcceptInvitationBody = t.Object({
       description: "The invited user's own password, instead of a session (for a user who is active in no team yet)",
     }),
   ),
+  code: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 40,
+      error: "The code field must be a 6-digit code or a recovery code.",
+      description: "With password, for a user with two-factor sign-in on: a TOTP code or a recovery code (as at sign-in)",
+    }),
+  ),
 });
 
 const TeamRef = t.Object({ id: t.String(), name: t.String(), role: t.String({ examples: ["owner", "member"] }) });

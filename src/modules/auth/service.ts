@@ -3,6 +3,7 @@ import { oidcClient, SSO_REQUEST_TTL_MS, SsoError, type OidcClient } from "../..
 import { hashPassword, verifyPassword } from "../../auth/passwords.ts";
 import { SESSION_IDLE_MS, SESSION_MAX_MS, SESSION_TOKEN_PREFIX, SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_WINDOW_MS, sessionExpiry, type SessionPrincipal } from "../../auth/sessions.ts";
 import { authThrottle, type FailureRule } from "../../auth/throttle.ts";
+import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED, useSecondFactor } from "../../auth/second-factor.ts";
 import { twoFactorStatus } from "../../auth/two-factor.ts";
 import type { Deps } from "../../context.ts";
 import type { InvitationRow, MembershipRow } from "../../db/accounts.ts";
@@ -145,7 +146,11 @@ export async function acceptInvitationAsSession(deps: Pick<Deps, "store">, princ
  * is active in no team yet): throttled like a sign-in of that address, and it opens a session in
  * the team just joined.
  */
-export async function acceptInvitationWithPassword(deps: Pick<Deps, "store" | "log" | "config">, input: { token: string; password: string }, client: Client): Promise<Accepted> {
+export async function acceptInvitationWithPassword(
+  deps: Pick<Deps, "store" | "log" | "config">,
+  input: { token: string; password: string; code?: string },
+  client: Client,
+): Promise<Accepted> {
   const invitation = await deps.store.read.accounts.invitationByTokenHash(sha256Hex(input.token));
   if (!invitation || Number(invitation.expires_at) <= Date.now()) throw ValidationError.field("token", INVALID_LINK);
   const user = (await deps.store.read.accounts.userById(invitation.user_id))!;
@@ -157,19 +162,30 @@ export async function acceptInvitationWithPassword(deps: Pick<Deps, "store" | "l
     throttle.failed(reservation);
     throw new UnauthenticatedError("The password is incorrect.");
   }
-  if ((await deps.store.read.accounts.twoFactor(user.id))?.totp_secret) {
-    // A password alone never opens a session of a user with two-factor sign-in.
+  // A password alone never opens a session of a user with two-factor sign-in: the code as at sign-in.
+  const totpSecret = (await deps.store.read.accounts.twoFactor(user.id))?.totp_secret ?? null;
+  if (totpSecret === null && input.code !== undefined) {
     await throttle.release(reservation);
-    throw new UnauthenticatedError("This account signs in with two factors: sign in first, then accept the invitation with your session.", "two_factor_required");
+    throw ValidationError.field("code", "Two-factor sign-in is not set up for this account: accept without a code.");
+  }
+  if (totpSecret !== null && input.code === undefined) {
+    await throttle.release(reservation);
+    throw new UnauthenticatedError("Enter the 6-digit code of your authenticator app, or one of your recovery codes.", TWO_FACTOR_REQUIRED);
   }
   const accepted = await deps.store.write(async (tx) => {
     const now = Date.now();
+    const factor = totpSecret === null ? null : await useSecondFactor(tx, user.id, totpSecret, input.code!, now);
+    if (totpSecret !== null && factor === null) return null;
     const taken = await takeInvitation(tx, input.token, user.id, now);
-    const opened = await openSession(tx, user.id, taken, client, now);
+    const opened = await openSession(tx, user.id, taken, client, now, factor);
     await tx.rateLimits.clearFailures(`email:${user.email}`, now - SIGN_IN_WINDOW_MS);
     await throttle.releaseIn(tx, reservation);
     return { ...opened, team: { id: taken.team_id, name: taken.team_name } };
   });
+  if (accepted === null) {
+    throttle.failed(reservation);
+    throw new UnauthenticatedError("The code is incorrect, expired or was used already.", TWO_FACTOR_INVALID);
+  }
   return accepted;
 }
 

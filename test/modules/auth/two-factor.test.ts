@@ -175,4 +175,27 @@ describe("two-factor sign-in (TOTP)", () => {
     // It cannot be turned off while required.
     expect((await as(app, s, "POST", "/v1/auth/two-factor/disable", { code: "000000" })).json.error).toBe("two_factor_required_by_team");
   });
+
+  test("accepting an invitation with a password needs the code too when two-factor sign-in is on", async () => {
+    const app = createTestApp();
+    const owner = await ownerEmail(app);
+    const { secret, step } = await enrol(app, sessionOf(await signIn(app, owner.email)));
+    const b = app.addTeam("Team B");
+    const invited = await app.request("POST", "/v1/team/members", { token: b.teamToken, body: { email: owner.email } });
+    expect(invited.status).toBe(201);
+    const token = (invited.json.invitation_url as string).split("/").pop()!;
+    const accept = (body: Record<string, string>) => app.request("POST", "/v1/auth/invitations/accept", { token: null, body: { token, password: PASSWORD, ...body } });
+    const pending = () => app.sql.get<{ status: string }>("SELECT status FROM team_members WHERE team_id = ? AND user_id = ?", [b.teamId, owner.id]);
+
+    const noCode = await accept({});
+    expect(noCode.status).toBe(401);
+    expect(noCode.json.error).toBe("two_factor_required");
+    const replayed = await accept({ code: codeAt(secret, step) }); // the code that confirmed enrolment
+    expect(replayed.json.error).toBe("two_factor_invalid");
+    expect((await pending())!.status).toBe("pending");
+    const accepted = await accept({ code: codeAt(secret, step + 1) });
+    expect(accepted.status).toBe(200);
+    expect(accepted.json.data.team.id).toBe(b.teamId);
+    expect((await pending())!.status).toBe("active");
+  });
 });

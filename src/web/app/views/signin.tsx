@@ -117,6 +117,8 @@ export function SetPassword({ token }: { token: string }) {
  */
 export function AcceptInvitation({ token, session, onAccepted, onSignOut }: { token: string; session: Session | null; onAccepted: (s: Session) => void; onSignOut: () => void }) {
   const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  const [needCode, setNeedCode] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
@@ -124,12 +126,18 @@ export function AcceptInvitation({ token, session, onAccepted, onSignOut }: { to
     setBusy(true);
     setError(null);
     try {
-      const res = await api.post<ApiBody<"/v1/auth/invitations/accept", "post">>("/v1/auth/invitations/accept", (session ? { token } : { token, password }) satisfies ApiRequest<"/v1/auth/invitations/accept">, { quiet401: true });
+      const body = session ? { token } : needCode ? { token, password, code } : ({ token, password } satisfies ApiRequest<"/v1/auth/invitations/accept">);
+      const res = await api.post<ApiBody<"/v1/auth/invitations/accept", "post">>("/v1/auth/invitations/accept", body, { quiet401: true });
       onAccepted(res.data);
       go("/");
     } catch (err) {
-      setError(messageOf(err));
-      setPassword("");
+      if (err instanceof ApiError && err.code === "two_factor_required") {
+        setNeedCode(true);
+      } else {
+        setError(messageOf(err));
+        if (needCode) setCode("");
+        else setPassword("");
+      }
     } finally {
       setBusy(false);
     }
@@ -148,7 +156,10 @@ export function AcceptInvitation({ token, session, onAccepted, onSignOut }: { to
         ) : (
           <>
             <p>Enter the password of the account the invitation was sent to.</p>
-            <Field label="Your password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} autoFocus />
+            <Field label="Your password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} autoFocus readOnly={needCode} />
+            {needCode ? (
+              <Field label="Authentication code" hint="The 6-digit code of your authenticator app, or one of your recovery codes." autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} autoFocus />
+            ) : null}
           </>
         )}
         <ErrorBox error={error} />
