@@ -5,7 +5,7 @@ import type { Deps } from "../context.ts";
 import { ForbiddenError, UnauthenticatedError } from "../errors.ts";
 import { FULL_ACCESS, type Permission } from "../auth/permissions.ts";
 import { rejectUnknownFilters } from "./filters.ts";
-import { enforceProjectScope } from "./project-scope.ts";
+import { enforceProjectScope, narrowList } from "./project-scope.ts";
 import { tokenAuthenticator, type TokenAuthenticator, type ProjectPrincipal, type TeamPrincipal } from "../auth/tokens.ts";
 import { authenticateSession, type SessionPrincipal } from "../auth/sessions.ts";
 import { changesState, CSRF_HEADER, sessionTokenOf } from "./session-cookie.ts";
@@ -135,6 +135,10 @@ const buildAuthPlugin = (deps: Deps, authenticator: TokenAuthenticator, seed: nu
           const team = principalOf<TeamPrincipal>(request);
           await enforceProjectScope(deps, team.teamId, team.access, { request, route, params, query, body });
           return { team };
+        },
+        afterHandle: ({ request, route, responseValue }) => {
+          const principal = authenticated.get(request);
+          if (principal?.kind === "team") return narrowList(principal.access, request, route, responseValue);
         },
       },
       session: {

@@ -9,6 +9,7 @@
  *   (project_id, route_id, project_ids, route_ids, filter[project_id], filter[route_id]) must be
  *   of one of the member's projects: else 404 (an object of no project, such as a team-wide
  *   suppression, counts as another project's);
+ * - the list of projects (NARROWED) shows only theirs;
  * - a list or figure that spans the team (SCOPED) must be narrowed to one of the member's
  *   projects by one of its parameters, else a 422 naming them;
  * - operations on the team itself (TEAM_WIDE) do not depend on projects;
@@ -55,6 +56,9 @@ const SCOPED: Record<string, string[]> = {
   "POST /v1/webhooks": ["route_id"],
   "GET /v1/stats": ["project_id"],
 };
+
+/** Lists of the projects themselves: answered with the member's projects only (narrowList). A page may then hold fewer items than page[size]. */
+const NARROWED = new Set(["GET /v1/projects"]);
 
 /** Operations that do not depend on projects (the team, its members and roles, its domains, server-wide lists), and those whose every project is named in the path. */
 const TEAM_WIDE = new Set([
@@ -125,7 +129,7 @@ export async function enforceProjectScope(deps: Pick<Deps, "store">, teamId: str
       const message = `You work on selected projects only: name one of them with ${scoping.join(" or ")}.`;
       throw new ValidationError(Object.fromEntries(scoping.map((p) => [p, [message]])));
     }
-  } else if (!pathNamesProject && !TEAM_WIDE.has(key)) {
+  } else if (!pathNamesProject && !TEAM_WIDE.has(key) && !NARROWED.has(key)) {
     throw new ForbiddenError("You work on selected projects only, and this request spans the team's projects.", "project_access");
   }
 
@@ -138,4 +142,14 @@ export async function enforceProjectScope(deps: Pick<Deps, "store">, teamId: str
     // Unknown here: the handler answers its own 404 (or 422 for a body's reference), as for anyone.
     if (owner && (owner.project_id === null || !allowed.has(owner.project_id))) throw new NotFoundError(RESOURCE[kind]);
   }
+}
+
+/** The answer of a NARROWED list without the projects the principal does not work on; any other answer as it is. */
+export function narrowList(access: Access | undefined, request: Request, route: string, response: unknown): unknown {
+  const projects = access?.projects;
+  if (projects === null || projects === undefined || !NARROWED.has(routeKey(request.method, route))) return undefined;
+  if (response === null || typeof response !== "object" || !Array.isArray((response as { data?: unknown }).data)) return undefined;
+  const allowed = new Set(projects);
+  const body = response as { data: { id?: unknown }[] };
+  return { ...body, data: body.data.filter((item) => typeof item.id === "string" && allowed.has(item.id)) };
 }

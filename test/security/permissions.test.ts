@@ -302,6 +302,12 @@ describe(`project access (${engine})`, () => {
     expect(wide.status).toBe(422);
     expect(Object.keys(wide.json.errors)).toEqual(["filter[project_id]", "filter[route_id]"]);
 
+    // The list of projects shows theirs only.
+    const projectsListed = await as(t, session, "GET", "/v1/projects");
+    expect(projectsListed.status).toBe(200);
+    expect(projectsListed.json.data.map((p: any) => p.id)).toEqual([mine]);
+    expect((await t.request("GET", "/v1/projects")).json.data.length).toBe(2);
+
     // Mine: as before.
     expect((await as(t, session, "GET", `/v1/projects/${mine}`)).status).toBe(200);
     expect((await as(t, session, "GET", `/v1/routes/${myRoute}`)).status).toBe(200);
