@@ -12,6 +12,7 @@ import { JobQueue, JobSignals, type EnqueueListener } from "./job-queue.ts";
 import { DestinationRepository } from "./destinations.ts";
 import { LockRepository } from "./locks.ts";
 import { MessageContentRepository } from "./message-contents.ts";
+import { MetricCountersRepository } from "./metric-counters.ts";
 import { MessageRepository } from "./messages.ts";
 import { ProjectRepository } from "./projects.ts";
 import { QueueRepository } from "./queue.ts";
@@ -48,6 +49,7 @@ export interface Repositories {
   locks: LockRepository;
   messageContents: MessageContentRepository;
   messages: MessageRepository;
+  metricCounters: MetricCountersRepository;
   projects: ProjectRepository;
   queue: QueueRepository;
   rateLimits: RateLimitRepository;
@@ -82,6 +84,7 @@ export function repositories(db: SqlExecutor, signals: EnqueueListener = new Job
     locks: new LockRepository(db),
     messageContents: new MessageContentRepository(db),
     messages: new MessageRepository(db),
+    metricCounters: new MetricCountersRepository(db),
     projects: new ProjectRepository(db),
     queue: new QueueRepository(db),
     rateLimits: new RateLimitRepository(db),

@@ -1,6 +1,7 @@
 import type { Deps } from "../../context.ts";
 import { inflowGateOf } from "../../smtp/inflow-gate.ts";
 import { rspamdHealthOf } from "../../smtp/rspamd.ts";
+import { mailCounterSamples } from "./mail-counters.ts";
 
 /**
  * Prometheus text exposition of queue depths, message counts and commit batching. Every sample
@@ -25,6 +26,12 @@ export async function metricsText(deps: Deps): Promise<string> {
   gauge("posthorn_jobs_dead", "Jobs that exhausted their attempts, per queue", queues.map((q) => [{ queue: q.queue }, q.dead]));
   const statuses = await deps.store.read.messages.countsByTypeAndStatus();
   gauge("posthorn_messages", "Messages by type and status", statuses.map((s) => [{ type: s.type, status: s.status }, s.n]));
+  // The cluster's mail by route and outcome, from the statistics rollups (mail-counters.ts): every node reports the same figures.
+  const mail = await mailCounterSamples(deps);
+  counter("posthorn_outbound_recipients_total", "Outbound recipients by route, type and outcome since this node's first scrape, whole cluster (sent: first attempts; soft_bounced: each deferral)", mail.outbound);
+  counter("posthorn_tracking_hits_total", "Opens and clicks by route, kind and verdict (human, privacy_proxy, machine) since this node's first scrape, whole cluster", mail.tracking);
+  counter("posthorn_tracking_recipients_total", "Recipients' first open or click of each verdict, by route, since this node's first scrape, whole cluster", mail.trackingRecipients);
+  counter("posthorn_inbound_messages_total", "Inbound messages by route and outcome (received: all processed; quarantined: held or rejected by the spam policy) since this node's first scrape, whole cluster", mail.inbound);
   gauge("posthorn_writer_commits", "Group commits since start", [[{}, deps.store.stats.commits]]);
   gauge("posthorn_writer_writes", "Writes carried by group commits since start", [[{}, deps.store.stats.writes]]);
   const inflow = inflowGateOf(deps);
