@@ -117,8 +117,11 @@ describe("blocklist checks", () => {
     const listedAt = Date.now();
     dns.set("7.2.0.192.zen.spamhaus.org", "A", ["127.0.0.2"]);
     const [got] = await waitFor(() => events(receivers.a, "deliverability.listed", "192.0.2.7").at(0) && events(receivers.a, "deliverability.listed", "192.0.2.7"), INTERVAL_MS * 3);
-    // Within one interval (plus the check's own lookups and the webhook's post).
-    expect(got!.receivedAt - listedAt).toBeLessThan(INTERVAL_MS + 1500);
+    // Found by the next check, within one interval (plus its own lookups), and posted at once.
+    const found = Date.parse(got!.listed_since as string);
+    console.log(`listing found ${found - listedAt} ms after it was published (interval ${INTERVAL_MS} ms), at the receiver ${got!.receivedAt - found} ms later`);
+    expect(found - listedAt).toBeLessThan(INTERVAL_MS + 1000);
+    expect(got!.receivedAt - found).toBeLessThan(3000);
     expect(got).toMatchObject({ target: "192.0.2.7", type: "ip", zone: "zen.spamhaus.org", code: "127.0.0.2", meaning: "Spamhaus SBL: a known spam source or spam operation" });
     await waitFor(() => events(receivers.b, "deliverability.listed", "192.0.2.7").length === 1, 5000);
     const s = await status(app.team.teamToken);
@@ -132,7 +135,10 @@ describe("blocklist checks", () => {
     const removedAt = Date.now();
     dns.remove("7.2.0.192.zen.spamhaus.org");
     const [gone] = await waitFor(() => events(receivers.a, "deliverability.delisted", "192.0.2.7").at(0) && events(receivers.a, "deliverability.delisted", "192.0.2.7"), INTERVAL_MS * 3);
-    expect(gone!.receivedAt - removedAt).toBeLessThan(INTERVAL_MS + 1500);
+    const cleared = Date.parse(gone!.delisted_at as string);
+    console.log(`delisting found ${cleared - removedAt} ms after the record was removed, at the receiver ${gone!.receivedAt - cleared} ms later`);
+    expect(cleared - removedAt).toBeLessThan(INTERVAL_MS + 1000);
+    expect(gone!.receivedAt - cleared).toBeLessThan(3000);
     expect(gone).toMatchObject({ target: "192.0.2.7", type: "ip", zone: "zen.spamhaus.org", listed_since: s.data[0].since });
     expect(entry(await status(app.team.teamToken), "192.0.2.7", "zen.spamhaus.org")).toMatchObject({ status: "clear", listed: false, code: null });
     // The refused address never fired anything.
