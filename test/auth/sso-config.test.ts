@@ -28,4 +28,19 @@ describe("single sign-on settings", () => {
     expect((await t.request("GET", "/v1/auth/sso/start", { token: null })).status).toBe(404);
     expect((await t.request("GET", "/v1/auth/sso/callback?state=x&code=y", { token: null })).status).toBe(404);
   });
+
+  test("a client may start 30 sign-ins in 10 minutes (each stores a row), then 429", async () => {
+    const t = createTestApp({ env: { POSTHORN_OIDC_ISSUER: "http://127.0.0.1:9", POSTHORN_OIDC_CLIENT_ID: "posthorn" } });
+    const server = t.app.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 31; i++) statuses.push((await fetch(`http://127.0.0.1:${server.server!.port}/v1/auth/sso/start`, { redirect: "manual" })).status);
+      // Nothing listens on port 9: the discovery fails (401 sso_failed), but each start was counted.
+      expect(statuses.slice(0, 30)).toEqual(Array(30).fill(401));
+      expect(statuses[30]).toBe(429);
+      expect(await t.sql.get("SELECT failures FROM auth_failures WHERE key = ?", ["sso:127.0.0.1"])).toEqual({ failures: 30 });
+    } finally {
+      await server.stop(true);
+    }
+  });
 });

@@ -249,8 +249,8 @@ export const authController = (deps: Deps) =>
     )
     .get(
       "/v1/auth/sso/start",
-      async ({ request }) => {
-        const started = await startSso(deps);
+      async ({ request, server }) => {
+        const started = await startSso(deps, clientIp(server as IpServer, request, trustedProxies(deps.config)));
         const headers = new Headers({ location: started.url, "cache-control": "no-store" });
         headers.append("set-cookie", ssoCookie(started.state, SSO_REQUEST_TTL_MS / 1000, secureCookies(request, deps.config.publicUrl)));
         return new Response(null, { status: 303, headers });
@@ -259,10 +259,10 @@ export const authController = (deps: Deps) =>
         detail: {
           summary: "Start single sign-on: redirects to the identity provider",
           description:
-            "303 to the configured issuer's authorization endpoint (authorization code with PKCE S256, a fresh state and nonce, scope openid email profile); the state is also kept in the cookie posthorn_sso (HttpOnly, SameSite=Lax, 10 minutes), which the callback requires. 404 when single sign-on is not configured.",
+            "303 to the configured issuer's authorization endpoint (authorization code with PKCE S256, a fresh state and nonce, scope openid email profile); the state is also kept in the cookie posthorn_sso (HttpOnly, SameSite=Lax, 10 minutes), which the callback requires. A client IP may start 30 in 10 minutes, then 429. 404 when single sign-on is not configured.",
           security: [],
         },
-        response: { 303: t.Void({ description: "To the identity provider" }), ...errorResponses(404) },
+        response: { 303: t.Void({ description: "To the identity provider" }), ...errorResponses(404, 429) },
       },
     )
     .get(

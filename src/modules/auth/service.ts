@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { oidcClient, SSO_REQUEST_TTL_MS, SsoError, type OidcClient } from "../../auth/oidc.ts";
 import { hashPassword, verifyPassword } from "../../auth/passwords.ts";
 import { SESSION_IDLE_MS, SESSION_MAX_MS, SESSION_TOKEN_PREFIX, SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_WINDOW_MS, sessionExpiry, type SessionPrincipal } from "../../auth/sessions.ts";
-import { authThrottle, type FailureRule } from "../../auth/throttle.ts";
+import { authThrottle, clientKey, type FailureRule } from "../../auth/throttle.ts";
 import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED, useSecondFactor } from "../../auth/second-factor.ts";
 import { twoFactorStatus } from "../../auth/two-factor.ts";
 import type { Deps } from "../../context.ts";
@@ -189,6 +189,10 @@ export async function acceptInvitationWithPassword(
   return accepted;
 }
 
+/** Single sign-ons a client IP may start in a window (each stores a row until it is used or expires). */
+const SSO_STARTS_PER_IP = 30;
+const SSO_START_WINDOW_MS = 10 * 60_000;
+
 /** The configured issuer's client, or 404 when single sign-on is not configured. */
 function ssoClient(config: Deps["config"]): OidcClient {
   const client = oidcClient(config);
@@ -197,8 +201,11 @@ function ssoClient(config: Deps["config"]): OidcClient {
 }
 
 /** Starts a single sign-on: the provider's URL for the browser, and the state it keeps in a cookie. */
-export async function startSso(deps: Pick<Deps, "store" | "config">): Promise<{ url: string; state: string }> {
-  const authorization = await ssoClient(deps.config).authorization();
+export async function startSso(deps: Pick<Deps, "store" | "config" | "log">, ip: string | null): Promise<{ url: string; state: string }> {
+  const oidc = ssoClient(deps.config);
+  // Every start stores a row: a client IP (or /64) may start SSO_STARTS_PER_IP per window, counted like failures (never given back).
+  if (ip !== null) await authThrottle(deps).reserve([{ key: `sso:${clientKey(ip)}`, limit: SSO_STARTS_PER_IP, windowMs: SSO_START_WINDOW_MS }]);
+  const authorization = await oidc.authorization();
   const now = Date.now();
   await deps.store.write((tx) =>
     tx.accounts.insertSsoRequest({
