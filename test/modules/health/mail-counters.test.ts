@@ -8,7 +8,10 @@ import { trackingToken } from "../../../src/auth/tracking-tokens.ts";
 import { mailCounters } from "../../../src/modules/health/mail-counters.ts";
 import { metricsText } from "../../../src/modules/health/service.ts";
 import { serverSecretOf } from "../../../src/secrets.ts";
+import { GTUBE } from "../../../src/smtp/spam.ts";
+import { waitFor } from "../../helpers.ts";
 import { startOutbound, type OutboundHarness } from "../../send/harness.ts";
+import { compose, dkimSigned, sendRaw, startInbound } from "../../smtp/support.ts";
 
 const GOOGLE_PROXY_UA = "Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)";
 
@@ -105,4 +108,34 @@ describe("mail counters in /metrics", () => {
     const ids = dashboard.panels.map((p: { id: number }) => p.id);
     expect(new Set(ids).size).toBe(ids.length);
   });
+});
+
+describe("inbound counters in /metrics", () => {
+  test("received and quarantined by route: a clean message and a GTUBE one held as spam", async () => {
+    const inbound = await startInbound();
+    try {
+      const type = { route_id: inbound.inboundRouteId, type: "inbound" };
+      const first = await metricsText(inbound.deps);
+      expect(sample(first, "posthorn_inbound_messages_total", { ...type, outcome: "received" })).toBe(0);
+      const deliver = async (subject: string, text: string) => {
+        const raw = await dkimSigned(await compose({ from: "alice@sender.test", to: inbound.inboundAddress, subject, text }), inbound.sender);
+        const info = await sendRaw(inbound.port, { from: "alice@sender.test", to: [inbound.inboundAddress] }, raw);
+        return /Queued as (\S+)/.exec(info.response)![1]!;
+      };
+      const statusOf = async (id: string) => {
+        const res = await inbound.app.request("GET", `/v1/messages/${id}`);
+        return (res.json?.data ?? res.json)?.status as string | undefined;
+      };
+      const clean = await deliver("Hello", "Just saying hello.");
+      const spam = await deliver("WIN A PRIZE", `Win now!\n\n${GTUBE}\n`);
+      await waitFor(async () => (await statusOf(spam)) === "quarantined" && (await statusOf(clean)) !== "queued" && (await statusOf(clean)) !== "pending", 10_000);
+      await waitFor(async () => sample(await metricsText(inbound.deps), "posthorn_inbound_messages_total", { ...type, outcome: "received" }) === 2, 10_000);
+      const text = await metricsText(inbound.deps);
+      expect(sample(text, "posthorn_inbound_messages_total", { ...type, outcome: "quarantined" })).toBe(1);
+      // Inbound mail is not outbound: no outbound series for the inbound route.
+      expect(text).not.toContain(`posthorn_outbound_recipients_total{node="${inbound.deps.config.nodeName}",route_id="${inbound.inboundRouteId}"`);
+    } finally {
+      await inbound.stop();
+    }
+  }, 30_000);
 });
