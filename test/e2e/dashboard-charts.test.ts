@@ -179,10 +179,15 @@ describe.skipIf(!requireTool("chromium"))("the overview's charts in Chromium", (
   const legend = (chart: string) => page.locator(`figure[data-chart="${chart}"] .legend li`).allTextContents();
 
   test("the last 30 days: every series drawn with the API's figures, and the screenshots are not blank", async () => {
+    const requests: string[] = [];
+    page.on("request", (r) => requests.push(r.url()));
     await signIn();
     await page.getByRole("heading", { name: "Statistics: Last 30 days" }).waitFor();
     const volume = "Sent, delivered, bounced and complaints per day";
     await page.locator(`figure[data-chart="${volume}"] rect[data-series=sent]`).first().waitFor();
+    // Offline: everything the page asked for came from this server (no CDN, no font, no chart library).
+    expect(requests.filter((u) => !u.startsWith(`${base}/`) && !u.startsWith("data:"))).toEqual([]);
+    expect(requests.some((u) => u.startsWith(`${base}/v1/stats?`))).toBe(true);
 
     const stats = (await api("GET", `/v1/stats?from=${monthAgo}&to=${today}`)).json;
     expect(stats.totals).toMatchObject({ sent: 7, delivered: 5, hard_bounced: 1, spam_complaints: 0 });
