@@ -1,5 +1,6 @@
 import { Elysia, type AnyElysia } from "elysia";
 import type { Deps } from "./context.ts";
+import { auditTrail } from "./http/audit.ts";
 import { errorHandler } from "./http/error-responses.ts";
 import { dashboardController } from "./http/dashboard.ts";
 import { openapiController } from "./http/openapi.ts";
@@ -15,7 +16,8 @@ export function createApp(deps: Deps) {
     .use(unitOfWork(deps.store, deps.log))
     .use(errors)
     .use(openapiController((): AnyElysia => app, { version: VERSION, publicUrl: deps.config.publicUrl }))
-    .use(dashboardController());
+    .use(dashboardController())
+    .use(auditTrail(deps));
   for (const controller of controllers(deps)) app.use(controller);
   errors.learnRoutes(app.routes);
   return app;

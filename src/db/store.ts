@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { BackgroundCheckpointer } from "./background-checkpointer.ts";
 import { AccountRepository } from "./accounts.ts";
+import { AuditLogRepository } from "./audit-log.ts";
 import { BlocklistRepository } from "./blocklists.ts";
 import { DeliveryRepository } from "./deliveries.ts";
 import { DeliverabilityReportRepository } from "./deliverability-reports.ts";
@@ -36,6 +37,7 @@ import type { UnitOfWork, Writer, WriteOptions } from "./writer.ts";
 /** Every repository, bound to one executor: the engine's reads, or one transaction's writes. */
 export interface Repositories {
   accounts: AccountRepository;
+  auditLog: AuditLogRepository;
   blocklists: BlocklistRepository;
   deliveries: DeliveryRepository;
   deliverabilityReports: DeliverabilityReportRepository;
@@ -71,6 +73,7 @@ export interface Repositories {
 export function repositories(db: SqlExecutor, signals: EnqueueListener = new JobSignals()): Repositories {
   return {
     accounts: new AccountRepository(db),
+    auditLog: new AuditLogRepository(db),
     blocklists: new BlocklistRepository(db),
     deliveries: new DeliveryRepository(db),
     deliverabilityReports: new DeliverabilityReportRepository(db),

@@ -1,5 +1,6 @@
 import type { Deps } from "../context.ts";
 import { acmeChallengeController } from "./acme/index.ts";
+import { auditController } from "./audit/index.ts";
 import { blocklistsController } from "./blocklists/index.ts";
 import { deliverabilityController } from "./deliverability/index.ts";
 import { destinationsController } from "./destinations/index.ts";
@@ -33,6 +34,7 @@ export const controllers = (deps: Deps) => [
   warmupController(deps),
   reportForwardingController(deps),
   teamController(deps),
+  auditController(deps),
   projectsController(deps),
   routesController(deps),
   messagesController(deps),

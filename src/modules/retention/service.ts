@@ -13,6 +13,7 @@ import { iso } from "../../ids.ts";
 import type { JobHandler, JobRunner } from "../../jobs/runner.ts";
 import type { Job } from "../../db/job-queue.ts";
 import { statsRetentionDays } from "../../db/stats.ts";
+import { AUDIT_RETENTION_DAYS } from "../../auth/audit.ts";
 
 export const RETENTION_QUEUE = "retention";
 
@@ -148,6 +149,23 @@ export async function purgeStatRollups(deps: Pick<Deps, "store" | "config" | "lo
   return dropped;
 }
 
+/**
+ * The audit log's rows older than AUDIT_RETENTION_DAYS (400 days, whatever POSTHORN_RETENTION_DAYS
+ * says of messages), dropped once per pass in transactions of at most 1,000 rows, at most 100 of
+ * them a pass (the rest goes in the next pass).
+ */
+export async function purgeAuditLog(deps: Pick<Deps, "store" | "log">, now = Date.now()): Promise<number> {
+  const cutoff = now - AUDIT_RETENTION_DAYS * DAY_MS;
+  let dropped = 0;
+  for (let i = 0; i < 100; i++) {
+    const n = await deps.store.write((tx) => tx.auditLog.deleteBefore(cutoff, 1000));
+    dropped += n;
+    if (n < 1000) break;
+  }
+  if (dropped > 0) deps.log.info("retention dropped audit log rows", { rows: dropped });
+  return dropped;
+}
+
 /** The job: one slice, then the next slice at once, or the next pass after `sweepIntervalMs`. */
 export function retentionHandler(deps: Deps, opts: RetentionOptions = DEFAULT_RETENTION): JobHandler<RetentionCursor> {
   return async (job: Job<RetentionCursor>) => {
@@ -160,7 +178,10 @@ export function retentionHandler(deps: Deps, opts: RetentionOptions = DEFAULT_RE
         deps.log.info("retention purged messages", { purged: run.purged, walked: run.walked, transactions: run.transactions, reclaimed_pages: run.reclaimedPages, pass_done: run.passDone });
       }
       next = { cursor: run.cursor, runAt: Date.now() + (run.passDone ? opts.sweepIntervalMs : 0) };
-      if (run.passDone) await purgeStatRollups(deps);
+      if (run.passDone) {
+        await purgeStatRollups(deps);
+        await purgeAuditLog(deps);
+      }
     } catch (err) {
       deps.log.error("retention run failed", { error: String(err) });
     }
