@@ -1,8 +1,8 @@
 /**
  * The send fields Lettermint's SDKs send beside the spec's: settings.track_opens/track_clicks are
- * taken as Posthorn's track_opens/track_clicks; scheduled_at asks for what Posthorn cannot do yet
- * and is refused, so an email is never sent early. tags and settings.tls are taken (their tests:
- * test/send/message-tags.test.ts, test/send/enforced-tls.test.ts).
+ * taken as Posthorn's track_opens/track_clicks; a key settings does not know is refused rather than
+ * ignored. scheduled_at, tags and settings.tls are taken (their tests: test/send/scheduled-sending.test.ts,
+ * test/send/message-tags.test.ts, test/send/enforced-tls.test.ts); a time beyond the 30-day window is a 422.
  */
 import { describe, expect, test } from "bun:test";
 import { createTestApp, insertTestDomain } from "../helpers.ts";
@@ -27,10 +27,13 @@ describe("Lettermint's send fields", () => {
     expect(await tracking(c.json.message_id)).toEqual({ track_opens: 0, track_clicks: 0 });
   });
 
-  test("scheduled_at is a 422 on that field, and nothing is stored", async () => {
+  test("an unknown settings key, a settings object of 10,000 keys and a scheduled_at beyond the window are each a 422 on that field, and nothing is stored", async () => {
     const before = await count();
+    const huge = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, true]));
     for (const [extra, field] of [
       [{ scheduled_at: "2099-01-01T00:00:00Z" }, "scheduled_at"],
+      [{ settings: { track_opens: true, track_bounces: true } }, "settings"],
+      [{ settings: huge }, "settings"],
     ] as const) {
       const res = await send(mail(extra));
       expect(res.status).toBe(422);

@@ -29,15 +29,16 @@ function notScheduled(m: ScheduledMessageRow, action: string): ConflictError {
 }
 
 /**
- * PATCH /v1/messages/{id}: moves a scheduled message to `scheduled_at` (422 for a time refused at
- * send, nothing changed). 409 once it has left `scheduled`: released at its time, canceled, or
+ * PATCH /v1/messages/{id}: moves a scheduled message to `scheduled_at` (404 for a message the
+ * asker cannot see, then 422 for a time refused at send, nothing changed). 409 once it has left `scheduled`: released at its time, canceled, or
  * never scheduled. The check and the move are one write that wins or loses against the release.
  */
 export async function reschedule(deps: Ctx, asker: Asker, id: string, scheduledAt: string): Promise<ScheduledMessage> {
-  const checked = checkScheduledAt(scheduledAt, Date.now());
-  if ("error" in checked) throw ValidationError.field("scheduled_at", checked.error);
   return deps.store.write(async (tx) => {
+    // Whose message first: another team's (or project's) id is a 404 whatever the body says.
     const m = await messageOf(tx, asker, id);
+    const checked = checkScheduledAt(scheduledAt, Date.now());
+    if ("error" in checked) throw ValidationError.field("scheduled_at", checked.error);
     if (m.status !== "scheduled" || !(await rescheduleMessage(tx, m, checked.at, Date.now()))) throw notScheduled(await messageOf(tx, asker, id), "rescheduled");
     return { message_id: m.id, status: "scheduled", scheduled_at: iso(checked.at) };
   });

@@ -62,8 +62,8 @@ export const SendEmail = t.Object(
         track_opens: t.Optional(t.Boolean()),
         track_clicks: t.Optional(t.Boolean()),
         tls: t.Optional(t.Union([t.Literal("opportunistic"), t.Literal("enforced")])),
-      }),
-      "The settings field must be null or an object {track_opens?, track_clicks?, tls?: opportunistic or enforced}.",
+      }, { additionalProperties: t.Never() }),
+      "The settings field must be null or an object {track_opens?, track_clicks?, tls?: opportunistic or enforced} (no other keys).",
       "Lettermint's per-email settings, overriding the route's for this email: track_opens and track_clicks as the fields of those names; tls enforced delivers only over TLS with a certificate valid for the MX host (a host that cannot is a soft bounce, never plaintext); opportunistic uses STARTTLS when offered; default: the route's tls",
     ),
     scheduled_at: nullable(
