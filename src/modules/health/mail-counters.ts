@@ -56,6 +56,8 @@ interface State {
   until: number;
   base: Sums;
   offset: Sums;
+  /** The highest value each series has shown: a counter never goes down (see below). */
+  shown: Sums;
 }
 const states = new WeakMap<Deps, Promise<State>>();
 
@@ -69,7 +71,7 @@ export async function mailCounters(deps: Deps, now = Date.now()): Promise<{ rout
     if (!s) {
       const offset: Sums = new Map();
       add(offset, await read.sumsByRoute(lagged, null, COLUMNS));
-      return { until: lagged, base: new Map(), offset };
+      return { until: lagged, base: new Map(), offset, shown: new Map() };
     }
     if (lagged > s.until) {
       add(s.base, await read.sumsByRoute(s.until, lagged, COLUMNS));
@@ -86,6 +88,14 @@ export async function mailCounters(deps: Deps, now = Date.now()): Promise<{ rout
     const t = total.get(k) ?? {};
     for (const c of COLUMNS) t[c] = (t[c] ?? 0) - (v[c] ?? 0);
     total.set(k, t);
+  }
+  // A link burst re-judges a recipient's recent human clicks as a machine's (the rollup subtracts
+  // them from clicks_human): the counter keeps its highest value rather than going down, which
+  // Prometheus would read as a reset.
+  for (const [k, t] of total) {
+    const shown = s.shown.get(k) ?? {};
+    for (const c of COLUMNS) t[c] = shown[c] = Math.max(shown[c] ?? 0, t[c] ?? 0);
+    s.shown.set(k, shown);
   }
   return [...total].map(([k, sums]) => {
     const [routeId = "", type = ""] = k.split("\u0000");

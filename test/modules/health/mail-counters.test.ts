@@ -13,6 +13,7 @@ import { waitFor } from "../../helpers.ts";
 import { startOutbound, type OutboundHarness } from "../../send/harness.ts";
 import { compose, dkimSigned, sendRaw, startInbound } from "../../smtp/support.ts";
 
+const CHROME_UA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 const GOOGLE_PROXY_UA = "Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)";
 
 /** A sample's value from Prometheus text, by metric name and labels (all given labels must match); 0 when absent. */
@@ -42,7 +43,7 @@ const send = async (to: string, extra: Record<string, unknown> = {}) => {
 };
 
 describe("mail counters in /metrics", () => {
-  test("outbound recipients by route and outcome and tracking by verdict, counted from the first scrape; folding older hours changes nothing", async () => {
+  test("outbound recipients by route and outcome and tracking by verdict, counted from the first scrape", async () => {
     // Delivered before the first scrape: not counted (the counters start at this node's first scrape).
     const before = await send("early@mail.test");
     await h.waitForStatus(before, ["delivered"]);
@@ -84,11 +85,36 @@ describe("mail counters in /metrics", () => {
     const labelNames = new Set([...text.matchAll(/^posthorn_(?:outbound|tracking|inbound)_\w+_total\{([^}]*)\}/gm)].flatMap((m) => [...m[1]!.matchAll(/(\w+)=/g)].map((x) => x[1])));
     expect([...labelNames].sort()).toEqual(["kind", "node", "outcome", "route_id", "type", "verdict"]);
 
-    // Three hours later the hours seen so far are folded into the base: the same figures.
+  }, 30_000);
+
+  test("a link burst re-judges a reader's clicks as a machine's: the human clicks counter keeps its value instead of going down (no false reset)", async () => {
+    const links = [0, 1, 2].map((i) => `<a href="https://sender.test/page-${i}">link ${i}</a>`).join(" ");
+    const id = await send("reader@mail.test", { html: `<p>${links}</p>`, track_clicks: true });
+    await h.waitForStatus(id, ["delivered"]);
+    // The 250 came a minute ago, so the clicks are not "seconds after delivery".
+    await h.sql.run("UPDATE message_events SET created_at = created_at - 60000 WHERE message_id = ?", [id]);
+    const recipientId = h.recipients(id)[0]!.id;
+    const secret = await serverSecretOf(h.deps.store);
+    const click = (link: number) => h.request("GET", `/t/c/${trackingToken(secret, { kind: "click", messageId: id, recipientId, link })}`, { token: null, headers: { "user-agent": CHROME_UA } });
+    const clicks = async (verdict: string) => sample(await metricsText(h.deps), "posthorn_tracking_hits_total", { route_id: routeId, kind: "click", verdict });
+    const [human0, machine0] = [await clicks("human"), await clicks("machine")];
+    expect((await click(0)).status).toBe(302);
+    expect((await click(1)).status).toBe(302);
+    expect(await clicks("human")).toBe(human0 + 2);
+    // The third link within the second: a burst; the two clicks before it are re-judged (the rollup moves them).
+    expect((await click(2)).status).toBe(302);
+    const moved = await h.sql.get<{ n: number | string }>("SELECT coalesce(sum(clicks_human), 0) AS n FROM stat_hours WHERE route_id = ?", [routeId]);
+    expect(Number(moved!.n)).toBe(human0);
+    expect(await clicks("machine")).toBe(machine0 + 3);
+    expect(await clicks("human")).toBe(human0 + 2);
+  }, 30_000);
+
+  test("three hours later the hours seen so far are folded into the running sum: the same figures (last: the node's clock moves on)", async () => {
     const now = await mailCounters(h.deps);
+    expect(now.length).toBeGreaterThan(0);
     const later = await mailCounters(h.deps, Date.now() + 3 * 3_600_000);
     expect(later).toEqual(now);
-  }, 30_000);
+  });
 
   test("docs/grafana-dashboard.json: valid, and every metric it queries is in /metrics", async () => {
     const dashboard = await Bun.file(`${import.meta.dir}/../../../docs/grafana-dashboard.json`).json();
