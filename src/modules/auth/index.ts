@@ -262,7 +262,7 @@ export const authController = (deps: Deps) =>
             "303 to the configured issuer's authorization endpoint (authorization code with PKCE S256, a fresh state and nonce, scope openid email profile); the state is also kept in the cookie posthorn_sso (HttpOnly, SameSite=Lax, 10 minutes), which the callback requires. A client IP may start 30 in 10 minutes, then 429. 404 when single sign-on is not configured.",
           security: [],
         },
-        response: { 303: t.Void({ description: "To the identity provider" }), ...errorResponses(404, 429) },
+        response: { ...errorResponses(404, 429) },
       },
     )
     .get(
@@ -284,6 +284,6 @@ export const authController = (deps: Deps) =>
             "Checks the state against the browser's posthorn_sso cookie and the sign-in it names (used once, 10 minutes; else 422 on state), redeems the code with the PKCE verifier, and checks the ID token: RS256 or ES256 signature by a key of the issuer's JWKS, iss, aud (azp), exp and the nonce (else 401 sso_failed). The provider must vouch for the address (email_verified); a user with that address signs in, else one is created in the configured team with the default role (403 sso_no_team when there is none; 403 sso_domain_not_allowed outside POSTHORN_OIDC_ALLOWED_DOMAINS). Success: a session (cookie posthorn_session, counted as two-factor) and 303 to the dashboard. A refusal creates no user and no session.",
           security: [],
         },
-        response: { 303: t.Void({ description: "Signed in: to the dashboard" }), ...errorResponses(401, 403, 404, 422) },
+        response: { ...errorResponses(401, 403, 404, 422) },
       },
     );
