@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { VERSION } from "../app.ts";
 import { generatePassword, hashPassword, passwordProblem } from "../auth/passwords.ts";
 import { addBootstrapTeam } from "../bootstrap.ts";
+import { cliAuditRow } from "./audit.ts";
 import { addDomain, apiClient, CommandFailed, rotateDkim, verifyDomain } from "./domains.ts";
 import { tlsRenew, tlsStatus } from "./tls.ts";
 import { createToken as createTeamToken, listTokens as listTeamTokens, revokeToken as revokeTeamToken, rotateToken as rotateTeamToken, TOKENS_USAGE } from "./team-tokens.ts";
@@ -154,7 +155,9 @@ async function init(config: Config, args: string[]) {
     if (email && (await deps.store.read.accounts.userByEmail(email))) {
       throw new CommandFailed(`${email} already has an account; invite it to the new team instead (POST /v1/team/members)`);
     }
-    const result = await addBootstrapTeam(deps.store, { teamName: flag(args, "--team") ?? "My team", inboundDomain: config.inboundDomain, ownerEmail: email, ownerPassword: email !== undefined });
+    const teamName = flag(args, "--team") ?? "My team";
+    const result = await addBootstrapTeam(deps.store, { teamName, inboundDomain: config.inboundDomain, ownerEmail: email, ownerPassword: email !== undefined });
+    await deps.store.write((tx) => tx.auditLog.append(cliAuditRow(result.team_id, "init", {}, { team: teamName, email: email ?? null })));
     if (args.includes("--json")) process.stdout.write(JSON.stringify(result) + "\n");
     else printTokens(result, undefined, config.publicUrl.replace(/\/+$/, ""));
   } finally {
@@ -177,9 +180,14 @@ async function user(config: Config, args: string[]) {
     const account = await deps.store.read.accounts.userByEmail(email);
     if (!account) throw new CommandFailed(`no user has the address ${email}`);
     const hash = await hashPassword(password);
-    await deps.store.write((tx) => setUserPassword(tx, account.id, hash));
+    const teams = await deps.store.read.accounts.memberships(account.id);
+    await deps.store.write(async (tx) => {
+      await setUserPassword(tx, account.id, hash);
+      // One audit row in each of the user's teams: the password itself is never in it.
+      for (const m of teams) await tx.auditLog.append(cliAuditRow(m.team_id, "user passwd", { user_id: account.id }, { email, password: "(new)" }));
+    });
     // Invitations are accepted by the user, never by the operator: a user in no team yet joins by opening their invitation link with this password.
-    inNoTeam = (await deps.store.read.accounts.memberships(account.id)).length === 0;
+    inNoTeam = teams.length === 0;
   } finally {
     await deps.store.close();
   }
