@@ -1,6 +1,7 @@
 /** The Posthorn dashboard: a client of the /v1 API, signed in with a session cookie. */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { signedInAs } from "./allowed.ts";
 import { api, setCsrfToken, whenSignedOut, type Session } from "./api.ts";
 import { Loading, useRoute } from "./ui.tsx";
 import { Deliverability } from "./views/deliverability.tsx";
@@ -37,6 +38,7 @@ function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const signedIn = (s: Session | null) => {
     setCsrfToken(s?.csrf_token ?? null);
+    signedInAs(s);
     setSession(s);
   };
   useEffect(() => {

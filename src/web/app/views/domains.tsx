@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { useAllowed } from "../allowed.ts";
 import { api, type ApiBody, type ApiRequest } from "../api.ts";
 import { CopyButton, ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Section, Status, useActions, useLoad } from "../ui.tsx";
 
@@ -9,6 +10,19 @@ export function Domains() {
   const list = useLoad(() => api.get<ApiBody<"/v1/domains">>("/v1/domains", { "page[size]": 100 }), []);
   const [name, setName] = useState("");
   const [error, setError] = useState<string | null>(null);
+  // Each action only with the permission its operation declares (src/web/app/allowed.ts); the API refuses the rest anyway.
+  const allowed = useAllowed();
+  const canDelete = allowed("DELETE /v1/domains/{domainId}");
+  const remove = async (d: { id: string; domain: string }) => {
+    if (!confirm(`Delete ${d.domain}? Its DKIM key is deleted and mail from it is no longer signed or sent.`)) return;
+    setError(null);
+    try {
+      await api.del(`/v1/domains/${d.id}`);
+      list.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
   const add = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -21,12 +35,14 @@ export function Domains() {
   };
   return (
     <Section title="Domains">
-      <form class="inline" onSubmit={add} aria-label="Add a domain">
-        <Field label="Domain" placeholder="example.com" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        <button type="submit" class="primary">
-          Add domain
-        </button>
-      </form>
+      {allowed("POST /v1/domains") ? (
+        <form class="inline" onSubmit={add} aria-label="Add a domain">
+          <Field label="Domain" placeholder="example.com" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <button type="submit" class="primary">
+            Add domain
+          </button>
+        </form>
+      ) : null}
       <ListStatus list={list} error={error} />
       <table>
         <thead>
@@ -35,6 +51,11 @@ export function Domains() {
             <th scope="col">Status</th>
             <th scope="col">Projects</th>
             <th scope="col">Added</th>
+            {canDelete ? (
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            ) : null}
           </tr>
         </thead>
         <tbody>
@@ -48,6 +69,13 @@ export function Domains() {
               </td>
               <td>{d.projects.map((p) => p.name).join(", ") || "—"}</td>
               <td>{fmtDate(d.created_at)}</td>
+              {canDelete ? (
+                <td>
+                  <button type="button" class="small danger" onClick={() => remove(d)} aria-label={`Delete ${d.domain}`}>
+                    Delete
+                  </button>
+                </td>
+              ) : null}
             </tr>
           ))}
         </tbody>
@@ -60,6 +88,7 @@ export function DomainDetail({ id }: { id: string }) {
   const domain = useLoad(() => api.get<Domain>(`/v1/domains/${id}`), [id]);
   const [result, setResult] = useState<VerifyResult | null>(null);
   const { busy, error, run } = useActions(domain.reload);
+  const allowed = useAllowed();
   const verify = () => run(async () => setResult(await api.post<VerifyResult>(`/v1/domains/${id}/dns-records/verify`)));
   if (domain.loading && !domain.data) return <Loading />;
   if (domain.error) return <ErrorBox error={domain.error} />;
@@ -75,12 +104,16 @@ export function DomainDetail({ id }: { id: string }) {
       title={d.domain}
       actions={
         <>
-          <button type="button" onClick={rotate} disabled={busy}>
-            Rotate DKIM keys
-          </button>
-          <button type="button" class="primary" onClick={verify} disabled={busy}>
-            {busy ? "Checking…" : "Verify now"}
-          </button>
+          {allowed("POST /v1/domains/{domainId}/dkim/rotate") ? (
+            <button type="button" onClick={rotate} disabled={busy}>
+              Rotate DKIM keys
+            </button>
+          ) : null}
+          {allowed("POST /v1/domains/{domainId}/dns-records/verify") ? (
+            <button type="button" class="primary" onClick={verify} disabled={busy}>
+              {busy ? "Checking…" : "Verify now"}
+            </button>
+          ) : null}
         </>
       }
     >

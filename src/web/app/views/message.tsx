@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { useAllowed } from "../allowed.ts";
 import { api, type ApiBody, type ApiItem } from "../api.ts";
 import { ErrorBox, fmtDate, Loading, Notice, Section, Status, useActions, useLoad } from "../ui.tsx";
 
@@ -46,6 +47,8 @@ export function MessageDetail({ id }: { id: string }) {
   const [images, setImages] = useState(false);
   const source = useLoad(() => (tab === "html" ? Promise.resolve(null) : api.text(`/v1/messages/${id}/source`)), [id, tab === "html"]);
   // Releasing held (quarantined) inbound mail to its route's webhooks; then the status and timeline are read again.
+  // Each action only with the permission its operation declares (src/web/app/allowed.ts).
+  const allowed = useAllowed();
   const held = useActions(() => {
     message.reload();
     events.reload();
@@ -67,7 +70,7 @@ export function MessageDetail({ id }: { id: string }) {
           <dt>Status</dt>
           <dd>
             <Status status={m.status} /> <span class="muted">since {fmtDate(m.status_changed_at)}</span>
-            {m.status === "quarantined" ? (
+            {m.status === "quarantined" && allowed("POST /v1/messages/{messageId}/process") ? (
               <>
                 {" "}
                 <button type="button" class="small" disabled={held.busy} onClick={release}>

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { useAllowed } from "../allowed.ts";
 import { api, type ApiBody, type ApiItem, type ApiRequest } from "../api.ts";
 import { type Actions, Field, go, ListStatus, Section, ShownOnce, useActions, useLoad } from "../ui.tsx";
 
@@ -22,6 +23,8 @@ export function Projects() {
   const [name, setName] = useState("");
   const [token, setToken] = useState<{ label: string; value: string } | null>(null);
   const { error, run: act } = useActions(list.reload);
+  // Each action only with the permission its operation declares (src/web/app/allowed.ts).
+  const allowed = useAllowed();
   const create = (e: Event) => {
     e.preventDefault();
     return act(async () => {
@@ -32,12 +35,14 @@ export function Projects() {
   };
   return (
     <Section title="Projects and routes">
-      <form class="inline" onSubmit={create} aria-label="Create a project">
-        <Field label="New project name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        <button type="submit" class="primary">
-          Create project
-        </button>
-      </form>
+      {allowed("POST /v1/projects") ? (
+        <form class="inline" onSubmit={create} aria-label="Create a project">
+          <Field label="New project name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <button type="submit" class="primary">
+            Create project
+          </button>
+        </form>
+      ) : null}
       {token ? <ShownOnce label={token.label} value={token.value} /> : null}
       <ListStatus list={list} error={error} />
       {(list.data?.data ?? []).map((p) => (
@@ -56,6 +61,7 @@ function ProjectCard({ project, act, onToken }: { project: Project; act: Actions
     });
   const smtp = (on: boolean) => act(async () => void (await api.put(`/v1/projects/${project.id}`, { smtp_enabled: on })));
   const [route, setRoute] = useState({ name: "", route_type: "transactional" as RouteType, slug: "" });
+  const allowed = useAllowed();
   const createRoute = (e: Event) => {
     e.preventDefault();
     return act(async () => {
@@ -70,11 +76,13 @@ function ProjectCard({ project, act, onToken }: { project: Project; act: Actions
         <h3>{project.name}</h3>
         <div class="actions">
           <label class="switch">
-            <input type="checkbox" checked={project.smtp_enabled} onChange={(e) => smtp(e.currentTarget.checked)} /> SMTP submission
+            <input type="checkbox" checked={project.smtp_enabled} disabled={!allowed("PUT /v1/projects/{projectId}")} onChange={(e) => smtp(e.currentTarget.checked)} /> SMTP submission
           </label>
-          <button type="button" onClick={rotate}>
-            Rotate token
-          </button>
+          {allowed("POST /v1/projects/{projectId}/rotate-token") ? (
+            <button type="button" onClick={rotate}>
+              Rotate token
+            </button>
+          ) : null}
         </div>
       </div>
       <table>
@@ -111,25 +119,27 @@ function ProjectCard({ project, act, onToken }: { project: Project; act: Actions
           ))}
         </tbody>
       </table>
-      <form class="inline" onSubmit={createRoute} aria-label={`Create a route in ${project.name}`}>
-        <Field label="New route name" required maxLength={255} value={route.name} onInput={(e) => setRoute({ ...route, name: e.currentTarget.value })} />
-        <Field label="Type">
-          <select value={route.route_type} onChange={(e) => setRoute({ ...route, route_type: e.currentTarget.value as RouteType })}>
-            <option value="transactional">transactional</option>
-            <option value="broadcast">broadcast</option>
-            <option value="inbound">inbound</option>
-          </select>
-        </Field>
-        <Field
-          label="Slug (optional)"
-          hint="From the name when empty"
-          pattern="[a-z0-9]([a-z0-9_\-]*[a-z0-9])?"
-          maxLength={64}
-          value={route.slug}
-          onInput={(e) => setRoute({ ...route, slug: e.currentTarget.value })}
-        />
-        <button type="submit">Create route</button>
-      </form>
+      {allowed("POST /v1/projects/{projectId}/routes") ? (
+        <form class="inline" onSubmit={createRoute} aria-label={`Create a route in ${project.name}`}>
+          <Field label="New route name" required maxLength={255} value={route.name} onInput={(e) => setRoute({ ...route, name: e.currentTarget.value })} />
+          <Field label="Type">
+            <select value={route.route_type} onChange={(e) => setRoute({ ...route, route_type: e.currentTarget.value as RouteType })}>
+              <option value="transactional">transactional</option>
+              <option value="broadcast">broadcast</option>
+              <option value="inbound">inbound</option>
+            </select>
+          </Field>
+          <Field
+            label="Slug (optional)"
+            hint="From the name when empty"
+            pattern="[a-z0-9]([a-z0-9_\-]*[a-z0-9])?"
+            maxLength={64}
+            value={route.slug}
+            onInput={(e) => setRoute({ ...route, slug: e.currentTarget.value })}
+          />
+          <button type="submit">Create route</button>
+        </form>
+      ) : null}
     </article>
   );
 }

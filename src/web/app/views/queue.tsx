@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { useAllowed } from "../allowed.ts";
 import { api, type ApiBody, type ApiItem } from "../api.ts";
 import { ErrorBox, Field, fmtDate, go, ListStatus, Notice, Pager, Section, Status, type Route, useActions, useLoad } from "../ui.tsx";
 import { allRoutes } from "./projects.tsx";
@@ -36,6 +37,8 @@ export function Queue({ route }: { route: Route }) {
   const routes = useLoad(allRoutes, []);
   const [draft, setDraft] = useState(filters);
   const { error, notice, run: act } = useActions(list.reload);
+  // Each action only with the permission its operation declares (src/web/app/allowed.ts).
+  const allowed = useAllowed();
   const apply = (e: Event) => {
     e.preventDefault();
     const next = new URLSearchParams();
@@ -97,12 +100,16 @@ export function Queue({ route }: { route: Route }) {
         title="Queue"
         actions={
           <>
-            <button type="button" onClick={() => bulk("retry")}>
-              Retry all matching
-            </button>
-            <button type="button" class="danger" onClick={() => bulk("cancel")}>
-              Cancel all matching
-            </button>
+            {allowed("POST /v1/queue/retry") ? (
+              <button type="button" onClick={() => bulk("retry")}>
+                Retry all matching
+              </button>
+            ) : null}
+            {allowed("POST /v1/queue/cancel") ? (
+              <button type="button" class="danger" onClick={() => bulk("cancel")}>
+                Cancel all matching
+              </button>
+            ) : null}
           </>
         }
       >
@@ -217,23 +224,29 @@ export function Queue({ route }: { route: Route }) {
                                 Keep
                               </button>
                             </form>
-                          ) : (
+                          ) : allowed("PATCH /v1/messages/{messageId}") ? (
                             <button type="button" class="small" onClick={() => setMoving({ id: m.id, when: localInput(m.scheduled_at) })} aria-label={`Reschedule: ${m.subject}`}>
                               Reschedule
                             </button>
-                          )}
-                          <button type="button" class="small danger" onClick={() => cancelScheduled(m)} aria-label={`Cancel: ${m.subject}`}>
-                            Cancel
-                          </button>
+                          ) : null}
+                          {allowed("POST /v1/messages/{messageId}/cancel") ? (
+                            <button type="button" class="small danger" onClick={() => cancelScheduled(m)} aria-label={`Cancel: ${m.subject}`}>
+                              Cancel
+                            </button>
+                          ) : null}
                         </td>
                       ) : (
                         <td class="row-actions">
-                          <button type="button" class="small" onClick={() => one(m, "retry")} aria-label={`Retry now: ${m.subject}`}>
-                            Retry now
-                          </button>
-                          <button type="button" class="small danger" onClick={() => one(m, "cancel")} aria-label={`Cancel: ${m.subject}`}>
-                            Cancel
-                          </button>
+                          {allowed("POST /v1/messages/{messageId}/retry") ? (
+                            <button type="button" class="small" onClick={() => one(m, "retry")} aria-label={`Retry now: ${m.subject}`}>
+                              Retry now
+                            </button>
+                          ) : null}
+                          {allowed("POST /v1/messages/{messageId}/cancel-delivery") ? (
+                            <button type="button" class="small danger" onClick={() => one(m, "cancel")} aria-label={`Cancel: ${m.subject}`}>
+                              Cancel
+                            </button>
+                          ) : null}
                         </td>
                       )}
                     </tr>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { useAllowed } from "../allowed.ts";
 import { api, type ApiBody, type ApiRequest } from "../api.ts";
 import { CopyButton, ErrorBox, Field, go, Loading, Notice, Section, useActions, useLoad } from "../ui.tsx";
 
@@ -44,6 +45,8 @@ export function RouteSettings({ id }: { id: string }) {
   const loaded = useLoad(() => api.get<Route>(`/v1/routes/${id}`, { include: "project" }), [id]);
   const [form, setForm] = useState<ReturnType<typeof formOf> | null>(null);
   const { busy, error, notice, run } = useActions(loaded.reload);
+  // Each action only with the permission its operation declares (src/web/app/allowed.ts).
+  const allowed = useAllowed();
   useEffect(() => {
     if (loaded.data) setForm(formOf(loaded.data));
   }, [loaded.data]);
@@ -172,10 +175,12 @@ export function RouteSettings({ id }: { id: string }) {
           </fieldset>
         )}
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Save settings
-          </button>
-          {r.is_default ? null : (
+          {allowed("PUT /v1/routes/{routeId}") ? (
+            <button type="submit" class="primary" disabled={busy}>
+              Save settings
+            </button>
+          ) : null}
+          {r.is_default || !allowed("DELETE /v1/routes/{routeId}") ? null : (
             <button type="button" class="danger" onClick={remove}>
               Delete route
             </button>
@@ -212,9 +217,11 @@ export function RouteSettings({ id }: { id: string }) {
               ))}
             </tbody>
           </table>
-          <button type="button" onClick={verify} disabled={busy}>
-            Verify inbound domain
-          </button>
+          {allowed("POST /v1/routes/{routeId}/verify-inbound-domain") ? (
+            <button type="button" onClick={verify} disabled={busy}>
+              Verify inbound domain
+            </button>
+          ) : null}
         </>
       ) : null}
     </Section>

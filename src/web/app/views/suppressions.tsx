@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { useAllowed } from "../allowed.ts";
 import { api, type ApiBody, type ApiItem, type ApiRequest } from "../api.ts";
 import { Field, fmtDate, go, ListStatus, messageOf, Notice, Pager, Section, type Route, useLoad } from "../ui.tsx";
 
@@ -12,6 +13,8 @@ export function Suppressions({ route }: { route: Route }) {
   const [type, setType] = useState<"email" | "domain" | "extension">("email");
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Each action only with the permission its operation declares (src/web/app/allowed.ts).
+  const allowed = useAllowed();
 
   const find = (e: Event) => {
     e.preventDefault();
@@ -54,21 +57,23 @@ export function Suppressions({ route }: { route: Route }) {
         <Field label="Address, domain or extension" type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
         <button type="submit">Search</button>
       </form>
-      <form onSubmit={add} aria-label="Suppress addresses">
-        <Field label="What to suppress">
-          <select value={type} onChange={(e) => setType(e.currentTarget.value as typeof type)}>
-            <option value="email">Addresses</option>
-            <option value="domain">Domains (every address at exactly that domain)</option>
-            <option value="extension">Extensions (every domain ending in .ru, .co.uk, …)</option>
-          </select>
-        </Field>
-        <Field label="Suppress for the whole team (one per line, up to 1,000)">
-          <textarea rows={3} value={bulk} onInput={(e) => setBulk(e.currentTarget.value)} required />
-        </Field>
-        <button type="submit" class="primary">
-          Add
-        </button>
-      </form>
+      {allowed("POST /v1/suppressions") ? (
+        <form onSubmit={add} aria-label="Suppress addresses">
+          <Field label="What to suppress">
+            <select value={type} onChange={(e) => setType(e.currentTarget.value as typeof type)}>
+              <option value="email">Addresses</option>
+              <option value="domain">Domains (every address at exactly that domain)</option>
+              <option value="extension">Extensions (every domain ending in .ru, .co.uk, …)</option>
+            </select>
+          </Field>
+          <Field label="Suppress for the whole team (one per line, up to 1,000)">
+            <textarea rows={3} value={bulk} onInput={(e) => setBulk(e.currentTarget.value)} required />
+          </Field>
+          <button type="submit" class="primary">
+            Add
+          </button>
+        </form>
+      ) : null}
       <Notice notice={notice} />
       <ListStatus list={list} error={error} />
       <table>
@@ -93,9 +98,11 @@ export function Suppressions({ route }: { route: Route }) {
               <td>{s.reason.replace(/_/g, " ")}</td>
               <td>{fmtDate(s.created_at)}</td>
               <td>
-                <button type="button" class="small" onClick={() => remove(s)} aria-label={`Remove ${s.value}`}>
-                  Remove
-                </button>
+                {allowed("DELETE /v1/suppressions/{suppressionId}") ? (
+                  <button type="button" class="small" onClick={() => remove(s)} aria-label={`Remove ${s.value}`}>
+                    Remove
+                  </button>
+                ) : null}
               </td>
             </tr>
           ))}

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { useAllowed } from "../allowed.ts";
 import { api, type ApiBody, type ApiRequest } from "../api.ts";
 import { ErrorBox, Field, fmtDate, go, ListStatus, Loading, messageOf, Notice, Section, ShownOnce, useActions, useLoad } from "../ui.tsx";
 import { allRoutes } from "./projects.tsx";
@@ -24,6 +25,8 @@ export function Webhooks() {
   const [events, setEvents] = useState<EventKind[]>(["message.delivered", "message.bounced"]);
   const [secret, setSecret] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Each action only with the permission its operation declares (src/web/app/allowed.ts).
+  const allowed = useAllowed();
   const create = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -40,34 +43,36 @@ export function Webhooks() {
   const toggle = (kind: EventKind) => setEvents(events.includes(kind) ? events.filter((k) => k !== kind) : [...events, kind]);
   return (
     <Section title="Webhooks">
-      <form onSubmit={create} aria-label="Create a webhook">
-        <div class="grid">
-          <Field label="Name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
-          <Field label="URL (https)" type="url" required value={form.url} onInput={(e) => setForm({ ...form, url: e.currentTarget.value })} />
-          <Field label="Route">
-            <select value={form.route_id} onChange={(e) => setForm({ ...form, route_id: e.currentTarget.value })}>
-              {(routes.data ?? []).map((r) => (
-                <option key={r.id} value={r.id}>
-                  {r.project_name} / {r.name}
-                </option>
-              ))}
-            </select>
-          </Field>
-        </div>
-        <fieldset>
-          <legend>Events</legend>
-          <div class="checks">
-            {EVENT_KINDS.map((k) => (
-              <label key={k}>
-                <input type="checkbox" checked={events.includes(k)} onChange={() => toggle(k)} /> {k}
-              </label>
-            ))}
+      {allowed("POST /v1/webhooks") ? (
+        <form onSubmit={create} aria-label="Create a webhook">
+          <div class="grid">
+            <Field label="Name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
+            <Field label="URL (https)" type="url" required value={form.url} onInput={(e) => setForm({ ...form, url: e.currentTarget.value })} />
+            <Field label="Route">
+              <select value={form.route_id} onChange={(e) => setForm({ ...form, route_id: e.currentTarget.value })}>
+                {(routes.data ?? []).map((r) => (
+                  <option key={r.id} value={r.id}>
+                    {r.project_name} / {r.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
           </div>
-        </fieldset>
-        <button type="submit" class="primary">
-          Create webhook
-        </button>
-      </form>
+          <fieldset>
+            <legend>Events</legend>
+            <div class="checks">
+              {EVENT_KINDS.map((k) => (
+                <label key={k}>
+                  <input type="checkbox" checked={events.includes(k)} onChange={() => toggle(k)} /> {k}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <button type="submit" class="primary">
+            Create webhook
+          </button>
+        </form>
+      ) : null}
       {secret ? <ShownOnce label="Signing secret" value={secret} /> : null}
       <ListStatus list={list} error={error} />
       <table>
@@ -106,6 +111,7 @@ export function WebhookDetail({ id }: { id: string }) {
     deliveries.reload();
     hook.reload();
   });
+  const allowed = useAllowed();
   const test = () => act(async () => (await api.post<ApiBody<"/v1/webhooks/{id}/test", "post">>(`/v1/webhooks/${id}/test`)).message);
   const redeliver = (deliveryId: string) => act(async () => (await api.post<ApiBody<"/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", "post">>(`/v1/webhooks/${id}/deliveries/${deliveryId}/redeliver`)).message);
   const rotate = () => act(async () => setSecret((await api.post<ApiBody<"/v1/webhooks/{id}/regenerate-secret", "post">>(`/v1/webhooks/${id}/regenerate-secret`)).data.secret));
@@ -123,15 +129,21 @@ export function WebhookDetail({ id }: { id: string }) {
       title={w.name}
       actions={
         <>
-          <button type="button" class="primary" onClick={test}>
-            Send test
-          </button>
-          <button type="button" onClick={rotate}>
-            New secret
-          </button>
-          <button type="button" class="danger" onClick={remove}>
-            Delete
-          </button>
+          {allowed("POST /v1/webhooks/{id}/test") ? (
+            <button type="button" class="primary" onClick={test}>
+              Send test
+            </button>
+          ) : null}
+          {allowed("POST /v1/webhooks/{id}/regenerate-secret") ? (
+            <button type="button" onClick={rotate}>
+              New secret
+            </button>
+          ) : null}
+          {allowed("DELETE /v1/webhooks/{id}") ? (
+            <button type="button" class="danger" onClick={remove}>
+              Delete
+            </button>
+          ) : null}
         </>
       }
     >
@@ -179,9 +191,11 @@ export function WebhookDetail({ id }: { id: string }) {
                 ) : null}
               </td>
               <td>
-                <button type="button" class="small" onClick={() => redeliver(d.id)} aria-label={`Redeliver ${d.event} ${d.event_id} (attempt ${d.attempt})`}>
-                  Redeliver
-                </button>
+                {allowed("POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver") ? (
+                  <button type="button" class="small" onClick={() => redeliver(d.id)} aria-label={`Redeliver ${d.event} ${d.event_id} (attempt ${d.attempt})`}>
+                    Redeliver
+                  </button>
+                ) : null}
               </td>
             </tr>
           ))}
