@@ -73,7 +73,7 @@ describe.skipIf(!requireTool("chromium"))("dashboard actions by permission, in C
     listener?.stop(true);
   });
 
-  test("a member (no domains:delete, no domains:manage) sees the domains but no Delete and no Add; the same session's DELETE is a 403", async () => {
+  test("a member (no domains:delete, no domains:manage, no security:manage) sees the domains but no Delete, no Add, no warm-up controls, no two-factor requirement; the same session's DELETE and PUT warmup are 403", async () => {
     const csrf = await signIn("mia@example.com");
     await open("domains");
     const row = page.getByRole("row", { name: /keep\.example\.com/ });
@@ -87,6 +87,20 @@ describe.skipIf(!requireTool("chromium"))("dashboard actions by permission, in C
     const refused = await fromPage(csrf, "DELETE", `/v1/domains/${id}`);
     expect(refused).toEqual({ status: 403, body: { message: "Your role does not have the domains:delete permission this request needs.", error: "missing_permission" } });
     expect(await domainNames()).toContain("keep.example.com");
+
+    // The warm-up is shown (domains:read) without its controls (domains:manage), and the API refuses them.
+    await open("deliverability");
+    await page.locator('.warmup[data-domain="keep.example.com"]').waitFor();
+    await page.waitForLoadState("networkidle");
+    await expect(page.getByRole("form", { name: "Warm-up of keep.example.com" }).count()).resolves.toBe(0);
+    const warm = await fromPage(csrf, "PUT", `/v1/domains/${id}/warmup`, { enabled: true, schedule: [5] });
+    expect(warm.status).toBe(403);
+    expect(warm.body.error).toBe("missing_permission");
+    // The team's two-factor requirement needs security:manage.
+    await open("security");
+    await page.getByRole("button", { name: "Set up two-factor sign-in" }).waitFor();
+    await page.waitForLoadState("networkidle");
+    await expect(page.getByRole("button", { name: "Require it for the team" }).count()).resolves.toBe(0);
   });
 
   test("a custom role that may only read: no webhook to create, no suppression to add or remove; the API refuses the same session", async () => {
@@ -117,8 +131,12 @@ describe.skipIf(!requireTool("chromium"))("dashboard actions by permission, in C
     expect((await t.request("GET", "/v1/webhooks")).json.data).toEqual([]);
   });
 
-  test("an owner sees Delete on the Domains view; confirmed, the domain is gone (and the forms are back)", async () => {
+  test("an owner sees Delete on the Domains view; confirmed, the domain is gone (and the forms, warm-up controls and the two-factor requirement are back)", async () => {
     await signIn("olga@example.com");
+    await open("deliverability");
+    await page.getByRole("form", { name: "Warm-up of keep.example.com" }).waitFor();
+    await open("security");
+    await page.getByRole("button", { name: "Require it for the team" }).waitFor();
     await open("domains");
     await page.getByRole("form", { name: "Add a domain" }).waitFor();
     const button = page.getByRole("button", { name: "Delete keep.example.com" });
