@@ -101,7 +101,9 @@ export class QueueRepository {
    * or null: the destinations a team is shown are the ones its own mail is waiting for, and the
    * replies it is shown are those about its own mail, never another team's.
    */
-  async teamDomains(teamId: string): Promise<{ domain: string; last_response: string | null; at: number | null }[]> {
+  async teamDomains(teamId: string, projects: readonly string[] | null = null): Promise<{ domain: string; last_response: string | null; at: number | null }[]> {
+    if (projects !== null && projects.length === 0) return [];
+    const only = projects === null ? "" : ` AND m.project_id IN (${projects.map(() => "?").join(", ")})`;
     // dialect: SQLite has no split_part; both take what follows the first @.
     const domain = this.db.dialect === "postgres" ? "lower(split_part(r.email, '@', 2))" : "lower(substr(r.email, instr(r.email, '@') + 1))";
     const rows = await this.db.all<{ domain: string; last_response: string | null; at: number | null; n: number }>(
@@ -109,9 +111,10 @@ export class QueueRepository {
          SELECT ${domain} AS domain, r.last_response, r.status_changed_at AS at,
            ROW_NUMBER() OVER (PARTITION BY ${domain} ORDER BY (r.last_response IS NULL), r.status_changed_at DESC, r.id DESC) AS n
          FROM messages m JOIN recipients r ON r.message_id = m.id
-         WHERE m.team_id = ? AND m.type = 'outbound' AND m.status IN (${QUEUED_SQL}) AND r.status IN (${QUEUED_SQL})
+         WHERE m.team_id = ? AND m.type = 'outbound' AND m.status IN (${QUEUED_SQL}) AND r.status IN (${QUEUED_SQL})${only}
        ) latest WHERE n = 1`,
-      [teamId],
+      [teamId, ...(projects ?? [])],
+      { dynamic: projects !== null },
     );
     return rows.map((r) => ({ domain: r.domain, last_response: r.last_response ?? null, at: r.last_response === null || r.at === null ? null : Number(r.at) }));
   }

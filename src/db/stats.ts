@@ -221,11 +221,14 @@ export class StatsRepository {
     return this.db.all<StatRow>(sql, params, { dynamic: true });
   }
 
-  /** The newest outbound message of the team created in [from, to), ms (the usage's last increment); one index seek. */
-  async lastOutboundAt(teamId: string, from: number, to: number): Promise<number | null> {
+  /** The newest outbound message of the team (of `projects` only, when given) created in [from, to), ms (the usage's last increment); one index seek. */
+  async lastOutboundAt(teamId: string, from: number, to: number, projects: readonly string[] | null = null): Promise<number | null> {
+    if (projects !== null && projects.length === 0) return null;
+    const only = projects === null ? "" : ` AND project_id IN (${projects.map(() => "?").join(", ")})`;
     const row = await this.db.get<{ at: number | null }>(
-      "SELECT max(created_at) AS at FROM messages WHERE team_id = ? AND type = 'outbound' AND created_at >= ? AND created_at < ?",
-      [teamId, from, to],
+      `SELECT max(created_at) AS at FROM messages WHERE team_id = ? AND type = 'outbound' AND created_at >= ? AND created_at < ?${only}`,
+      [teamId, from, to, ...(projects ?? [])],
+      { dynamic: projects !== null },
     );
     return row?.at ?? null;
   }

@@ -12,6 +12,8 @@
  * - the list of projects (NARROWED) shows only theirs;
  * - a list or figure that spans the team (SCOPED) must be narrowed to one of the member's
  *   projects by one of its parameters, else a 422 naming them;
+ * - figures over the team's projects (FIGURES) are counted by their handler over the member's
+ *   projects only (the handler reads `access.projects`, see projectsOf);
  * - operations on the team itself (TEAM_WIDE) do not depend on projects;
  * - anything else is refused (403 project_access): a route added later is closed to restricted
  *   members until it is classified here.
@@ -54,8 +56,17 @@ const SCOPED: Record<string, string[]> = {
   "POST /v1/suppressions": ["project_id", "route_id"],
   "GET /v1/webhooks": ["filter[route_id]"],
   "POST /v1/webhooks": ["route_id"],
-  "GET /v1/stats": ["project_id"],
 };
+
+/**
+ * Figures over the team's projects, answered for the member's projects only by their handlers
+ * (which pass projectsOf(access) to their service): statistics, analytics, the monthly usage and
+ * the destinations the queued mail waits for.
+ */
+const FIGURES = new Set(["GET /v1/stats", "POST /v1/analytics", "GET /v1/team/usage", "GET /v1/queue/destinations"]);
+
+/** The projects a principal's figures are counted over: null for all of the team's. */
+export const projectsOf = (access: Access | undefined): readonly string[] | null => access?.projects ?? null;
 
 /** Lists of the projects themselves: answered with the member's projects only (narrowList). A page may then hold fewer items than page[size]. */
 const NARROWED = new Set(["GET /v1/projects"]);
@@ -129,7 +140,7 @@ export async function enforceProjectScope(deps: Pick<Deps, "store">, teamId: str
       const message = `You work on selected projects only: name one of them with ${scoping.join(" or ")}.`;
       throw new ValidationError(Object.fromEntries(scoping.map((p) => [p, [message]])));
     }
-  } else if (!pathNamesProject && !TEAM_WIDE.has(key) && !NARROWED.has(key)) {
+  } else if (!pathNamesProject && !TEAM_WIDE.has(key) && !NARROWED.has(key) && !FIGURES.has(key)) {
     throw new ForbiddenError("You work on selected projects only, and this request spans the team's projects.", "project_access");
   }
 

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
+import { projectsOf } from "../../http/project-scope.ts";
 import { errorResponses } from "../../http/schemas.ts";
 import { DestinationList } from "./model.ts";
 import { DESTINATIONS_LISTED, listDestinations } from "./service.ts";
@@ -12,7 +13,7 @@ export const destinationsController = (deps: Deps) =>
   new Elysia({ tags: ["Queue"] }).use(authPlugin(deps)).get(
     "/v1/queue/destinations",
     async ({ team }) => {
-      const data = await listDestinations(deps, team.teamId);
+      const data = await listDestinations(deps, team.teamId, Date.now(), projectsOf(team.access));
       const paused = data.filter((d) => d.paused).length;
       return { data, message: `${data.length} destination${data.length === 1 ? "" : "s"}, ${paused} paused.` };
     },

@@ -15,10 +15,11 @@ export const DESTINATIONS_LISTED = 1000;
  * when they were throttled hold every team's mail there, so every team with mail waiting there is
  * shown them. Which domains other teams mail to, and what the remote said about their mail, is
  * theirs: a team sees only the destinations, and the domains of them, its own mail goes to, and as
- * the last reply the latest one its own queued mail got there (null when none has).
+ * the last reply the latest one its own queued mail got there (null when none has). With
+ * `projects` (a member limited to selected projects), only those projects' queued mail counts.
  */
-export async function listDestinations(deps: Deps, teamId: string, now = Date.now()): Promise<DestinationData[]> {
-  const [rows, mine] = await Promise.all([deps.store.read.destinations.list(DESTINATIONS_LISTED), deps.store.read.queue.teamDomains(teamId)]);
+export async function listDestinations(deps: Deps, teamId: string, now = Date.now(), projects: readonly string[] | null = null): Promise<DestinationData[]> {
+  const [rows, mine] = await Promise.all([deps.store.read.destinations.list(DESTINATIONS_LISTED), deps.store.read.queue.teamDomains(teamId, projects)]);
   const ours = new Map(mine.map((d) => [d.domain, d]));
   return rows.flatMap((r) => {
     const domains = (JSON.parse(r.domains) as string[]).filter((d) => ours.has(d));

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
+import { projectsOf } from "../../http/project-scope.ts";
 import { ValidationError } from "../../errors.ts";
 import { errorResponses } from "../../http/schemas.ts";
 import { AnalyticsQuery, AnalyticsResponse, StatsData, StatsQuery, TeamUsageDetail } from "./model.ts";
@@ -35,7 +36,7 @@ const analyticsKnown = knownFieldsOnly();
 export const statsController = (deps: Deps) =>
   new Elysia({ tags: ["Statistics"] })
     .use(authPlugin(deps))
-    .get("/v1/stats", ({ team, query }) => getStats(deps, team.teamId, query), {
+    .get("/v1/stats", ({ team, query }) => getStats(deps, team.teamId, query, projectsOf(team.access)), {
       team: true,
       permission: "stats:read",
       query: StatsQuery,
@@ -46,13 +47,13 @@ export const statsController = (deps: Deps) =>
       },
       response: { 200: StatsData, ...errorResponses(401, 404, 422) },
     })
-    .get("/v1/team/usage", ({ team }) => getTeamUsage(deps, team.teamId), {
+    .get("/v1/team/usage", ({ team }) => getTeamUsage(deps, team.teamId, Date.now(), projectsOf(team.access)), {
       team: true,
       permission: "stats:read",
       detail: { summary: "Messages accepted per calendar month", description: "This month (UTC) and the 12 before, newest first.", security },
       response: { 200: TeamUsageDetail, ...errorResponses(401) },
     })
-    .post("/v1/analytics", ({ team, body }) => queryAnalytics(deps, team.teamId, body), {
+    .post("/v1/analytics", ({ team, body }) => queryAnalytics(deps, team.teamId, body, Date.now(), projectsOf(team.access)), {
       team: true,
       permission: "analytics:read",
       ...analyticsKnown,

@@ -32,6 +32,15 @@ async function checkProject(deps: Ctx, teamId: string, projectId: string): Promi
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 
+/**
+ * The projects a member or token limited to selected projects is counted over (docs/access.md):
+ * null for the whole team. An empty list (its projects were deleted) matches no project.
+ */
+export type ProjectLimit = readonly string[] | null;
+const NO_PROJECT = "~none~";
+const limitFilter = (projects: ProjectLimit): StatFilter[] =>
+  projects === null ? [] : [{ column: "project_id", operator: "in", values: projects.length > 0 ? [...projects] : [NO_PROJECT] }];
+
 // ---------------------------------------------------------------------------------------------
 // GET /v1/stats
 
@@ -54,7 +63,7 @@ const STATS_COLUMNS = [
 type Sums = Record<string, number>;
 
 /** Daily rows (every day of the window, zeros included) and totals, from the hourly rollups. */
-export async function getStats(deps: Ctx, teamId: string, q: StatsQuery): Promise<StatsData> {
+export async function getStats(deps: Ctx, teamId: string, q: StatsQuery, projects: ProjectLimit = null): Promise<StatsData> {
   const from = parseDate(q.from);
   const to = parseDate(q.to);
   const errors: Record<string, string[]> = {};
@@ -67,7 +76,8 @@ export async function getStats(deps: Ctx, teamId: string, q: StatsQuery): Promis
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   if (q.project_id) await checkProject(deps, teamId, q.project_id);
   const includeMachine = q.include_machine === "true" || q.include_machine === "1";
-  const filters: StatFilter[] = q.project_id ? [{ column: "project_id", operator: "eq", values: [q.project_id.toLowerCase()] }] : [];
+  // A project named is one of the member's (checked by src/http/project-scope.ts); else the figures of all of theirs.
+  const filters: StatFilter[] = q.project_id ? [{ column: "project_id", operator: "eq", values: [q.project_id.toLowerCase()] }] : limitFilter(projects);
   const rows = await deps.store.read.stats.query({
     teamId,
     from: from!,
@@ -143,18 +153,26 @@ function figures(types: Map<string, Sums>, o: { includeMachine: boolean; byType:
 // ---------------------------------------------------------------------------------------------
 // GET /v1/team/usage
 
-/** Outbound messages accepted per calendar month (UTC): this month, and the 12 before, newest first. */
-export async function getTeamUsage(deps: Ctx, teamId: string, now = Date.now()): Promise<{ current_period: TeamUsagePeriod; historical_usage: TeamUsagePeriod[] }> {
+/**
+ * Outbound messages accepted per calendar month (UTC): this month, and the 12 before, newest first.
+ * With `projects`, those projects' messages only (a member limited to selected projects).
+ */
+export async function getTeamUsage(
+  deps: Ctx,
+  teamId: string,
+  now = Date.now(),
+  projects: ProjectLimit = null,
+): Promise<{ current_period: TeamUsagePeriod; historical_usage: TeamUsagePeriod[] }> {
   const d = new Date(now);
   const monthStart = (back: number) => Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - back, 1);
   const oldest = monthStart(12);
-  const rows = await deps.store.read.stats.query({ table: "accepts", teamId, from: oldest, to: monthStart(-1), grain: "day", bucketMs: DAY_MS, groupBy: [], filters: [], columns: ["accepted"] });
+  const rows = await deps.store.read.stats.query({ table: "accepts", teamId, from: oldest, to: monthStart(-1), grain: "day", bucketMs: DAY_MS, groupBy: [], filters: limitFilter(projects), columns: ["accepted"] });
   const periods: TeamUsagePeriod[] = [];
   for (let back = 0; back <= 12; back++) {
     const start = monthStart(back);
     const end = monthStart(back - 1);
     const usage = rows.filter((r) => num(r.bucket) >= start && num(r.bucket) < end).reduce((n, r) => n + num(r.accepted), 0);
-    const last = usage > 0 ? await deps.store.read.stats.lastOutboundAt(teamId, start, end) : null;
+    const last = usage > 0 ? await deps.store.read.stats.lastOutboundAt(teamId, start, end, projects) : null;
     periods.push({ usage, last_incremented_at: last === null ? null : iso(Number(last)), period_start: iso(start), period_end: iso(end - 1000) });
   }
   return { current_period: periods[0]!, historical_usage: periods.slice(1) };
@@ -300,7 +318,7 @@ function parseBound(s: string, end: boolean): number | null {
 }
 
 /** Answers an analytics query (Lettermint's AnalyticsQuery) from the rollups. */
-export async function queryAnalytics(deps: Ctx, teamId: string, q: AnalyticsQuery, now = Date.now()): Promise<AnalyticsResponse> {
+export async function queryAnalytics(deps: Ctx, teamId: string, q: AnalyticsQuery, now = Date.now(), projects: ProjectLimit = null): Promise<AnalyticsResponse> {
   const errors: Record<string, string[]> = {};
   const err = (field: string, message: string) => (errors[field] ??= []).push(message);
 
@@ -365,8 +383,15 @@ export async function queryAnalytics(deps: Ctx, teamId: string, q: AnalyticsQuer
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
   for (const f of filters) {
-    if (f.column === "project_id" && (f.operator === "eq" || f.operator === "in")) for (const v of f.values) await checkProject(deps, teamId, v);
+    if (f.column === "project_id" && (f.operator === "eq" || f.operator === "in")) {
+      for (const v of f.values) {
+        // Another project than the member's: a 404, as another team's.
+        if (projects !== null && !projects.includes(v)) throw new NotFoundError("Project");
+        await checkProject(deps, teamId, v);
+      }
+    }
   }
+  filters.push(...limitFilter(projects));
 
   const read = deps.store.read.stats;
   const bucketMs = interval === "hour" ? HOUR_MS : DAY_MS;
