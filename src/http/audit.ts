@@ -20,6 +20,16 @@ function statusOf(response: unknown, set: { status?: number | string }): number 
 
 type Principal = TeamPrincipal | SessionPrincipal | ProjectPrincipal;
 
+const principals = new WeakMap<Request, SessionPrincipal>();
+/**
+ * Names the session of a route that authenticates outside the auth plugin (src/modules/auth's own
+ * session and second-factor routes), so that its changes are logged like the others. Returns it.
+ */
+export function auditAs(request: Request, principal: SessionPrincipal): SessionPrincipal {
+  principals.set(request, principal);
+  return principal;
+}
+
 /** Who the principal is, for the log: a signed-in user, a named token, or the team's own token. */
 async function actorOf(deps: Deps, p: TeamPrincipal | SessionPrincipal): Promise<{ kind: AuditActorKind; id: string | null; name: string | null }> {
   if ("session" in p && p.session) return { kind: "user", id: p.session.userId, name: null };
@@ -41,7 +51,7 @@ export const auditTrail = (deps: Deps) => {
     const { request, route, set, params, body, server } = ctx as typeof ctx & { route: string; server: IpServer };
     if (!CHANGES.has(request.method)) return;
     const c = ctx as unknown as { team?: Principal; session?: Principal; principal?: Principal; response?: unknown };
-    const principal = c.team ?? c.session ?? c.principal;
+    const principal = c.team ?? c.session ?? c.principal ?? principals.get(request);
     if (!principal || principal.kind !== "team") return;
     const operation = `${request.method} ${openapiPath(route)}`;
     if (READS_BY_POST.has(operation)) return;

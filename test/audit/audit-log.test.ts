@@ -11,7 +11,7 @@
  * - Refused changes (4xx) and project-token sends write no row; the list endpoint pages and filters.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { crossTeamWorld, PASSWORD, type CrossTeamWorld, type TeamWorld } from "../security/cross-team-fixtures.ts";
+import { crossTeamWorld, PASSWORD, signedIn, type CrossTeamWorld, type TeamWorld } from "../security/cross-team-fixtures.ts";
 import { engine } from "../helpers.ts";
 import { READS_BY_POST } from "../../src/http/audit.ts";
 
@@ -21,22 +21,12 @@ type Res = { status: number; text: string; json: any };
 /** Operations of the document that need no team principal, so are no team change: not walked. */
 const NO_TEAM_PRINCIPAL = new Set(["POST /v1/auth/sign-in", "POST /v1/auth/password", "POST /v1/unsubscribe/{token}"]);
 
-/**
- * The signed-in user's own session and second factor (src/modules/auth): no team principal goes
- * through the auth plugin there, so the audit hook does not see them (docs/access.md says so).
- */
-const OWN_ACCOUNT = new Set([
-  "POST /v1/auth/sign-out",
-  "POST /v1/auth/sign-out-everywhere",
-  "POST /v1/auth/invitations/accept",
-  "POST /v1/auth/two-factor/enrol",
-  "POST /v1/auth/two-factor/confirm",
-  "POST /v1/auth/two-factor/disable",
-  "POST /v1/auth/two-factor/recovery-codes",
-]);
-
 /** Mutating team operations the walk makes but that cannot succeed here, and why (their refusal writes no row, checked too). */
 const NOT_SUCCEEDING: Record<string, string> = {
+  "POST /v1/auth/invitations/accept": "needs an invitation sent to the signed-in user (test/security/invitations.test.ts)",
+  "POST /v1/auth/two-factor/confirm": "needs a TOTP code of the secret enrol answered",
+  "POST /v1/auth/two-factor/disable": "needs two-factor sign-in on (a TOTP code)",
+  "POST /v1/auth/two-factor/recovery-codes": "needs two-factor sign-in on",
   "POST /v1/projects/{projectId}/report-forwarding/verify": "needs the code mailed to the destination",
   "PATCH /v1/messages/{messageId}": "needs a scheduled message (the world's are sent or failed)",
   "POST /v1/messages/{messageId}/cancel": "needs a scheduled message",
@@ -84,7 +74,7 @@ async function mutatingOps(): Promise<Op[]> {
       const security = (op.security ?? doc.security ?? []).flatMap((s: Record<string, unknown>) => Object.keys(s));
       if (!security.includes("teamToken") && !security.includes("sessionCookie")) continue;
       const key = `${method.toUpperCase()} ${path}`;
-      if (NO_TEAM_PRINCIPAL.has(key) || OWN_ACCOUNT.has(key) || READS_BY_POST.has(key)) continue;
+      if (NO_TEAM_PRINCIPAL.has(key) || READS_BY_POST.has(key)) continue;
       let bodySchema = op.requestBody?.content?.["application/json"]?.schema ?? null;
       if (bodySchema?.$ref) bodySchema = resolve(doc, bodySchema.$ref);
       const params = (op.parameters ?? []).filter((p: any) => p.in === "path").map((p: any) => p.name as string);
@@ -190,7 +180,7 @@ function generate(schema: any, a: TeamWorld, mark: string, addr: string, name = 
 }
 
 /** Deletes last, the caller's own sign-outs after everything (they end the session the walk uses). */
-const order = (op: Op): number => (op.method === "DELETE" ? 2 : 1);
+const order = (op: Op): number => (op.path.startsWith("/v1/auth/sign-out") ? 3 : op.method === "DELETE" ? 2 : 1);
 
 describe(`audit log (${engine})`, () => {
   test("every mutating team operation of the OpenAPI document writes one row naming it and its targets; refusals write none; no row holds a secret", async () => {
@@ -221,12 +211,15 @@ describe(`audit log (${engine})`, () => {
     for (const op of ops) {
       const ids = Object.fromEntries(op.params.map((p) => [p, pathId(a, spare, op, p)]));
       const path = op.path.replace(/\{(\w+)\}/g, (_, p) => ids[p]!);
-      const headers = op.security.includes("teamToken") ? owner : session;
+      // Signing out ends the session: each sign-out has a session of its own.
+      const own = op.path.startsWith("/v1/auth/sign-out") ? await signedIn(w.t, a.owner.email) : null;
+      if (own) for (const v of [own.csrf, own.cookie.split("=")[1]!]) secrets.add(v);
+      const headers = own ? { cookie: own.cookie, "x-csrf-token": own.csrf } : op.security.includes("teamToken") ? owner : session;
       const before = Number((await w.t.sql.get<{ n: number }>("SELECT count(*) AS n FROM audit_log", []))!.n);
       const res = await call(op.method, path, headers, bodyFor(op, a, ++n));
       for (const s of [res.json?.token, res.json?.data?.secret, res.json?.data?.token, res.json?.api_token, res.json?.data?.totp_secret, res.json?.data?.secret_base32]) if (typeof s === "string" && s.length >= 8) secrets.add(s);
-      const rows = await w.t.sql.all<{ operation: string; target_ids: string; actor_kind: string; status: number; team_id: string; user_agent: string }>(
-        "SELECT operation, target_ids, actor_kind, status, team_id, user_agent FROM audit_log ORDER BY created_at, id",
+      const rows = await w.t.sql.all<{ operation: string; target_ids: string; actor_kind: string; actor_id: string | null; status: number; team_id: string; user_agent: string }>(
+        "SELECT operation, target_ids, actor_kind, actor_id, status, team_id, user_agent FROM audit_log ORDER BY created_at, id",
         [],
       );
       const added = rows.slice(before);
@@ -239,7 +232,7 @@ describe(`audit log (${engine})`, () => {
         if (row.operation !== op.key) failures.push(`${op.key}: row names ${row.operation}`);
         if (!Bun.deepEquals(JSON.parse(row.target_ids), ids)) failures.push(`${op.key}: targets ${row.target_ids}, expected ${JSON.stringify(ids)}`);
         if (row.team_id !== a.team.teamId || Number(row.status) !== res.status || row.user_agent !== "audit-walk/1") failures.push(`${op.key}: ${JSON.stringify(row)}`);
-        if (row.actor_kind !== (headers === owner ? "team_token" : "user")) failures.push(`${op.key}: actor ${row.actor_kind}`);
+        if (row.actor_kind !== (headers === owner ? "team_token" : "user") || (headers !== owner && row.actor_id !== a.owner.userId)) failures.push(`${op.key}: actor ${row.actor_kind} ${row.actor_id} (owner ${a.owner.userId})`);
         if (NOT_SUCCEEDING[op.key]) failures.push(`${op.key}: succeeds now (${res.status}); take it out of NOT_SUCCEEDING`);
       } else {
         if (added.length !== 0) failures.push(`${op.key}: refused (${res.status}) but wrote ${added.length} audit rows`);
@@ -263,7 +256,8 @@ describe(`audit log (${engine})`, () => {
     const as = (tok: string) => ({ authorization: `Bearer ${tok}` });
     // A change by a named token names the token.
     // A change in the dashboard names the signed-in user, with the client's user agent.
-    const renamed = await call("PUT", "/v1/team", { cookie: a.ownerSession.cookie, "x-csrf-token": a.ownerSession.csrf, "user-agent": "Mozilla/5.0 audit" }, { name: "alpha renamed in the dashboard zq" });
+    const dashboard = await signedIn(w.t, a.owner.email);
+    const renamed = await call("PUT", "/v1/team", { cookie: dashboard.cookie, "x-csrf-token": dashboard.csrf, "user-agent": "Mozilla/5.0 audit" }, { name: "alpha renamed in the dashboard zq" });
     expect(renamed.status).toBe(200);
     const bySession = await call("GET", `/v1/team/audit-log?filter[actor]=${a.owner.userId}`, owner);
     expect(bySession.json.data[0]).toMatchObject({ operation: "PUT /v1/team", actor: { kind: "user", id: a.owner.userId }, changes: { name: "alpha renamed in the dashboard zq" }, user_agent: "Mozilla/5.0 audit" });

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { authenticateSession, signIn } from "../../auth/sessions.ts";
 import type { Deps } from "../../context.ts";
 import { authPlugin, clientIp, trustedProxies, type IpServer } from "../../http/auth.ts";
+import { auditAs } from "../../http/audit.ts";
 import { Envelope, errorResponses, MessageBody } from "../../http/schemas.ts";
 import { UnauthenticatedError, ValidationError } from "../../errors.ts";
 import { changesState, clearedSessionCookie, CSRF_HEADER, secureCookies, sessionCookie, sessionTokenOf } from "../../http/session-cookie.ts";
@@ -24,7 +25,7 @@ const enrolmentSession = (deps: Deps) => ({
   async transform({ headers, request }: { headers: Headers; request: Request }) {
     const cookie = headers.authorization === undefined ? sessionTokenOf(headers.cookie) : null;
     if (cookie === null) throw new UnauthenticatedError();
-    enrolmentSessions.set(request, await authenticateSession(deps, cookie, { changes: changesState(request.method), csrf: headers[CSRF_HEADER], enrolment: true }));
+    enrolmentSessions.set(request, auditAs(request, await authenticateSession(deps, cookie, { changes: changesState(request.method), csrf: headers[CSRF_HEADER], enrolment: true })));
   },
 });
 /** The cookie that ties a single sign-on's answer to the browser that started it (Lax: the provider's redirect back is a cross-site navigation). */
