@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 import { type Operation, useAllowed } from "../allowed.ts";
 import { api, type ApiBody } from "../api.ts";
 import { ErrorBox, Field, fmtDate, ListStatus, Notice, Section, Status, useActions, useLoad } from "../ui.tsx";
+import { DeliverabilityReports } from "./deliverability-reports.tsx";
 
 interface BlocklistEntry {
   target: string;
@@ -45,6 +46,7 @@ interface Warmup {
 export function Deliverability() {
   return (
     <>
+      <DeliverabilityReports />
       <Blocklists />
       <Warmups />
     </>
