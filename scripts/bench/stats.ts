@@ -237,15 +237,26 @@ console.log(
 // --- the reads ------------------------------------------------------------------------------------
 // Wall time depends on what else the machine runs; the CPU time spent per request (this process's,
 // plus PostgreSQL's server processes') is what a request costs on a quiet machine, printed beside it.
+/** CPU ms of this bench's PostgreSQL cluster only (its postmaster and that one's children): other clusters on the machine are not ours. */
 function postgresCpuMs(): number {
   if (ENGINE !== "postgres") return 0;
   const fs = require("node:fs") as typeof import("node:fs");
+  const port = new URL(config.databaseUrl!).port;
   let total = 0;
-  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+  const pids = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  const postmaster = pids.find((pid) => {
     try {
-      if (!fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("postgres")) continue;
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      return cmd[0]!.endsWith("/postgres") && cmd.includes(port);
+    } catch {
+      return false;
+    }
+  });
+  for (const pid of pids) {
+    try {
       const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
       const x = f.slice(f.lastIndexOf(")") + 2).split(" ");
+      if (pid !== postmaster && x[1] !== postmaster) continue;
       total += ((Number(x[11]) + Number(x[12])) / 100) * 1000;
     } catch {
       // gone meanwhile
