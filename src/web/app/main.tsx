@@ -7,6 +7,7 @@ import { Loading, useRoute } from "./ui.tsx";
 import { Deliverability } from "./views/deliverability.tsx";
 import { DomainDetail, Domains } from "./views/domains.tsx";
 import { Members } from "./views/members.tsx";
+import { AuditLog } from "./views/audit-log.tsx";
 import { MessageDetail } from "./views/message.tsx";
 import { Messages } from "./views/messages.tsx";
 import { Overview } from "./views/overview.tsx";
@@ -30,6 +31,7 @@ const NAV: [string, string][] = [
   ["projects", "Projects"],
   ["members", "Team"],
   ["security", "Security"],
+  ["audit-log", "Audit log"],
 ];
 
 function App() {
@@ -106,6 +108,7 @@ function App() {
         {section === "routes" && id ? <RouteSettings id={id} /> : null}
         {section === "members" ? <Members session={session} /> : null}
         {section === "security" ? <Security session={session} onChanged={reloadSession} /> : null}
+        {section === "audit-log" ? <AuditLog route={route} /> : null}
       </main>
     </div>
   );
