@@ -125,6 +125,26 @@ export class RetentionRepository {
   }
 
   /**
+   * Removes up to `limit` DMARC aggregate and up to `limit` TLS reports about days before `day`
+   * (YYYY-MM-DD), with their records and results; the number of reports removed. The children go
+   * by report id (indexed), so nothing depends on the engine's cascades.
+   */
+  async deleteReportsBefore(day: string, limit: number): Promise<number> {
+    let removed = 0;
+    for (const [reports, children] of [
+      ["dmarc_reports", "dmarc_report_records"],
+      ["tlsrpt_reports", "tlsrpt_results"],
+    ] as const) {
+      const ids = (await this.db.all<{ id: string }>(`SELECT id FROM ${reports} WHERE day < ? ORDER BY day LIMIT ?`, [day, limit], { dynamic: true })).map((r) => r.id);
+      if (ids.length === 0) continue;
+      const list = placeholders(ids.length);
+      await this.db.run(`DELETE FROM ${children} WHERE report_id IN (${list})`, ids, { dynamic: true });
+      removed += (await this.db.run(`DELETE FROM ${reports} WHERE id IN (${list})`, ids, { dynamic: true })).changes;
+    }
+    return removed;
+  }
+
+  /**
    * Gives up to `pages` free pages back to the file system. dialect: SQLite moves pages from the
    * file's end into the free ones and truncates it (incremental auto-vacuum, see pragmas.ts);
    * PostgreSQL's autovacuum makes deleted rows' space reusable by itself, so there is nothing to do.

@@ -166,6 +166,26 @@ export async function purgeAuditLog(deps: Pick<Deps, "store" | "log">, now = Dat
   return dropped;
 }
 
+/** DMARC aggregate and TLS reports are kept this long (by the day they report on): beyond the API's longest period of 366 days. */
+export const REPORT_RETENTION_DAYS = 400;
+
+/**
+ * The DMARC aggregate and TLS reports about days more than REPORT_RETENTION_DAYS ago, with their
+ * records, dropped once per pass in transactions of at most 500 reports of each kind, at most
+ * 100 transactions a pass (the rest goes in the next pass).
+ */
+export async function purgeDeliverabilityReports(deps: Pick<Deps, "store" | "log">, now = Date.now()): Promise<number> {
+  const before = new Date(now - REPORT_RETENTION_DAYS * DAY_MS).toISOString().slice(0, 10);
+  let dropped = 0;
+  for (let i = 0; i < 100; i++) {
+    const n = await deps.store.write((tx) => tx.retention.deleteReportsBefore(before, 500));
+    dropped += n;
+    if (n === 0) break;
+  }
+  if (dropped > 0) deps.log.info("retention dropped DMARC and TLS reports", { reports: dropped, before });
+  return dropped;
+}
+
 /** The job: one slice, then the next slice at once, or the next pass after `sweepIntervalMs`. */
 export function retentionHandler(deps: Deps, opts: RetentionOptions = DEFAULT_RETENTION): JobHandler<RetentionCursor> {
   return async (job: Job<RetentionCursor>) => {
@@ -181,6 +201,7 @@ export function retentionHandler(deps: Deps, opts: RetentionOptions = DEFAULT_RE
       if (run.passDone) {
         await purgeStatRollups(deps);
         await purgeAuditLog(deps);
+        await purgeDeliverabilityReports(deps);
       }
     } catch (err) {
       deps.log.error("retention run failed", { error: String(err) });
