@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { nextUtcDay, utcDay } from "../../src/mail/warmup.ts";
 import { waitFor } from "../helpers.ts";
 import { startOutbound, type OutboundHarness } from "../send/harness.ts";
+import { clearOfUtcMidnight } from "../support/utc-midnight.ts";
 
 const DAY_MS = 86_400_000;
 const BEFORE_MIDNIGHT_MS = 25_000;
@@ -113,6 +114,8 @@ describe("warm-up", () => {
 
   test("a held message stays queued with its reason and release time in the queue view; the warm-up view counts it", async () => {
     offset = 0; // the real clock from here: today is day 1 of a one-day schedule of 1 recipient
+    // The queue and warm-up views read the real clock: the whole test on one UTC day.
+    await clearOfUtcMidnight(60_000, "warm-up queue view test");
     const path = `/v1/domains/${h.domain.domainId}/warmup`;
     expect((await h.request("PUT", path, { body: { enabled: true, schedule: [1], started_at: new Date().toISOString() } })).status).toBe(200);
     const before = h.sink.received.length;
@@ -132,5 +135,5 @@ describe("warm-up", () => {
     expect(view).toMatchObject({ enabled: true, day: 1, cap_today: 1, broadcast_cap_today: 1, sent_today: 1, held: 1, complete: false, next_release_at: new Date(nextUtcDay(Date.now())).toISOString() });
     // Turned off: the held message is taken at its next run, not before (nothing else changes).
     expect((await h.request("PUT", path, { body: { enabled: false } })).json).toMatchObject({ enabled: false, cap_today: null, held: 0 });
-  });
+  }, 90_000);
 });
