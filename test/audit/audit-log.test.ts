@@ -288,6 +288,10 @@ describe(`audit log (${engine})`, () => {
     // Only A's rows, never B's.
     const bravo = await call("GET", "/v1/team/audit-log?page[size]=100", { authorization: `Bearer ${w.b.team.teamToken}` });
     expect(JSON.stringify(bravo.json.data)).not.toContain(a.team.teamId);
+    const ofA = new Set((await w.t.sql.all<{ id: string }>("SELECT id FROM audit_log WHERE team_id = ?", [a.team.teamId])).map((r) => r.id));
+    expect(ofA.size).toBeGreaterThan(30);
+    expect(bravo.json.data.length).toBeGreaterThan(0);
+    expect(bravo.json.data.filter((r: any) => ofA.has(r.id))).toEqual([]);
     // Without audit:read: 403, and reading writes no row.
     const refused = await call("GET", "/v1/team/audit-log", as(other.json.token));
     expect(refused.status).toBe(403);
