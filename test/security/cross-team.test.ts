@@ -42,6 +42,9 @@ const NOT_WALKED: Record<string, string> = {
   "GET /v1/attachments/{attachmentId}/download": "no credentials: a signed, expiring link; B's link with A's attachment id is tested below",
   "POST /v1/auth/sign-in": "no credentials: B's owner signing in to A's team, and as A's users, is tested below",
   "POST /v1/auth/password": "no credentials: a one-time token of an invitation; the invitation attack is tested below",
+  "GET /v1/auth/sso": "no credentials and nothing of any team: whether the server has single sign-on configured (its answer is searched for A's strings below)",
+  "GET /v1/auth/sso/start": "no credentials: starts the OpenID Connect flow of the server's one issuer; no team's ids go in (test/e2e/dashboard-sso.test.ts)",
+  "GET /v1/auth/sso/callback": "no credentials: the issuer's redirect back, bound to the browser's state cookie; wrong state, nonce, audience and signature are tested in test/e2e/dashboard-sso.test.ts",
   "GET /v1/team/audit-log": "B's own log repeats the bodies of B's own successful requests of this walk, A's domain name among them (BY_DESIGN); B's log holding no row of A's is tested in test/audit/audit-log.test.ts",
 };
 
@@ -455,7 +458,7 @@ describe("cross-team isolation (issue 41)", () => {
       }
     }
     // The answers without credentials that the walk skips hold nothing of A either.
-    for (const path of ["/healthz", "/metrics"]) {
+    for (const path of ["/healthz", "/metrics", "/v1/auth/sso"]) {
       const res = await call("GET", path, {});
       const found = leaks(res, path, secrets);
       if (found.length) failures.push(`GET ${path} shows A's ${JSON.stringify(found)}`);
