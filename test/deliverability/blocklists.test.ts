@@ -74,7 +74,7 @@ afterAll(async () => {
 
 const events = (r: TestReceiver, kind: string, target: string) => {
   for (const d of r.deliveries) expect(d.verified).toBe(true);
-  return r.deliveries.filter((d) => d.json?.event === kind && d.json.data.target === target).map((d) => ({ ...(d.json!.data as Record<string, unknown>), receivedAt: d.receivedAt }));
+  return r.deliveries.filter((d) => d.json?.event === kind && d.json.data.target === target).map((d): Record<string, unknown> & { receivedAt: number } => ({ ...(d.json!.data as Record<string, unknown>), receivedAt: d.receivedAt }));
 };
 const status = async (token: string) => {
   const res = await app.request("GET", "/v1/deliverability/blocklists", { token });
