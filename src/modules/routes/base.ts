@@ -17,7 +17,8 @@ export const TLS_POLICIES = ["opportunistic", "enforced"] as const;
 /**
  * The route's `settings` (the service's RouteData.settings): those that apply to its type. An
  * outbound route has every outbound one (disable_hosted_unsubscribe on broadcast routes only); an
- * inbound route has attachment_delivery. docs/sending.md, Route settings.
+ * inbound route has none here: its attachment_delivery is the route's top-level string (the
+ * service's settings.attachment_delivery is an object of its own). docs/sending.md, Route settings.
  */
 export const RouteSettings = t.Object(
   {
@@ -35,15 +36,14 @@ export const RouteSettings = t.Object(
     redact_email_content: t.Optional(
       t.Boolean({ description: "Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false)" }),
     ),
-    attachment_delivery: t.Optional(t.Union([t.Literal("inline"), t.Literal("url")], { description: "Inbound routes: attachments in the webhook inline (base64) or as signed links" })),
   },
-  { description: "The settings that apply to the route's type" },
+  { description: "The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name)" },
 );
 export type RouteSettings = Static<typeof RouteSettings>;
 
 /** The settings of a route row, as its type has them. */
 export function routeSettings(r: RouteRow): RouteSettings {
-  if (r.route_type === "inbound") return { attachment_delivery: r.attachment_delivery as "inline" | "url" };
+  if (r.route_type === "inbound") return {};
   return {
     ...(r.route_type === "broadcast" ? { disable_hosted_unsubscribe: r.disable_hosted_unsubscribe === 1 } : {}),
     track_opens: r.track_opens === 1,
