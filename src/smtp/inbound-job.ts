@@ -436,6 +436,7 @@ async function finishInbound(tx: Repositories, f: Finish): Promise<void> {
     now: f.now,
   });
   if (!completed) return;
+  // A release's run finishes a message counted when it was held: received once, not twice.
   if (!f.release) await rollInbound(tx, { teamId: f.teamId, routeId: f.routeId, messageId: f.messageId, status: f.status }, f.now);
   if (f.release) await tx.messages.deleteAttachments(f.messageId);
   await tx.messages.insertAttachments(

@@ -273,6 +273,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deliverability/blocklists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Blocklist status: the server's sending addresses in the DNSBL zones and the team's verified domains in the domain zones, from the last check */
+        get: operations["getV1DeliverabilityBlocklists"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/domains/{domainId}/warmup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A domain's warm-up: schedule, today's cap and count, held mail, each day so far */
+        get: operations["getV1DomainsByDomainIdWarmup"];
+        /**
+         * Turn a domain's warm-up on or off
+         * @description While on, the recipients the domain's mail is first attempted for per UTC day are capped by the schedule; mail beyond the cap stays queued and goes the next day (broadcast routes may use 90 % of a day's cap). Past the schedule's last day the domain is uncapped.
+         */
+        put: operations["putV1DomainsByDomainIdWarmup"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/report-forwarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's report forwarding: destination, verified */
+        get: operations["getV1ProjectsByProjectIdReport-forwarding"];
+        /** Set the destination DMARC and TLS reports are forwarded to; a code is mailed to it (sent through Posthorn) */
+        put: operations["putV1ProjectsByProjectIdReport-forwarding"];
+        post?: never;
+        /** Turn report forwarding off (204) */
+        delete: operations["deleteV1ProjectsByProjectIdReport-forwarding"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/report-forwarding/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify the destination with the code mailed to it */
+        post: operations["postV1ProjectsByProjectIdReport-forwardingVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/report-forwarding/resend-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a new code to the destination (at most once a minute) */
+        post: operations["postV1ProjectsByProjectIdReport-forwardingResend-code"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/team": {
         parameters: {
             query?: never;
@@ -302,7 +393,7 @@ export interface paths {
         get: operations["getV1TeamMembers"];
         put?: never;
         /**
-         * Invite a team member (owners only)
+         * Invite a team member
          * @description Adds the address as a pending member (status pending, joined_at null), who has no access to the team until the invitation is accepted. An address with no account on this server gets password_url, a one-time link (7 days) to set a password in the dashboard, which accepts the invitation. An address that has an account already (a member of, or invited to, another team) gets invitation_url instead: a one-time link (7 days) the user opens signed in with their own password to accept (POST /v1/auth/invitations/accept); no team can set or learn the password of an account another team shares. Both links are shown here only. Inviting a pending member again replaces the invitation (the earlier link stops working); an active member is a 409.
          */
         post: operations["postV1TeamMembers"];
@@ -326,8 +417,154 @@ export interface paths {
         get: operations["getV1TeamMembersByMemberId"];
         put?: never;
         post?: never;
-        /** Remove a team member (owners only); their sessions in this team end. A pending member's invitation is revoked (its link stops working) */
+        /** Remove a team member; their sessions in this team end. A pending member's invitation is revoked (its link stops working). Only an owner removes an owner (409 owner_protected); the last owner stays (409 last_owner) */
         delete: operations["deleteV1TeamMembersByMemberId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/team/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team's roles
+         * @description Lettermint's TeamRoleData: the built-in roles owner, admin and member (system_key; ids equal to it, never changed) and the team's custom roles (system_key null), each with its permissions. docs/access.md lists what the built-in roles may do.
+         */
+        get: operations["getV1TeamRoles"];
+        put?: never;
+        /**
+         * Create a custom role
+         * @description A name unique in the team and the service's permission names (an unknown name is a 422 naming it). Nobody grants a permission they do not have themselves (403 missing_permission).
+         */
+        post: operations["postV1TeamRoles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/team/roles/{roleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Rename a custom role or replace its permissions
+         * @description Members holding the role have its new permissions on their next request. A built-in role is a 409 built_in_role_immutable; another team's role a 404.
+         */
+        put: operations["putV1TeamRolesByRoleId"];
+        post?: never;
+        /**
+         * Delete a custom role
+         * @description 409 built_in_role_immutable for a built-in role; 409 stale_resource while members still hold it (give them another role first).
+         */
+        delete: operations["deleteV1TeamRolesByRoleId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/team/members/{memberId}/assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a member's role and project access
+         * @description Lettermint's TeamMembersAssignmentUpdateRequest; answers TeamMemberData directly. role_id: a role of GET /v1/team/roles (else 422). project_access: scope all, or selected with the project_ids the member works on (each a project of the team, else 422); an owner always works on every project. 409 owner_protected when someone who is no owner changes an owner or gives the owner role; 409 last_owner when the team's last owner would lose the role. The member's sessions have the new role and projects on their next request.
+         */
+        put: operations["putV1TeamMembersByMemberIdAssignment"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/team/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team's named API tokens (never their secrets)
+         * @description Each with its role or permissions, its projects, its expiry and its last use (time and IP). The team's own token (ph_team_ of team creation) is not listed: it is an owner's token.
+         */
+        get: operations["getV1TeamTokens"];
+        put?: never;
+        /**
+         * Create a named API token
+         * @description A name, and either role_id (the token has the role's permissions, following its changes) or permissions (its own); project_ids limits it to those projects (everything of another is a 404 to it), expires_at to a time (then 401). The token is answered once and stored as its SHA-256. Nobody makes a token that may do more than they may (403 missing_permission; a member with selected projects names some of theirs).
+         */
+        post: operations["postV1TeamTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/team/tokens/{tokenId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a named token: a new secret, the old one refused at once */
+        post: operations["postV1TeamTokensByTokenIdRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/team/tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a named token: refused at once (401) */
+        delete: operations["deleteV1TeamTokensByTokenId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/team/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team's audit log
+         * @description Every successful change made through the API, the dashboard or the CLI, newest first: who (a user, a named token, the team token, the CLI), the operation and its target ids, the changed fields (never secret values), the status, IP and user agent. Kept 400 days.
+         */
+        get: operations["getV1TeamAudit-log"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -992,7 +1229,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the dashboard
-         * @description Opens a session for a team member: sets the HttpOnly cookie posthorn_session (SameSite=Strict; Secure under https) and answers the session, whose csrf_token must accompany every request that changes something (X-CSRF-Token). A cookie the client still sends is ended (the session is rotated). Failed sign-ins are limited per address (5 in 15 minutes) and per client IP (POSTHORN_AUTH_FAILURE_LIMIT, 10 a minute, counted with failed API tokens and SMTP AUTH), then 429 with Retry-After.
+         * @description Opens a session for a team member: sets the HttpOnly cookie posthorn_session (SameSite=Strict; Secure under https) and answers the session, whose csrf_token must accompany every request that changes something (X-CSRF-Token). A cookie the client still sends is ended (the session is rotated). When the user has two-factor sign-in on, a right password without `code` is a 401 whose error is two_factor_required (send the request again with the code), and a wrong, expired or replayed code a 401 two_factor_invalid, counted like a wrong password. Failed sign-ins are limited per address (5 in 15 minutes) and per client IP (POSTHORN_AUTH_FAILURE_LIMIT, 10 a minute, counted with failed API tokens and SMTP AUTH), then 429 with Retry-After.
          */
         post: operations["postV1AuthSign-in"];
         delete?: never;
@@ -1083,9 +1320,166 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation to a team
-         * @description The token comes from the invitation_url of an invitation (POST /v1/team/members). The invited user accepts it as themselves: with their session (cookie posthorn_session and X-CSRF-Token, as every state-changing request), or, without one, with their own password (throttled like a sign-in of that address). A session of another user is a 403; an unknown, used, revoked or expired token a 422. The invitation works once, for 7 days. The answer is a new session in the team just joined (the cookie is replaced).
+         * @description The token comes from the invitation_url of an invitation (POST /v1/team/members). The invited user accepts it as themselves: with their session (cookie posthorn_session and X-CSRF-Token, as every state-changing request), or, without one, with their own password (throttled like a sign-in of that address; with two-factor sign-in on, `code` too, else 401 two_factor_required). A session of another user is a 403; an unknown, used, revoked or expired token a 422. The invitation works once, for 7 days. The answer is a new session in the team just joined (the cookie is replaced).
          */
         post: operations["postV1AuthInvitationsAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/two-factor/enrol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start two-factor sign-in: a new TOTP secret
+         * @description Answers a new TOTP secret (RFC 6238: SHA1, 6 digits, 30 seconds) as base32 and as an otpauth:// URI, shown this once. It takes effect only when POST /v1/auth/two-factor/confirm sends a code of it; starting again replaces it. 409 two_factor_enabled when two-factor sign-in is on already. A session that must enrol (the team requires it) may call this.
+         */
+        post: operations["postV1AuthTwo-factorEnrol"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/two-factor/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm two-factor sign-in with a code
+         * @description A code of the secret from /enrol turns two-factor sign-in on: the answer holds 10 single-use recovery codes, shown this once (kept only as SHA-256). This session counts as signed in with two factors; the user's other sessions end. A wrong, expired or used code is a 422 on `code`, throttled like a password (5 per user in 15 minutes, and the client IP's limit); 409 two_factor_not_enrolling without /enrol first.
+         */
+        post: operations["postV1AuthTwo-factorConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/two-factor/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in off with a code
+         * @description Needs a current TOTP code or a recovery code (used up; a wrong one is a 422 on `code`, throttled like a password). The secret and the recovery codes are deleted. 409 two_factor_required_by_team while the team requires it; 409 two_factor_not_enabled when it is off.
+         */
+        post: operations["postV1AuthTwo-factorDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/two-factor/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** New recovery codes (the old ones stop working), for a code */
+        post: operations["postV1AuthTwo-factorRecovery-codes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/two-factor/requirement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Require two-factor sign-in of every member of the team (security:manage: owners)
+         * @description With required true, a member's session opened without a second factor can only set it up (every other request with it is a 403 two_factor_enrolment_required) and the dashboard sends them to enrolment. The owner must have it on first (409 two_factor_not_enabled). Sessions opened through single sign-on count as two-factor (the identity provider's own factors).
+         */
+        put: operations["putV1AuthTwo-factorRequirement"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether single sign-on (OpenID Connect) is configured
+         * @description The sign-in page shows "Sign in with SSO" when it is.
+         */
+        get: operations["getV1AuthSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start single sign-on: redirects to the identity provider
+         * @description 303 to the configured issuer's authorization endpoint (authorization code with PKCE S256, a fresh state and nonce, scope openid email profile); the state is also kept in the cookie posthorn_sso (HttpOnly, SameSite=Lax, 10 minutes), which the callback requires. A client IP may start 30 in 10 minutes, then 429. 404 when single sign-on is not configured.
+         */
+        get: operations["getV1AuthSsoStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The identity provider's redirect back (single sign-on)
+         * @description Checks the state against the browser's posthorn_sso cookie and the sign-in it names (used once, 10 minutes; else 422 on state), redeems the code with the PKCE verifier, and checks the ID token: RS256 or ES256 signature by a key of the issuer's JWKS, iss, aud (azp), exp and the nonce (else 401 sso_failed). The provider must vouch for the address (email_verified); a user with that address signs in, else one is created in the configured team with the default role (403 sso_no_team when there is none; 403 sso_domain_not_allowed outside POSTHORN_OIDC_ALLOWED_DOMAINS). Success: a session (cookie posthorn_session, counted as two-factor) and 303 to the dashboard. A refusal creates no user and no session.
+         */
+        get: operations["getV1AuthSsoCallback"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1264,12 +1658,14 @@ export interface operations {
                     /** @description Track clicks of this email's http(s) links in the HTML part; default: the route's track_clicks */
                     track_clicks?: boolean | null;
                     /** @description Lettermint's per-email settings, overriding the route's for this email: track_opens and track_clicks as the fields of those names; tls enforced delivers only over TLS with a certificate valid for the MX host (a host that cannot is a soft bounce, never plaintext); opportunistic uses STARTTLS when offered; default: the route's tls */
-                    settings?: {
+                    settings?: ({
                         track_opens?: boolean;
                         track_clicks?: boolean;
                         /** @enum {string} */
                         tls?: "opportunistic" | "enforced";
-                    } | null;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
                     /** @description Send at this time instead of now: ISO 8601 with an offset (Z or ±hh:mm), in the future, at most 30 days ahead; the message is `scheduled` until then (PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it) */
                     scheduled_at?: string | null;
                     /** @description Name-value tags, stored, shown and filterable (filter[tags][0][name], filter[tags][0][value]): at most 20, 19 beside a tag; names 1 to 32 and values 1 to 64 ASCII letters, digits, underscores or hyphens; names unique (case-sensitive) and not starting with __lettermint */
@@ -1404,12 +1800,14 @@ export interface operations {
                     /** @description Track clicks of this email's http(s) links in the HTML part; default: the route's track_clicks */
                     track_clicks?: boolean | null;
                     /** @description Lettermint's per-email settings, overriding the route's for this email: track_opens and track_clicks as the fields of those names; tls enforced delivers only over TLS with a certificate valid for the MX host (a host that cannot is a soft bounce, never plaintext); opportunistic uses STARTTLS when offered; default: the route's tls */
-                    settings?: {
+                    settings?: ({
                         track_opens?: boolean;
                         track_clicks?: boolean;
                         /** @enum {string} */
                         tls?: "opportunistic" | "enforced";
-                    } | null;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
                     /** @description Send at this time instead of now: ISO 8601 with an offset (Z or ±hh:mm), in the future, at most 30 days ahead; the message is `scheduled` until then (PATCH /v1/messages/{id} moves it, POST /v1/messages/{id}/cancel cancels it) */
                     scheduled_at?: string | null;
                     /** @description Name-value tags, stored, shown and filterable (filter[tags][0][name], filter[tags][0][value]): at most 20, 19 beside a tag; names 1 to 32 and values 1 to 64 ASCII letters, digits, underscores or hyphens; names unique (case-sensitive) and not starting with __lettermint */
@@ -2662,8 +3060,23 @@ export interface operations {
                                 rejected: number;
                             };
                         };
+                        /** @description What Posthorn itself sent from the domain in the period or that day, beside what the reports say */
+                        posthorn: {
+                            /** @description Messages Posthorn sent from the domain (statistics: sent) */
+                            sent: number;
+                            /** @description Recipients a receiver accepted (statistics: delivered): what the reporters' counts of our addresses are about */
+                            delivered: number;
+                        };
+                        /** @description Each UTC day with reports or with mail Posthorn sent from the domain, oldest first */
                         days: {
                             date: string;
+                            /** @description What Posthorn itself sent from the domain in the period or that day, beside what the reports say */
+                            posthorn: {
+                                /** @description Messages Posthorn sent from the domain (statistics: sent) */
+                                sent: number;
+                                /** @description Recipients a receiver accepted (statistics: delivered): what the reporters' counts of our addresses are about */
+                                delivered: number;
+                            };
                             reporters: {
                                 /** @description The reporting organization (the receiver: google.com, Yahoo, Microsoft …) */
                                 org_name: string;
@@ -2846,6 +3259,16 @@ export interface operations {
                                 sessions: number;
                             }[];
                         }[];
+                        /** @description Per MX host and result type the failed sessions and the fix, the most first; kind is the result type */
+                        advice: {
+                            /** @description spf_fails | dkim_fails | unknown_source | tighten_policy */
+                            kind: string;
+                            source_ip: string | null;
+                            /** @description Messages the advice is about */
+                            messages: number;
+                            /** @description What failed and the fix, in words */
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2892,6 +3315,602 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+        };
+    };
+    getV1DeliverabilityBlocklists: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Time between two checks (POSTHORN_BLOCKLIST_INTERVAL; 0: checks are off) */
+                        interval_seconds: number;
+                        /** @description POSTHORN_BLOCKLIST_IP_ZONES */
+                        ip_zones: string[];
+                        /** @description POSTHORN_BLOCKLIST_DOMAIN_ZONES */
+                        domain_zones: string[];
+                        /** @description Entries listed now */
+                        listed: number;
+                        /** @description The server's sending addresses (shared by every team) and the team's domains, each per zone; listed first */
+                        data: {
+                            /** @description A sending IP address or one of the team's verified domains */
+                            target: string;
+                            /** @description ip | domain */
+                            type: string;
+                            /** @description The DNSBL (addresses) or URIBL/DBL (domains) zone it was looked up in */
+                            zone: string;
+                            /** @description listed | clear | error (the list refused the query or did not answer: says nothing either way) */
+                            status: string;
+                            listed: boolean;
+                            /** @description The answer (127.0.0.x) while listed, or a refusal's (127.255.255.254 …); null when clear */
+                            code: string | null;
+                            /** @description What the list documents the answer to mean */
+                            meaning: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Since when the target has been listed, or not listed
+                             */
+                            since: string;
+                            /** Format: date-time */
+                            checked_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getV1DomainsByDomainIdWarmup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domain_id: string;
+                        domain: string;
+                        enabled: boolean;
+                        /** @description Daily caps, day 1 first */
+                        schedule: number[];
+                        /** Format: date-time */
+                        started_at: string | null;
+                        day: number | null;
+                        /** @description The schedule is over: the domain's mail is no longer capped */
+                        complete: boolean;
+                        cap_today: number | null;
+                        broadcast_cap_today: number | null;
+                        /** @description Recipients counted today (UTC) */
+                        sent_today: number;
+                        /** @description Messages of the domain waiting in the queue for their first attempt at a later time: held by the warm-up until the next day (or, briefly, for a per-destination slot) */
+                        held: number;
+                        /**
+                         * Format: date-time
+                         * @description When held mail is released: the next UTC midnight (broadcast a minute later)
+                         */
+                        next_release_at: string | null;
+                        /** @description Each day of the warm-up so far */
+                        days: {
+                            date: string;
+                            cap: number | null;
+                            sent: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    putV1DomainsByDomainIdWarmup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether the domain's mail is capped by the schedule */
+                    enabled: boolean;
+                    /** @description Recipients per UTC day: day 1 first. Absent: the schedule kept, or the default (50, 100, 200 … doubling over 12 days) for a new warm-up */
+                    schedule?: number[];
+                    /**
+                     * Format: date-time
+                     * @description Day 1 is the UTC day of this time. Absent: kept, or now for a warm-up being turned on
+                     */
+                    started_at?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domain_id: string;
+                        domain: string;
+                        enabled: boolean;
+                        /** @description Daily caps, day 1 first */
+                        schedule: number[];
+                        /** Format: date-time */
+                        started_at: string | null;
+                        day: number | null;
+                        /** @description The schedule is over: the domain's mail is no longer capped */
+                        complete: boolean;
+                        cap_today: number | null;
+                        broadcast_cap_today: number | null;
+                        /** @description Recipients counted today (UTC) */
+                        sent_today: number;
+                        /** @description Messages of the domain waiting in the queue for their first attempt at a later time: held by the warm-up until the next day (or, briefly, for a per-destination slot) */
+                        held: number;
+                        /**
+                         * Format: date-time
+                         * @description When held mail is released: the next UTC midnight (broadcast a minute later)
+                         */
+                        next_release_at: string | null;
+                        /** @description Each day of the warm-up so far */
+                        days: {
+                            date: string;
+                            cap: number | null;
+                            sent: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "getV1ProjectsByProjectIdReport-forwarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Where the project's DMARC and TLS reports are forwarded; null when forwarding is off */
+                            destination: string | null;
+                            /** @description The destination proved it receives mail (the code mailed to it was given back); reports are forwarded only then */
+                            verified: boolean;
+                            /** Format: date-time */
+                            verified_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "putV1ProjectsByProjectIdReport-forwarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    destination: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Where the project's DMARC and TLS reports are forwarded; null when forwarding is off */
+                            destination: string | null;
+                            /** @description The destination proved it receives mail (the code mailed to it was given back); reports are forwarded only then */
+                            verified: boolean;
+                            /** Format: date-time */
+                            verified_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "deleteV1ProjectsByProjectIdReport-forwarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "postV1ProjectsByProjectIdReport-forwardingVerify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Where the project's DMARC and TLS reports are forwarded; null when forwarding is off */
+                            destination: string | null;
+                            /** @description The destination proved it receives mail (the code mailed to it was given back); reports are forwarded only then */
+                            verified: boolean;
+                            /** Format: date-time */
+                            verified_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "postV1ProjectsByProjectIdReport-forwardingResend-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Where the project's DMARC and TLS reports are forwarded; null when forwarding is off */
+                            destination: string | null;
+                            /** @description The destination proved it receives mail (the code mailed to it was given back); reports are forwarded only then */
+                            verified: boolean;
+                            /** Format: date-time */
+                            verified_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
         };
     };
     getV1Team: {
@@ -3081,7 +4100,7 @@ export interface operations {
                             name: string;
                             /** @description = user.email */
                             email: string;
-                            /** @description Every member works on every project of the team (project member lists grant nothing narrower): scope all */
+                            /** @description all: the member works on every project of the team; selected: only on these, and everything of another project (its routes, messages, webhooks, suppressions, statistics) is a 404 to them, as for another team. Set with PUT /v1/team/members/{id}/assignment */
                             project_access: {
                                 /** @enum {string} */
                                 scope: "all" | "selected";
@@ -3145,8 +4164,8 @@ export interface operations {
                 "application/json": {
                     email: string;
                     name?: string;
-                    /** @enum {string} */
-                    role?: "owner" | "member";
+                    /** @description A role id of GET /v1/team/roles: owner, admin, member (built in) or a custom role's id. Default member. Only an owner may invite an owner (409 owner_protected) */
+                    role?: string;
                 };
             };
         };
@@ -3181,7 +4200,7 @@ export interface operations {
                             name: string;
                             /** @description = user.email */
                             email: string;
-                            /** @description Every member works on every project of the team (project member lists grant nothing narrower): scope all */
+                            /** @description all: the member works on every project of the team; selected: only on these, and everything of another project (its routes, messages, webhooks, suppressions, statistics) is a 404 to them, as for another team. Set with PUT /v1/team/members/{id}/assignment */
                             project_access: {
                                 /** @enum {string} */
                                 scope: "all" | "selected";
@@ -3298,7 +4317,7 @@ export interface operations {
                         name: string;
                         /** @description = user.email */
                         email: string;
-                        /** @description Every member works on every project of the team (project member lists grant nothing narrower): scope all */
+                        /** @description all: the member works on every project of the team; selected: only on these, and everything of another project (its routes, messages, webhooks, suppressions, statistics) is a 404 to them, as for another team. Set with PUT /v1/team/members/{id}/assignment */
                         project_access: {
                             /** @enum {string} */
                             scope: "all" | "selected";
@@ -3433,6 +4452,959 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    getV1TeamRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description owner, admin and member for the built-in roles; a custom role's id */
+                            id: string;
+                            name: string;
+                            /** @enum {string|null} */
+                            system_key: "owner" | "admin" | "member" | null;
+                            permissions: string[];
+                            /** @description Whether the caller may give this role to a member: the owner role only an owner may give */
+                            assignable: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postV1TeamRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    permissions: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description owner, admin and member for the built-in roles; a custom role's id */
+                            id: string;
+                            name: string;
+                            /** @enum {string|null} */
+                            system_key: "owner" | "admin" | "member" | null;
+                            permissions: string[];
+                            /** @description Whether the caller may give this role to a member: the owner role only an owner may give */
+                            assignable: boolean;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    putV1TeamRolesByRoleId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    permissions?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description owner, admin and member for the built-in roles; a custom role's id */
+                            id: string;
+                            name: string;
+                            /** @enum {string|null} */
+                            system_key: "owner" | "admin" | "member" | null;
+                            permissions: string[];
+                            /** @description Whether the caller may give this role to a member: the owner role only an owner may give */
+                            assignable: boolean;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteV1TeamRolesByRoleId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    putV1TeamMembersByMemberIdAssignment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role_id: string;
+                    project_access: {
+                        /** @enum {string} */
+                        scope: "all" | "selected";
+                        /** @description The projects of scope selected (at least one); absent or empty for all */
+                        project_ids?: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Team member ID (used in PUT /v1/projects/{projectId}/members) */
+                        id: string;
+                        role: string;
+                        /**
+                         * Format: date-time
+                         * @description When the member accepted the invitation; null while it is pending
+                         */
+                        joined_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        user: {
+                            id: string;
+                            name: string;
+                            email: string;
+                            avatar: string | null;
+                        };
+                        /** @enum {string} */
+                        status: "active" | "pending";
+                        /** @description = user.name */
+                        name: string;
+                        /** @description = user.email */
+                        email: string;
+                        /** @description all: the member works on every project of the team; selected: only on these, and everything of another project (its routes, messages, webhooks, suppressions, statistics) is a 404 to them, as for another team. Set with PUT /v1/team/members/{id}/assignment */
+                        project_access: {
+                            /** @enum {string} */
+                            scope: "all" | "selected";
+                            /** @description The projects of a selected scope; empty for all */
+                            projects: {
+                                id: string;
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getV1TeamTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @description The role whose permissions the token has (they follow the role's changes); null when it has its own permissions */
+                            role_id: string | null;
+                            /** @description What the token may do now: its role's permissions, or its own */
+                            permissions: string[];
+                            /** @description all: the member works on every project of the team; selected: only on these, and everything of another project (its routes, messages, webhooks, suppressions, statistics) is a 404 to them, as for another team. Set with PUT /v1/team/members/{id}/assignment */
+                            project_access: {
+                                /** @enum {string} */
+                                scope: "all" | "selected";
+                                /** @description The projects of a selected scope; empty for all */
+                                projects: {
+                                    id: string;
+                                    name: string;
+                                }[];
+                            };
+                            /**
+                             * Format: date-time
+                             * @description After this the token is refused (401); null: it does not expire
+                             */
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When its current secret was made
+                             */
+                            rotated_at: string;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            last_used_ip: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postV1TeamTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description A role of GET /v1/team/roles; or give permissions instead */
+                    role_id?: string;
+                    /** @description The token's own permission names; or give role_id instead */
+                    permissions?: string[];
+                    /** @description Only these projects of the team (everything of another is a 404 to the token); absent or empty: all */
+                    project_ids?: string[];
+                    /**
+                     * Format: date-time
+                     * @description When the token stops working; absent: never
+                     */
+                    expires_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @description The role whose permissions the token has (they follow the role's changes); null when it has its own permissions */
+                            role_id: string | null;
+                            /** @description What the token may do now: its role's permissions, or its own */
+                            permissions: string[];
+                            /** @description all: the member works on every project of the team; selected: only on these, and everything of another project (its routes, messages, webhooks, suppressions, statistics) is a 404 to them, as for another team. Set with PUT /v1/team/members/{id}/assignment */
+                            project_access: {
+                                /** @enum {string} */
+                                scope: "all" | "selected";
+                                /** @description The projects of a selected scope; empty for all */
+                                projects: {
+                                    id: string;
+                                    name: string;
+                                }[];
+                            };
+                            /**
+                             * Format: date-time
+                             * @description After this the token is refused (401); null: it does not expire
+                             */
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When its current secret was made
+                             */
+                            rotated_at: string;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            last_used_ip: string | null;
+                        };
+                        /** @description The token (ph_team_…), for Authorization: Bearer; shown here only, stored as its SHA-256 */
+                        token: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    postV1TeamTokensByTokenIdRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @description The role whose permissions the token has (they follow the role's changes); null when it has its own permissions */
+                            role_id: string | null;
+                            /** @description What the token may do now: its role's permissions, or its own */
+                            permissions: string[];
+                            /** @description all: the member works on every project of the team; selected: only on these, and everything of another project (its routes, messages, webhooks, suppressions, statistics) is a 404 to them, as for another team. Set with PUT /v1/team/members/{id}/assignment */
+                            project_access: {
+                                /** @enum {string} */
+                                scope: "all" | "selected";
+                                /** @description The projects of a selected scope; empty for all */
+                                projects: {
+                                    id: string;
+                                    name: string;
+                                }[];
+                            };
+                            /**
+                             * Format: date-time
+                             * @description After this the token is refused (401); null: it does not expire
+                             */
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When its current secret was made
+                             */
+                            rotated_at: string;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            last_used_ip: string | null;
+                        };
+                        /** @description The token (ph_team_…), for Authorization: Bearer; shown here only, stored as its SHA-256 */
+                        token: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteV1TeamTokensByTokenId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "getV1TeamAudit-log": {
+        parameters: {
+            query?: {
+                "page[size]"?: number;
+                "page[cursor]"?: string;
+                "filter[actor]"?: string;
+                "filter[target]"?: string;
+                "filter[operation]"?: string;
+                "filter[from]"?: string;
+                "filter[to]"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            actor: {
+                                /** @enum {string} */
+                                kind: "user" | "team_token" | "named_token" | "cli";
+                                id: string | null;
+                                name: string | null;
+                            };
+                            /** @description The method and route template of the change, as in the OpenAPI document ("DELETE /v1/domains/{id}"), or "cli …" for the command line */
+                            operation: string;
+                            /** @description The path parameters of the change (its targets), by name */
+                            target_ids: {
+                                [key: string]: string;
+                            };
+                            /** @description The request body's fields; secret ones (passwords, tokens, secrets, keys, codes) as "[redacted]", long or binary values as "[omitted]" */
+                            changes: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The HTTP status of the change's answer (only successful changes are logged) */
+                            status: number;
+                            ip: string | null;
+                            user_agent: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        path: string | null;
+                        per_page: number;
+                        next_cursor: string | null;
+                        next_page_url: string | null;
+                        prev_cursor: string | null;
+                        prev_page_url: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
     getV1Projects: {
         parameters: {
             query?: {
@@ -3495,7 +5467,7 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
-                                /** @description The settings that apply to the route's type */
+                                /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                                 settings: {
                                     /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                     disable_hosted_unsubscribe?: boolean;
@@ -3513,8 +5485,6 @@ export interface operations {
                                     tls?: "opportunistic" | "enforced";
                                     /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                     redact_email_content?: boolean;
-                                    /** @enum {string} */
-                                    attachment_delivery?: "inline" | "url";
                                 };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -3677,7 +5647,7 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
-                                /** @description The settings that apply to the route's type */
+                                /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                                 settings: {
                                     /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                     disable_hosted_unsubscribe?: boolean;
@@ -3695,8 +5665,6 @@ export interface operations {
                                     tls?: "opportunistic" | "enforced";
                                     /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                     redact_email_content?: boolean;
-                                    /** @enum {string} */
-                                    attachment_delivery?: "inline" | "url";
                                 };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -3851,7 +5819,7 @@ export interface operations {
                             attachment_delivery: string;
                             track_opens: boolean;
                             track_clicks: boolean;
-                            /** @description The settings that apply to the route's type */
+                            /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                             settings: {
                                 /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                 disable_hosted_unsubscribe?: boolean;
@@ -3869,8 +5837,6 @@ export interface operations {
                                 tls?: "opportunistic" | "enforced";
                                 /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                 redact_email_content?: boolean;
-                                /** @enum {string} */
-                                attachment_delivery?: "inline" | "url";
                             };
                             webhooks_count: number;
                             /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -4026,7 +5992,7 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
-                                /** @description The settings that apply to the route's type */
+                                /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                                 settings: {
                                     /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                     disable_hosted_unsubscribe?: boolean;
@@ -4044,8 +6010,6 @@ export interface operations {
                                     tls?: "opportunistic" | "enforced";
                                     /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                     redact_email_content?: boolean;
-                                    /** @enum {string} */
-                                    attachment_delivery?: "inline" | "url";
                                 };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -4268,7 +6232,7 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
-                                /** @description The settings that apply to the route's type */
+                                /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                                 settings: {
                                     /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                     disable_hosted_unsubscribe?: boolean;
@@ -4286,8 +6250,6 @@ export interface operations {
                                     tls?: "opportunistic" | "enforced";
                                     /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                     redact_email_content?: boolean;
-                                    /** @enum {string} */
-                                    attachment_delivery?: "inline" | "url";
                                 };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -4452,7 +6414,7 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
-                                /** @description The settings that apply to the route's type */
+                                /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                                 settings: {
                                     /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                     disable_hosted_unsubscribe?: boolean;
@@ -4470,8 +6432,6 @@ export interface operations {
                                     tls?: "opportunistic" | "enforced";
                                     /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                     redact_email_content?: boolean;
-                                    /** @enum {string} */
-                                    attachment_delivery?: "inline" | "url";
                                 };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -4608,7 +6568,7 @@ export interface operations {
                             attachment_delivery: string;
                             track_opens: boolean;
                             track_clicks: boolean;
-                            /** @description The settings that apply to the route's type */
+                            /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                             settings: {
                                 /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                 disable_hosted_unsubscribe?: boolean;
@@ -4626,8 +6586,6 @@ export interface operations {
                                 tls?: "opportunistic" | "enforced";
                                 /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                 redact_email_content?: boolean;
-                                /** @enum {string} */
-                                attachment_delivery?: "inline" | "url";
                             };
                             webhooks_count: number;
                             /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -4685,7 +6643,7 @@ export interface operations {
                                     attachment_delivery: string;
                                     track_opens: boolean;
                                     track_clicks: boolean;
-                                    /** @description The settings that apply to the route's type */
+                                    /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                                     settings: {
                                         /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                         disable_hosted_unsubscribe?: boolean;
@@ -4703,8 +6661,6 @@ export interface operations {
                                         tls?: "opportunistic" | "enforced";
                                         /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                         redact_email_content?: boolean;
-                                        /** @enum {string} */
-                                        attachment_delivery?: "inline" | "url";
                                     };
                                     webhooks_count: number;
                                     /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -4920,7 +6876,7 @@ export interface operations {
                             attachment_delivery: string;
                             track_opens: boolean;
                             track_clicks: boolean;
-                            /** @description The settings that apply to the route's type */
+                            /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                             settings: {
                                 /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                 disable_hosted_unsubscribe?: boolean;
@@ -4938,8 +6894,6 @@ export interface operations {
                                 tls?: "opportunistic" | "enforced";
                                 /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                 redact_email_content?: boolean;
-                                /** @enum {string} */
-                                attachment_delivery?: "inline" | "url";
                             };
                             webhooks_count: number;
                             /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -4997,7 +6951,7 @@ export interface operations {
                                     attachment_delivery: string;
                                     track_opens: boolean;
                                     track_clicks: boolean;
-                                    /** @description The settings that apply to the route's type */
+                                    /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                                     settings: {
                                         /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                         disable_hosted_unsubscribe?: boolean;
@@ -5015,8 +6969,6 @@ export interface operations {
                                         tls?: "opportunistic" | "enforced";
                                         /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                         redact_email_content?: boolean;
-                                        /** @enum {string} */
-                                        attachment_delivery?: "inline" | "url";
                                     };
                                     webhooks_count: number;
                                     /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -5219,7 +7171,7 @@ export interface operations {
                         attachment_delivery: string;
                         track_opens: boolean;
                         track_clicks: boolean;
-                        /** @description The settings that apply to the route's type */
+                        /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                         settings: {
                             /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                             disable_hosted_unsubscribe?: boolean;
@@ -5237,8 +7189,6 @@ export interface operations {
                             tls?: "opportunistic" | "enforced";
                             /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                             redact_email_content?: boolean;
-                            /** @enum {string} */
-                            attachment_delivery?: "inline" | "url";
                         };
                         webhooks_count: number;
                         /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -5296,7 +7246,7 @@ export interface operations {
                                 attachment_delivery: string;
                                 track_opens: boolean;
                                 track_clicks: boolean;
-                                /** @description The settings that apply to the route's type */
+                                /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                                 settings: {
                                     /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                     disable_hosted_unsubscribe?: boolean;
@@ -5314,8 +7264,6 @@ export interface operations {
                                     tls?: "opportunistic" | "enforced";
                                     /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                     redact_email_content?: boolean;
-                                    /** @enum {string} */
-                                    attachment_delivery?: "inline" | "url";
                                 };
                                 webhooks_count: number;
                                 /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -5530,7 +7478,7 @@ export interface operations {
                             attachment_delivery: string;
                             track_opens: boolean;
                             track_clicks: boolean;
-                            /** @description The settings that apply to the route's type */
+                            /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                             settings: {
                                 /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                 disable_hosted_unsubscribe?: boolean;
@@ -5548,8 +7496,6 @@ export interface operations {
                                 tls?: "opportunistic" | "enforced";
                                 /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                 redact_email_content?: boolean;
-                                /** @enum {string} */
-                                attachment_delivery?: "inline" | "url";
                             };
                             webhooks_count: number;
                             /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -5607,7 +7553,7 @@ export interface operations {
                                     attachment_delivery: string;
                                     track_opens: boolean;
                                     track_clicks: boolean;
-                                    /** @description The settings that apply to the route's type */
+                                    /** @description The settings that apply to the route's type (none for an inbound route, whose attachment_delivery is the route's field of that name) */
                                     settings: {
                                         /** @description Broadcast routes: no hosted unsubscribe link or List-Unsubscribe header is added (default false) */
                                         disable_hosted_unsubscribe?: boolean;
@@ -5625,8 +7571,6 @@ export interface operations {
                                         tls?: "opportunistic" | "enforced";
                                         /** @description Bodies, source and attachment contents are dropped once every recipient is final; reading them is a 410 (default false) */
                                         redact_email_content?: boolean;
-                                        /** @enum {string} */
-                                        attachment_delivery?: "inline" | "url";
                                     };
                                     webhooks_count: number;
                                     /** @description Distinct addresses suppressed for this route (team, project and route scopes) */
@@ -6281,7 +8225,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            /** @description The service's event type (Lettermint's MessageEventType): queued (message.created, message.queued), processed (message.sent, message.report_received), delivered, soft_bounced, hard_bounced, failed, suppressed, blocked, opened, clicked, spam_complaint, unsubscribed, policy_rejected, auto_replied, inbound_received (message.inbound), inbound_spam_blocked (held as quarantined), inbound_released (POST /v1/messages/{id}/process) */
+                            /** @description The service's event type (Lettermint's MessageEventType): scheduled (message.created of a message sent with scheduled_at), rescheduled, canceled, queued (message.created, message.queued), processed (message.sent, message.report_received), delivered, soft_bounced, hard_bounced, failed, suppressed, blocked, opened, clicked, spam_complaint, unsubscribed, policy_rejected, auto_replied, inbound_received (message.inbound), inbound_spam_blocked (held as quarantined), inbound_released (POST /v1/messages/{id}/process) */
                             event: string;
                             /** @description Posthorn's event kind, e.g. message.delivered (as webhooks name it) */
                             kind: string;
@@ -6694,6 +8638,8 @@ export interface operations {
                                 enhanced_code: string | null;
                                 message: string;
                             } | null;
+                            /** @description Why the message waits although nothing failed: its sending domain's warm-up reached the day's cap (docs/deliverability.md, Warm-up); it stays queued and goes at next_attempt_at. null otherwise. */
+                            held_reason: string | null;
                             /** @description The recipients not final yet */
                             recipients: {
                                 email: string;
@@ -6921,6 +8867,8 @@ export interface operations {
                                 enhanced_code: string | null;
                                 message: string;
                             } | null;
+                            /** @description Why the message waits although nothing failed: its sending domain's warm-up reached the day's cap (docs/deliverability.md, Warm-up); it stays queued and goes at next_attempt_at. null otherwise. */
+                            held_reason: string | null;
                             /** @description The recipients not final yet */
                             recipients: {
                                 email: string;
@@ -7031,6 +8979,8 @@ export interface operations {
                                     enhanced_code: string | null;
                                     message: string;
                                 } | null;
+                                /** @description Why the message waits although nothing failed: its sending domain's warm-up reached the day's cap (docs/deliverability.md, Warm-up); it stays queued and goes at next_attempt_at. null otherwise. */
+                                held_reason: string | null;
                                 /** @description The recipients not final yet */
                                 recipients: {
                                     email: string;
@@ -7498,7 +9448,7 @@ export interface operations {
                     name: string;
                     /** @description https:// URL that receives the signed POSTs */
                     url: string;
-                    events: ("message.created" | "message.scheduled" | "message.rescheduled" | "message.canceled" | "message.sent" | "message.delivered" | "message.soft_bounced" | "message.hard_bounced" | "message.bounced" | "message.failed" | "message.suppressed" | "message.opened" | "message.clicked" | "message.spam_complaint" | "message.unsubscribed" | "message.auto_replied" | "message.inbound" | "message.policy_rejected" | "domain.dns_record_failed" | "suppression.added" | "suppression.removed" | "webhook.test")[];
+                    events: ("message.created" | "message.scheduled" | "message.rescheduled" | "message.canceled" | "message.sent" | "message.delivered" | "message.soft_bounced" | "message.hard_bounced" | "message.bounced" | "message.failed" | "message.suppressed" | "message.opened" | "message.clicked" | "message.spam_complaint" | "message.unsubscribed" | "message.auto_replied" | "message.inbound" | "message.policy_rejected" | "domain.dns_record_failed" | "deliverability.listed" | "deliverability.delisted" | "suppression.added" | "suppression.removed" | "webhook.test")[];
                     enabled?: boolean | null;
                     include_machine_events?: boolean | null;
                 };
@@ -7653,7 +9603,7 @@ export interface operations {
                     name?: string;
                     /** @description https:// URL that receives the signed POSTs */
                     url?: string;
-                    events?: ("message.created" | "message.scheduled" | "message.rescheduled" | "message.canceled" | "message.sent" | "message.delivered" | "message.soft_bounced" | "message.hard_bounced" | "message.bounced" | "message.failed" | "message.suppressed" | "message.opened" | "message.clicked" | "message.spam_complaint" | "message.unsubscribed" | "message.auto_replied" | "message.inbound" | "message.policy_rejected" | "domain.dns_record_failed" | "suppression.added" | "suppression.removed" | "webhook.test")[];
+                    events?: ("message.created" | "message.scheduled" | "message.rescheduled" | "message.canceled" | "message.sent" | "message.delivered" | "message.soft_bounced" | "message.hard_bounced" | "message.bounced" | "message.failed" | "message.suppressed" | "message.opened" | "message.clicked" | "message.spam_complaint" | "message.unsubscribed" | "message.auto_replied" | "message.inbound" | "message.policy_rejected" | "domain.dns_record_failed" | "deliverability.listed" | "deliverability.delisted" | "suppression.added" | "suppression.removed" | "webhook.test")[];
                     enabled?: boolean | null;
                     include_machine_events?: boolean | null;
                 };
@@ -8669,6 +10619,8 @@ export interface operations {
                     password: string;
                     /** @description The team to sign in to, when the user belongs to several; default the first they joined */
                     team_id?: string;
+                    /** @description The 6-digit code of the user's authenticator app, or one of their recovery codes: needed when two-factor sign-in is on (a sign-in without it is a 401 whose error is two_factor_required) */
+                    code?: string;
                 };
             };
         };
@@ -8705,6 +10657,15 @@ export interface operations {
                                  */
                                 role: string;
                             }[];
+                            two_factor: {
+                                /** @description The user signs in with a TOTP code (or a recovery code) after the password */
+                                enabled: boolean;
+                                /** @description The team requires two-factor sign-in of every member */
+                                required: boolean;
+                                /** @description This session may only set up two-factor sign-in (the team requires it and the sign-in had no second factor); every other request is a 403 two_factor_enrolment_required */
+                                must_enrol: boolean;
+                                recovery_codes_left: number;
+                            };
                             /** @description Send it in the X-CSRF-Token header of every request that changes something */
                             csrf_token: string;
                             /**
@@ -8802,6 +10763,15 @@ export interface operations {
                                  */
                                 role: string;
                             }[];
+                            two_factor: {
+                                /** @description The user signs in with a TOTP code (or a recovery code) after the password */
+                                enabled: boolean;
+                                /** @description The team requires two-factor sign-in of every member */
+                                required: boolean;
+                                /** @description This session may only set up two-factor sign-in (the team requires it and the sign-in had no second factor); every other request is a 403 two_factor_enrolment_required */
+                                must_enrol: boolean;
+                                recovery_codes_left: number;
+                            };
                             /** @description Send it in the X-CSRF-Token header of every request that changes something */
                             csrf_token: string;
                             /**
@@ -8987,6 +10957,8 @@ export interface operations {
                     token: string;
                     /** @description The invited user's own password, instead of a session (for a user who is active in no team yet) */
                     password?: string;
+                    /** @description With password, for a user with two-factor sign-in on: a TOTP code or a recovery code (as at sign-in) */
+                    code?: string;
                 };
             };
         };
@@ -9023,6 +10995,15 @@ export interface operations {
                                  */
                                 role: string;
                             }[];
+                            two_factor: {
+                                /** @description The user signs in with a TOTP code (or a recovery code) after the password */
+                                enabled: boolean;
+                                /** @description The team requires two-factor sign-in of every member */
+                                required: boolean;
+                                /** @description This session may only set up two-factor sign-in (the team requires it and the sign-in had no second factor); every other request is a 403 two_factor_enrolment_required */
+                                must_enrol: boolean;
+                                recovery_codes_left: number;
+                            };
                             /** @description Send it in the X-CSRF-Token header of every request that changes something */
                             csrf_token: string;
                             /**
@@ -9085,6 +11066,592 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    "postV1AuthTwo-factorEnrol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The TOTP secret (base32), shown this once: type it into an authenticator app, or use otpauth_uri */
+                            secret: string;
+                            /** @description otpauth://totp/... for a QR code (SHA1, 6 digits, 30 seconds) */
+                            otpauth_uri: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "postV1AuthTwo-factorConfirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example 123456 */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Single-use codes that stand in for the authenticator, shown this once */
+                            recovery_codes: string[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    "postV1AuthTwo-factorDisable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example 123456 */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    "postV1AuthTwo-factorRecovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example 123456 */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Single-use codes that stand in for the authenticator, shown this once */
+                            recovery_codes: string[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    "putV1AuthTwo-factorRequirement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether every member must sign in with two factors */
+                    required: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getV1AuthSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Single sign-on is configured (POSTHORN_OIDC_ISSUER) */
+                            enabled: boolean;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getV1AuthSsoStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1AuthSsoCallback: {
+        parameters: {
+            query?: {
+                state?: string;
+                code?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Validation failed; errors are keyed by field path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        errors: {
+                            [key: string]: string[];
+                        };
                         /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
                         error: string;
                     };
