@@ -12,7 +12,7 @@ export const EVENT_KINDS = [
   "message.created", "message.scheduled", "message.rescheduled", "message.canceled", "message.sent", "message.delivered", "message.soft_bounced", "message.hard_bounced", "message.bounced",
   "message.failed", "message.suppressed", "message.opened", "message.clicked", "message.spam_complaint", "message.unsubscribed",
   "message.auto_replied", "message.inbound", "message.policy_rejected", "domain.dns_record_failed", "suppression.added",
-  "suppression.removed", "webhook.test",
+  "suppression.removed", "deliverability.listed", "deliverability.delisted", "webhook.test",
 ] as const satisfies readonly EventKind[];
 /** and every one it accepts is offered: a kind added to the API and not here is a type error. */
 const everyKind: [Exclude<EventKind, (typeof EVENT_KINDS)[number]>] extends [never] ? true : never = true;
