@@ -89,6 +89,7 @@ describe("README: Send your first message", () => {
       "TXT ph-bounces.example.com",
       "MX ph-bounces.example.com",
       "TXT _dmarc.example.com",
+      "TXT _smtp._tls.example.com",
     ]);
     // What the user does at the DNS provider, from exactly what was listed.
     for (const [type, fqdn, content] of records) {

@@ -161,7 +161,7 @@ test("the background sweep keeps the old records until their 7 days are over, th
   expect((await dkimRecords()).map(selectorOf)).toEqual([next.rsa, next.ed25519]);
   expect(await h.deps.store.read.domains.dkimKeys(domainId, "retiring")).toEqual([]);
   // The rest of the domain is as it was.
-  expect((await records()).map((r) => r.kind)).toEqual(["dkim", "dkim_ed25519", "spf", "return_path", "dmarc"]);
+  expect((await records()).map((r) => r.kind)).toEqual(["dkim", "dkim_ed25519", "spf", "return_path", "dmarc", "tls_rpt"]);
   await expectSignedBy(await sendOne("Old keys gone"), next.rsa, next.ed25519);
 });
 
