@@ -92,6 +92,16 @@ export interface ReportRecordRow {
   tls_rpt_content: string | null;
 }
 
+/** Our own attempts of one UTC day to one MX host (null: refused for want of TLS before any MX answered). */
+export interface OwnTlsRow {
+  day: string;
+  mx_host: string | null;
+  verified_tls: number;
+  unverified_tls: number;
+  plaintext: number;
+  tls_failures: number;
+}
+
 export class DeliverabilityReportRepository {
   constructor(private readonly db: SqlExecutor) {}
 
@@ -243,5 +253,46 @@ export class DeliverabilityReportRepository {
       `INSERT INTO dns_records (id, domain_id, purpose, type, hostname, fqdn, content, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
       [r.id, r.domain_id, r.purpose, r.type, r.hostname, r.fqdn, r.content, r.created_at],
     );
+  }
+  /**
+   * Our own delivery attempts from the domain's mail per UTC day and MX host, with the TLS each
+   * used, read from the messages' history (the delivered, bounced and failed entries carry
+   * details.mx and details.tls). Bounded: the team's messages of the domain created from
+   * `sinceMs` (the period's start less the queue lifetime) by messages_domain_created, their
+   * history by message_events_message, entries in [fromMs, toMs). A TLS failure is an attempt
+   * refused for want of TLS (enhanced code 4.7.5); its host is null when no MX was tried.
+   */
+  async ownTlsAttempts(teamId: string, domainId: string, sinceMs: number, fromMs: number, toMs: number): Promise<OwnTlsRow[]> {
+    const pg = this.db.dialect === "postgres";
+    const j = (path: string[]) => (pg ? `(e.data::jsonb #>> '{${path.join(",")}}')` : `json_extract(e.data, '$.${path.join(".")}')`);
+    const verified = pg ? `${j(["tls", "verified"])} = 'true'` : `${j(["tls", "verified"])} = 1`;
+    const rows = await this.db.all<{ day: number; mx_host: string | null; verified_tls: number; unverified_tls: number; plaintext: number; tls_failures: number }>(
+      `SELECT day, mx_host,
+         SUM(CASE WHEN failure = 0 AND mx_host IS NOT NULL AND protocol IS NOT NULL AND ok = 1 THEN 1 ELSE 0 END) AS verified_tls,
+         SUM(CASE WHEN failure = 0 AND mx_host IS NOT NULL AND protocol IS NOT NULL AND ok = 0 THEN 1 ELSE 0 END) AS unverified_tls,
+         SUM(CASE WHEN failure = 0 AND mx_host IS NOT NULL AND protocol IS NULL THEN 1 ELSE 0 END) AS plaintext,
+         SUM(failure) AS tls_failures
+       FROM (
+         SELECT e.created_at / 86400000 AS day, ${j(["mx"])} AS mx_host, ${j(["tls", "protocol"])} AS protocol,
+           CASE WHEN ${verified} THEN 1 ELSE 0 END AS ok,
+           CASE WHEN e.status <> 'delivered' AND ${j(["response", "enhanced_code"])} = '4.7.5' THEN 1 ELSE 0 END AS failure
+         FROM messages m JOIN message_events e ON e.message_id = m.id
+         WHERE m.domain_id = ? AND m.team_id = ? AND m.created_at >= ? AND m.created_at < ?
+           AND e.created_at >= ? AND e.created_at < ?
+           AND e.status IN ('delivered', 'soft_bounced', 'hard_bounced', 'failed') AND ${j(["response"])} IS NOT NULL
+       ) a
+       GROUP BY day, mx_host ORDER BY day, mx_host`,
+      [domainId, teamId, sinceMs, toMs, fromMs, toMs],
+    );
+    return rows
+      .map((r) => ({
+        day: new Date(Number(r.day) * 86_400_000).toISOString().slice(0, 10),
+        mx_host: r.mx_host,
+        verified_tls: Number(r.verified_tls ?? 0),
+        unverified_tls: Number(r.unverified_tls ?? 0),
+        plaintext: Number(r.plaintext ?? 0),
+        tls_failures: Number(r.tls_failures ?? 0),
+      }))
+      .filter((r) => r.verified_tls + r.unverified_tls + r.plaintext + r.tls_failures > 0);
   }
 }

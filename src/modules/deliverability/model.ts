@@ -116,5 +116,16 @@ export const TlsOverviewSchema = t.Object({
     { description: "Failed sessions per receiving MX host over the period, with their result types (RFC 8460 §4.3)" },
   ),
   advice: t.Array(AdviceSchema, { description: "Per MX host and result type the failed sessions and the fix, the most first; kind is the result type" }),
+  own: t.Array(
+    t.Object({
+      date: t.String(),
+      mx_host: t.Union([t.String(), t.Null()], { description: "The MX host that answered; null for attempts refused for want of TLS before any MX answered" }),
+      verified_tls: t.Integer({ description: "Attempts over TLS with a certificate valid for the MX name" }),
+      unverified_tls: t.Integer({ description: "Attempts over STARTTLS without a valid certificate" }),
+      plaintext: t.Integer({ description: "Attempts without TLS" }),
+      tls_failures: t.Integer({ description: "Attempts not made for want of TLS (enforced TLS or MTA-STS enforce; enhanced code 4.7.5)" }),
+    }),
+    { description: "Posthorn's own delivery attempts of the domain's mail per UTC day of the period and MX host, by the TLS they used" },
+  ),
 });
 export type TlsOverview = Static<typeof TlsOverviewSchema>;

@@ -134,7 +134,14 @@ export async function tlsOverview(deps: Pick<Deps, "store" | "config">, teamId: 
   const domain = await findDomain(deps, teamId, domainId);
   const { from, to } = periodOf(query);
   const repo = deps.store.read.deliverabilityReports;
-  const [rows, counts] = await Promise.all([repo.tlsResults(domain.id, from, to), repo.reportCounts(domain.id, from, to)]);
+  const fromMs = Date.parse(`${from}T00:00:00Z`);
+  const toMs = Date.parse(`${to}T00:00:00Z`) + DAY_MS;
+  const [rows, counts, own] = await Promise.all([
+    repo.tlsResults(domain.id, from, to),
+    repo.reportCounts(domain.id, from, to),
+    // A message's attempts run within its queue lifetime of its acceptance.
+    repo.ownTlsAttempts(teamId, domain.id, fromMs - deps.config.queueLifetimeSeconds * 1000, fromMs, toMs),
+  ]);
   type Policy = TlsOverview["days"][number]["reporters"][number]["policies"][number];
   const days = new Map<string, Map<string, Map<string, Policy>>>();
   const mx = new Map<string, Map<string, number>>();
@@ -173,5 +180,6 @@ export async function tlsOverview(deps: Pick<Deps, "store" | "config">, teamId: 
     })),
     by_mx: byMx,
     advice: tlsAdvice(domain.domain, byMx),
+    own: own.map(({ day, ...r }) => ({ date: day, ...r })),
   };
 }
