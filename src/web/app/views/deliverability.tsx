@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 import { type Operation, useAllowed } from "../allowed.ts";
 import { api, type ApiBody } from "../api.ts";
 import { ErrorBox, Field, fmtDate, ListStatus, Notice, Section, Status, useActions, useLoad } from "../ui.tsx";
+import { DeliverabilityBounces } from "./deliverability-bounces.tsx";
 import { DeliverabilityReports } from "./deliverability-reports.tsx";
 
 interface BlocklistEntry {
@@ -47,6 +48,7 @@ export function Deliverability() {
   return (
     <>
       <DeliverabilityReports />
+      <DeliverabilityBounces />
       <Blocklists />
       <Warmups />
     </>
