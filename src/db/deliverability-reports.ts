@@ -264,7 +264,9 @@ export class DeliverabilityReportRepository {
    */
   async ownTlsAttempts(teamId: string, domainId: string, sinceMs: number, fromMs: number, toMs: number): Promise<OwnTlsRow[]> {
     const pg = this.db.dialect === "postgres";
-    const j = (path: string[]) => (pg ? `(e.data::jsonb #>> '{${path.join(",")}}')` : `json_extract(e.data, '$.${path.join(".")}')`);
+    // Each history row's data is parsed once (PostgreSQL: one jsonb cast, OFFSET 0 keeps the planner
+    // from folding the subquery and casting per field), then read field by field.
+    const j = (path: string[]) => (pg ? `(h.d #>> '{${path.join(",")}}')` : `json_extract(h.d, '$.${path.join(".")}')`);
     const verified = pg ? `${j(["tls", "verified"])} = 'true'` : `${j(["tls", "verified"])} = 1`;
     const rows = await this.db.all<{ day: number; mx_host: string | null; verified_tls: number; unverified_tls: number; plaintext: number; tls_failures: number }>(
       `SELECT day, mx_host,
@@ -273,13 +275,16 @@ export class DeliverabilityReportRepository {
          SUM(CASE WHEN failure = 0 AND mx_host IS NOT NULL AND protocol IS NULL THEN 1 ELSE 0 END) AS plaintext,
          SUM(failure) AS tls_failures
        FROM (
-         SELECT e.created_at / 86400000 AS day, ${j(["mx"])} AS mx_host, ${j(["tls", "protocol"])} AS protocol,
+         SELECT h.created_at / 86400000 AS day, ${j(["mx"])} AS mx_host, ${j(["tls", "protocol"])} AS protocol,
            CASE WHEN ${verified} THEN 1 ELSE 0 END AS ok,
-           CASE WHEN e.status <> 'delivered' AND ${j(["response", "enhanced_code"])} = '4.7.5' THEN 1 ELSE 0 END AS failure
-         FROM messages m JOIN message_events e ON e.message_id = m.id
-         WHERE m.domain_id = ? AND m.team_id = ? AND m.created_at >= ? AND m.created_at < ?
-           AND e.created_at >= ? AND e.created_at < ?
-           AND e.status IN ('delivered', 'soft_bounced', 'hard_bounced', 'failed') AND ${j(["response"])} IS NOT NULL
+           CASE WHEN h.status <> 'delivered' AND ${j(["response", "enhanced_code"])} = '4.7.5' THEN 1 ELSE 0 END AS failure
+         FROM (
+           SELECT e.created_at, e.status, ${pg ? "e.data::jsonb" : "e.data"} AS d
+           FROM messages m JOIN message_events e ON e.message_id = m.id
+           WHERE m.domain_id = ? AND m.team_id = ? AND m.created_at >= ? AND m.created_at < ?
+             AND e.created_at >= ? AND e.created_at < ? AND e.status IN ('delivered', 'soft_bounced', 'hard_bounced', 'failed')${pg ? " OFFSET 0" : ""}
+         ) h
+         WHERE ${j(["response"])} IS NOT NULL
        ) a
        GROUP BY day, mx_host ORDER BY day, mx_host`,
       [domainId, teamId, sinceMs, toMs, fromMs, toMs],
