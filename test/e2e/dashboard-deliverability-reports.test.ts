@@ -66,6 +66,12 @@ describe.skipIf(!requireTool("chromium"))("DMARC and TLS reports on the Delivera
     });
     expect((await sendRaw(mx.port, { from: "sts-reporting@company-x.example", to: [tlsAddress] }, tls)).response).toStartWith("250");
 
+    // Our own delivery of the same day, to the sink on loopback (STARTTLS, a certificate not valid for its name).
+    h.routeToSink("dest.test");
+    const sent = await h.send({ from: "app@sender.test", to: ["someone@dest.test"], subject: "own TLS", text: "beside the reports" });
+    expect(sent.status).toBe(202);
+    expect(await h.waitForStatus(sent.json.message_id, ["delivered"], 10_000)).toBe("delivered");
+
     const invited = await h.request("POST", "/v1/team/members", { body: { email: "ops@example.com", role: "owner" } });
     expect(invited.status).toBe(201);
     const token = /#\/set-password\/(.+)$/.exec(invited.json.password_url)![1]!;
@@ -130,6 +136,11 @@ describe.skipIf(!requireTool("chromium"))("DMARC and TLS reports on the Delivera
       ["mx2.mail.sender.test", "200", "starttls-not-supported (200)"],
       ["mx1.mail.sender.test", "100", "certificate-expired (100)"],
       ["mx-backup.mail.sender.test", "3", "validation-failure (3)"],
+    ]);
+
+    // Beside them, our own attempts of the same days per MX host by the TLS they used.
+    expect(await box.locator("table.own-tls tbody tr").evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)))).toEqual([
+      ["mx.sink.test", "0", "1", "0", "0"],
     ]);
 
     const advice = await box.locator(".advice li").allTextContents();

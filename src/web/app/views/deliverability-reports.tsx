@@ -1,7 +1,8 @@
 /**
  * What receivers report about each sending domain, on the Deliverability page: the DMARC pass
  * rates per day (a line chart, chart.tsx), the sources "from elsewhere" with their counts, TLS
- * failures per receiving MX with their result types, and the advice that names each fix. All from
+ * failures per receiving MX with their result types beside our own attempts per MX by the TLS
+ * they used, and the advice that names each fix. All from
  * GET /v1/domains/{id}/deliverability/dmarc and …/tls (docs/deliverability.md).
  */
 import { api, type ApiBody } from "../api.ts";
@@ -10,7 +11,28 @@ import { ListStatus, Section, useLoad } from "../ui.tsx";
 
 type Dmarc = ApiBody<"/v1/domains/{domainId}/deliverability/dmarc">;
 // The TLS overview's advice is newer than the committed api-types.ts: declared here until it is regenerated.
-type Tls = ApiBody<"/v1/domains/{domainId}/deliverability/tls"> & { advice: Dmarc["advice"] };
+type Tls = ApiBody<"/v1/domains/{domainId}/deliverability/tls"> & { advice: Dmarc["advice"]; own?: OwnTls[] };
+interface OwnTls {
+  date: string;
+  mx_host: string | null;
+  verified_tls: number;
+  unverified_tls: number;
+  plaintext: number;
+  tls_failures: number;
+}
+const OWN_COUNTS = ["verified_tls", "unverified_tls", "plaintext", "tls_failures"] as const;
+
+/** Our own attempts of the period summed per MX host, the most first (null: refused for want of TLS before any MX). */
+function ownPerMx(own: readonly OwnTls[]): OwnTls[] {
+  const by = new Map<string | null, OwnTls>();
+  for (const r of own) {
+    const m = by.get(r.mx_host) ?? { date: "", mx_host: r.mx_host, verified_tls: 0, unverified_tls: 0, plaintext: 0, tls_failures: 0 };
+    for (const k of OWN_COUNTS) m[k] += r[k];
+    by.set(r.mx_host, m);
+  }
+  const total = (r: OwnTls) => OWN_COUNTS.reduce((s, k) => s + r[k], 0);
+  return [...by.values()].sort((a, b) => total(b) - total(a) || (a.mx_host ?? "").localeCompare(b.mx_host ?? ""));
+}
 
 export function DeliverabilityReports() {
   const domains = useLoad(() => api.get<ApiBody<"/v1/domains">>("/v1/domains", { "page[size]": 100 }), []);
@@ -143,6 +165,39 @@ function ReportsOf({ id, domain }: { id: string; domain: string }) {
                 <td>{m.mx_host || "—"}</td>
                 <td class="num">{m.failed.toLocaleString()}</td>
                 <td>{m.result_types.map((r) => `${r.result_type} (${r.sessions.toLocaleString()})`).join(", ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {t ? (
+        <table class="own-tls">
+          <caption>Our delivery attempts per MX, same days</caption>
+          <thead>
+            <tr>
+              <th scope="col">MX host</th>
+              <th scope="col">Verified TLS</th>
+              <th scope="col">Unverified TLS</th>
+              <th scope="col">Plaintext</th>
+              <th scope="col">TLS failures</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(t.own ?? []).length === 0 ? (
+              <tr>
+                <td colSpan={5} class="muted">
+                  No attempts.
+                </td>
+              </tr>
+            ) : null}
+            {ownPerMx(t.own ?? []).map((m) => (
+              <tr key={m.mx_host ?? ""} data-mx={m.mx_host ?? ""}>
+                <td>{m.mx_host ?? "— (no MX with the TLS required)"}</td>
+                {OWN_COUNTS.map((k) => (
+                  <td key={k} class="num">
+                    {m[k].toLocaleString()}
+                  </td>
+                ))}
               </tr>
             ))}
           </tbody>
