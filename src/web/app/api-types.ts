@@ -3269,6 +3269,20 @@ export interface operations {
                             /** @description What failed and the fix, in words */
                             message: string;
                         }[];
+                        /** @description Posthorn's own delivery attempts of the domain's mail per UTC day of the period and MX host, by the TLS they used */
+                        own: {
+                            date: string;
+                            /** @description The MX host that answered; null for attempts refused for want of TLS before any MX answered */
+                            mx_host: string | null;
+                            /** @description Attempts over TLS with a certificate valid for the MX name */
+                            verified_tls: number;
+                            /** @description Attempts over STARTTLS without a valid certificate */
+                            unverified_tls: number;
+                            /** @description Attempts without TLS */
+                            plaintext: number;
+                            /** @description Attempts not made for want of TLS (enforced TLS or MTA-STS enforce; enhanced code 4.7.5) */
+                            tls_failures: number;
+                        }[];
                     };
                 };
             };

@@ -11,15 +11,8 @@ import { ListStatus, Section, useLoad } from "../ui.tsx";
 
 type Dmarc = ApiBody<"/v1/domains/{domainId}/deliverability/dmarc">;
 // The TLS overview's advice is newer than the committed api-types.ts: declared here until it is regenerated.
-type Tls = ApiBody<"/v1/domains/{domainId}/deliverability/tls"> & { advice: Dmarc["advice"]; own?: OwnTls[] };
-interface OwnTls {
-  date: string;
-  mx_host: string | null;
-  verified_tls: number;
-  unverified_tls: number;
-  plaintext: number;
-  tls_failures: number;
-}
+type Tls = ApiBody<"/v1/domains/{domainId}/deliverability/tls"> & { advice: Dmarc["advice"] };
+type OwnTls = Tls["own"][number];
 const OWN_COUNTS = ["verified_tls", "unverified_tls", "plaintext", "tls_failures"] as const;
 
 /** Our own attempts of the period summed per MX host, the most first (null: refused for want of TLS before any MX). */
@@ -183,14 +176,14 @@ function ReportsOf({ id, domain }: { id: string; domain: string }) {
             </tr>
           </thead>
           <tbody>
-            {(t.own ?? []).length === 0 ? (
+            {t.own.length === 0 ? (
               <tr>
                 <td colSpan={5} class="muted">
                   No attempts.
                 </td>
               </tr>
             ) : null}
-            {ownPerMx(t.own ?? []).map((m) => (
+            {ownPerMx(t.own).map((m) => (
               <tr key={m.mx_host ?? ""} data-mx={m.mx_host ?? ""}>
                 <td>{m.mx_host ?? "— (no MX with the TLS required)"}</td>
                 {OWN_COUNTS.map((k) => (
