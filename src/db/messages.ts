@@ -475,6 +475,6 @@ export class MessageRepository {
       const counted = countedPairs(rows);
       if (counted) return counted;
     }
-    return this.db.all("SELECT type, status, count(*) AS n FROM messages GROUP BY type, status");
+    return this.db.all("SELECT type, status, count(*) AS n FROM messages GROUP BY type, status ORDER BY type, status");
   }
 }
