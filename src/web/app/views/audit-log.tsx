@@ -1,24 +1,10 @@
 import { useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { api, type ApiBody } from "../api.ts";
 import { Field, fmtDate, go, ListStatus, Pager, Section, type Route, useLoad } from "../ui.tsx";
 
 /** One row of GET /v1/team/audit-log (docs/access.md "Audit log"). */
-interface AuditEntry {
-  id: string;
-  actor: { kind: "user" | "team_token" | "named_token" | "cli"; id: string | null; name: string | null };
-  operation: string;
-  target_ids: Record<string, string>;
-  changes: Record<string, unknown>;
-  status: number;
-  ip: string | null;
-  user_agent: string | null;
-  created_at: string;
-}
-interface AuditPage {
-  data: AuditEntry[];
-  next_cursor: string | null;
-  prev_cursor: string | null;
-}
+type AuditPage = ApiBody<"/v1/team/audit-log">;
+type AuditEntry = AuditPage["data"][number];
 
 const ACTOR_KINDS: Record<AuditEntry["actor"]["kind"], string> = { user: "User", team_token: "Team token", named_token: "Token", cli: "Command line" };
 const actorOf = (a: AuditEntry["actor"]) => `${ACTOR_KINDS[a.kind]}${a.name ? ` ${a.name}` : ""}${a.kind === "user" && a.id ? ` ${a.id}` : ""}`;

@@ -10,8 +10,7 @@ import { RateChart, type Series } from "../chart.tsx";
 import { ListStatus, Section, useLoad } from "../ui.tsx";
 
 type Dmarc = ApiBody<"/v1/domains/{domainId}/deliverability/dmarc">;
-// The TLS overview's advice is newer than the committed api-types.ts: declared here until it is regenerated.
-type Tls = ApiBody<"/v1/domains/{domainId}/deliverability/tls"> & { advice: Dmarc["advice"] };
+type Tls = ApiBody<"/v1/domains/{domainId}/deliverability/tls">;
 type OwnTls = Tls["own"][number];
 const OWN_COUNTS = ["verified_tls", "unverified_tls", "plaintext", "tls_failures"] as const;
 

@@ -1,48 +1,16 @@
 /**
  * Deliverability: the blocklist status of the server's sending addresses and the team's domains,
  * and each domain's warm-up with its progress (docs/deliverability.md, Blocklists and Warm-up).
- * Types are written here until src/web/app/api-types.ts is regenerated with these endpoints.
  */
 import { useState } from "preact/hooks";
-import { type Operation, useAllowed } from "../allowed.ts";
+import { useAllowed } from "../allowed.ts";
 import { api, type ApiBody } from "../api.ts";
 import { ErrorBox, Field, fmtDate, ListStatus, Notice, Section, Status, useActions, useLoad } from "../ui.tsx";
 import { DeliverabilityBounces } from "./deliverability-bounces.tsx";
 import { DeliverabilityReports } from "./deliverability-reports.tsx";
 
-interface BlocklistEntry {
-  target: string;
-  type: string;
-  zone: string;
-  status: string;
-  listed: boolean;
-  code: string | null;
-  meaning: string | null;
-  since: string;
-  checked_at: string;
-}
-interface BlocklistStatus {
-  interval_seconds: number;
-  ip_zones: string[];
-  domain_zones: string[];
-  listed: number;
-  data: BlocklistEntry[];
-}
-interface Warmup {
-  domain_id: string;
-  domain: string;
-  enabled: boolean;
-  schedule: number[];
-  started_at: string | null;
-  day: number | null;
-  complete: boolean;
-  cap_today: number | null;
-  broadcast_cap_today: number | null;
-  sent_today: number;
-  held: number;
-  next_release_at: string | null;
-  days: { date: string; cap: number | null; sent: number }[];
-}
+type BlocklistStatus = ApiBody<"/v1/deliverability/blocklists">;
+type Warmup = ApiBody<"/v1/domains/{domainId}/warmup">;
 
 export function Deliverability() {
   return (
@@ -165,7 +133,7 @@ function WarmupOf({ id }: { id: string }) {
           </tbody>
         </table>
       ) : null}
-      {allowed("PUT /v1/domains/{domainId}/warmup" as Operation) ? (
+      {allowed("PUT /v1/domains/{domainId}/warmup") ? (
       <form class="inline" onSubmit={(e) => (e.preventDefault(), void save(true))} aria-label={`Warm-up of ${data.domain}`}>
         <Field label="Daily caps" hint="Recipients per UTC day, day 1 first" value={shown} onInput={(e) => setSchedule(e.currentTarget.value)} />
         <button type="submit" class="primary" disabled={busy}>

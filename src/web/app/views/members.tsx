@@ -4,8 +4,8 @@ import { Field, fmtDate, ListStatus, messageOf, Section, ShownOnce, useLoad } fr
 
 type Member = ApiItem<"/v1/team/members">;
 type Role = NonNullable<ApiRequest<"/v1/team/members">["role"]>;
-/** GET /v1/team/roles (Lettermint's TeamRoleData), the fields this view reads. */
-type TeamRole = { id: string; name: string; permissions: string[]; assignable: boolean };
+/** GET /v1/team/roles (Lettermint's TeamRoleData). */
+type TeamRole = ApiItem<"/v1/team/roles">;
 
 export function Members({ session }: { session: Session }) {
   const list = useLoad(() => api.get<ApiBody<"/v1/team/members">>("/v1/team/members", { "page[size]": 100 }), []);
@@ -112,16 +112,7 @@ export function Members({ session }: { session: Session }) {
 }
 
 /** GET /v1/team/tokens (never a secret). */
-type Token = {
-  id: string;
-  name: string;
-  role_id: string | null;
-  permissions: string[];
-  project_access: { scope: string; projects: { id: string; name: string }[] };
-  expires_at: string | null;
-  last_used_at: string | null;
-  last_used_ip: string | null;
-};
+type Token = ApiItem<"/v1/team/tokens">;
 
 /** The team's named API tokens (docs/access.md): listed, made with a role, rotated and revoked, as the member's permissions allow. */
 export function Tokens({ session }: { session: Session }) {

@@ -4,7 +4,7 @@
  * team requires two-factor sign-in) sees only this page.
  */
 import { useState } from "preact/hooks";
-import { type Operation, useAllowed } from "../allowed.ts";
+import { useAllowed } from "../allowed.ts";
 import { api, type Session } from "../api.ts";
 import { CopyButton, ErrorBox, Field, Notice, Section, messageOf } from "../ui.tsx";
 
@@ -152,7 +152,7 @@ export function Security({ session, onChanged }: { session: Session; onChanged: 
           </button>
         </>
       )}
-      {allowed("PUT /v1/auth/two-factor/requirement" as Operation) && !status.must_enrol ? (
+      {allowed("PUT /v1/auth/two-factor/requirement") && !status.must_enrol ? (
         <p class="row">
           <span>
             Team requirement: <strong>{status.required ? "every member must use two-factor sign-in" : "not required"}</strong>
