@@ -32,8 +32,10 @@ export async function startDkimRotation(deps: Pick<Deps, "store">, domainId: str
   await deps.store.write(async (tx) => {
     const domain = await tx.domains.lockForChange(domainId);
     if (!domain) throw new NotFoundError("Domain");
-    await tx.domains.deleteNextKeys(domainId);
+    // Read before the pending pair goes: a replacing rotation never reuses its selectors, whose
+    // old records resolvers may still cache.
     const taken = new Set((await tx.domains.records(domainId)).map((r) => r.hostname));
+    await tx.domains.deleteNextKeys(domainId);
     const pairs: [DkimKeyRow["algorithm"], string, { publicKeyBase64: string; privateKeyPem: string }, (d: { domain: string; selector: string; publicKeyBase64: string }) => RecordSpec][] = [
       ["rsa", freshSelector(newDkimSelector, now, taken), rsa, rsaDkimRecordSpec],
       ["ed25519", freshSelector(newEd25519DkimSelector, now, taken), ed25519, ed25519DkimRecordSpec],
