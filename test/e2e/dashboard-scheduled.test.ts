@@ -115,8 +115,9 @@ describe.skipIf(!requireTool("chromium"))("scheduled messages in the Queue view,
   test("reschedule: a new time is saved through the API; a time in the past is refused with its message and changes nothing", async () => {
     await page.getByRole("button", { name: "Reschedule: Welcome" }).click();
     const input = page.getByLabel("New time: Welcome", { exact: true });
-    // The form opens on the message's current time.
-    expect(await input.inputValue()).toBe(await localValue(when.Welcome!));
+    // The form opens on the message's current time. Compared as a time: Chromium drops ":00"
+    // seconds from a datetime-local value, so the text differs one minute in sixty.
+    expect(await page.evaluate((v) => new Date(v).getTime(), await input.inputValue())).toBe(when.Welcome!);
 
     await input.fill(await localValue(Date.now() - 3_600_000));
     await page.getByRole("button", { name: "Save the new time: Welcome" }).click();
