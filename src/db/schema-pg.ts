@@ -576,6 +576,40 @@ export const statDays = pgTable("stat_days", {
 ]);
 
 /**
+ * The counters of stat_days by UTC day × team × project × route × message type × provider family
+ * only: what a query by provider (day × provider, the dashboard's breakdown) reads, a tenth of
+ * stat_days' rows, so it does not add up the domains, tags and bounce codes beside them. Written
+ * with stat_days' row in the same transaction (docs/statistics.md). slot as in stat_hours.
+ */
+export const statProviderDays = pgTable("stat_provider_days", {
+  teamId: text("team_id").notNull(),
+  day: ts("day").notNull(),
+  projectId: text("project_id").notNull(),
+  routeId: text("route_id").notNull(),
+  messageType: text("message_type").notNull(),
+  provider: text("provider").notNull(),
+  slot: integer("slot").notNull(),
+  ...statCounters(),
+}, (t) => [primaryKey({ columns: [t.teamId, t.day, t.projectId, t.routeId, t.messageType, t.provider, t.slot] })]);
+
+/**
+ * The counters by UTC day × team × project × route × message type × name-value tag (name and
+ * value, as in message_tags): one row per tag of a tagged message, none for an untagged one, so
+ * analytics can group and filter by `tag:<name>` (docs/statistics.md). slot as in stat_hours.
+ */
+export const statTagDays = pgTable("stat_tag_days", {
+  teamId: text("team_id").notNull(),
+  day: ts("day").notNull(),
+  projectId: text("project_id").notNull(),
+  routeId: text("route_id").notNull(),
+  messageType: text("message_type").notNull(),
+  tagName: text("tag_name").notNull(),
+  tagValue: text("tag_value").notNull(),
+  slot: integer("slot").notNull(),
+  ...statCounters(),
+}, (t) => [primaryKey({ columns: [t.teamId, t.day, t.tagName, t.tagValue, t.projectId, t.routeId, t.messageType, t.slot] })]);
+
+/**
  * Messages accepted and their recipients by UTC day × team × project × route × message type ×
  * sending domain × provider family × tag: the send path's one write to the statistics, a narrow
  * row (src/db/stat-columns.ts, ACCEPT_COUNTERS). slot as in stat_hours.

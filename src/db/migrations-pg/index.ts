@@ -29,6 +29,7 @@ import m26 from "./0026_blocklists_warmup.sql" with { type: "text" };
 import m27 from "./0027_stat_accepts.sql" with { type: "text" };
 import m28 from "./0028_team_tokens.sql" with { type: "text" };
 import m29 from "./0029_audit_log.sql" with { type: "text" };
+import m30 from "./0030_stat_narrow_rollups.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -61,4 +62,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0027_stat_accepts", sql: m27 as unknown as string },
   { tag: "0028_team_tokens", sql: m28 as unknown as string },
   { tag: "0029_audit_log", sql: m29 as unknown as string },
+  { tag: "0030_stat_narrow_rollups", sql: m30 as unknown as string },
 ];

@@ -33,6 +33,7 @@ import m30 from "./0030_blocklists_warmup.sql" with { type: "text" };
 import m31 from "./0031_stat_accepts.sql" with { type: "text" };
 import m32 from "./0032_team_tokens.sql" with { type: "text" };
 import m33 from "./0033_audit_log.sql" with { type: "text" };
+import m34 from "./0034_stat_narrow_rollups.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -69,4 +70,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0031_stat_accepts", sql: m31 as unknown as string },
   { tag: "0032_team_tokens", sql: m32 as unknown as string },
   { tag: "0033_audit_log", sql: m33 as unknown as string },
+  { tag: "0034_stat_narrow_rollups", sql: m34 as unknown as string },
 ];
