@@ -60,15 +60,64 @@ export const pkceChallenge = (verifier: string): string => b64url(createHash("sh
 /** The redirect URI registered at the provider. */
 export const callbackUrl = (config: Pick<Config, "publicUrl">): string => `${config.publicUrl}/v1/auth/sso/callback`;
 
-async function fetchJson(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
+/** Bounds on every exchange with the provider: its whole time (headers and body) and its body's size. */
+export interface FetchBounds {
+  timeoutMs: number;
+  maxBytes: number;
+}
+const DEFAULT_BOUNDS: FetchBounds = { timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_DOCUMENT_BYTES };
+
+/**
+ * The body as text, read chunk by chunk: past `maxBytes` (or a larger Content-Length) reading stops
+ * and the connection is dropped, and so it is when `signal` ends (the exchange's time is up, however
+ * slowly the body trickles). Nothing past the bound is read or kept.
+ */
+async function readBounded(res: Response, maxBytes: number, signal: AbortSignal, host: string): Promise<string> {
+  const tooLarge = () => new SsoError(`the identity provider's answer is too large (over ${maxBytes} bytes, ${host}).`);
+  const declared = Number(res.headers.get("content-length") ?? "");
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  const reader = res.body?.getReader();
+  if (!reader) return "";
+  let onAbort: () => void = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new SsoError(`the identity provider did not answer in time (${host}).`));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  aborted.catch(() => {});
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), aborted]);
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) throw tooLarge();
+      chunks.push(value);
+    }
+  } catch (err) {
+    void reader.cancel().catch(() => {});
+    if (signal.aborted && !(err instanceof SsoError && err.message.includes("too large"))) throw new SsoError(`the identity provider did not answer in time (${host}).`);
+    throw err instanceof SsoError ? err : new SsoError(`the identity provider's answer broke off (${host}: ${err instanceof Error ? err.message : String(err)}).`);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function fetchJson(url: string, init: RequestInit = {}, bounds: FetchBounds = DEFAULT_BOUNDS): Promise<{ status: number; body: unknown }> {
+  const host = new URL(url).host;
+  const signal = AbortSignal.timeout(bounds.timeoutMs);
   let res: Response;
   try {
-    res = await fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    res = await fetch(url, { ...init, redirect: "error", signal });
   } catch (err) {
-    throw new SsoError(`the identity provider could not be reached (${new URL(url).host}: ${err instanceof Error ? err.message : String(err)}).`);
+    throw new SsoError(`the identity provider could not be reached (${host}: ${err instanceof Error ? err.message : String(err)}).`);
   }
-  const text = await res.text();
-  if (text.length > MAX_DOCUMENT_BYTES) throw new SsoError("the identity provider's answer is too large.");
+  const text = await readBounded(res, bounds.maxBytes, signal, host);
   try {
     return { status: res.status, body: JSON.parse(text) };
   } catch {
@@ -93,7 +142,11 @@ export class OidcClient {
   private discovered: { at: number; doc: Promise<Discovery> } | null = null;
   private keys: { at: number; keys: JsonWebKey[] } | null = null;
 
-  constructor(private readonly config: Config) {}
+  /** `bounds`: the time and size limits of each exchange with the provider (smaller in tests). */
+  constructor(
+    private readonly config: Config,
+    private readonly bounds: FetchBounds = DEFAULT_BOUNDS,
+  ) {}
 
   private get issuer(): string {
     return this.config.oidcIssuer!;
@@ -111,7 +164,7 @@ export class OidcClient {
   }
 
   private async loadDiscovery(): Promise<Discovery> {
-    const { status, body } = await fetchJson(`${this.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`);
+    const { status, body } = await fetchJson(`${this.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`, {}, this.bounds);
     if (status !== 200 || !isObject(body)) throw new SsoError(`the discovery document answered ${status}.`);
     for (const field of ["issuer", "authorization_endpoint", "token_endpoint", "jwks_uri"] as const) {
       if (typeof body[field] !== "string") throw new SsoError(`the discovery document has no ${field}.`);
@@ -124,7 +177,7 @@ export class OidcClient {
   private async jwks(refresh: boolean): Promise<JsonWebKey[]> {
     const now = Date.now();
     if (this.keys && (now - this.keys.at < DISCOVERY_TTL_MS) && !(refresh && now - this.keys.at >= JWKS_REFRESH_MIN_MS)) return this.keys.keys;
-    const { status, body } = await fetchJson((await this.discovery()).jwks_uri);
+    const { status, body } = await fetchJson((await this.discovery()).jwks_uri, {}, this.bounds);
     if (status !== 200 || !isObject(body) || !Array.isArray(body.keys)) throw new SsoError(`the JWKS answered ${status} without keys.`);
     this.keys = { at: now, keys: body.keys.filter(isObject) as JsonWebKey[] };
     return this.keys.keys;
@@ -160,7 +213,7 @@ export class OidcClient {
     } else {
       form.set("client_id", this.config.oidcClientId!);
     }
-    const { status, body } = await fetchJson(doc.token_endpoint, { method: "POST", headers, body: form.toString() });
+    const { status, body } = await fetchJson(doc.token_endpoint, { method: "POST", headers, body: form.toString() }, this.bounds);
     if (status !== 200 || !isObject(body)) {
       const reason = isObject(body) && typeof body.error === "string" ? body.error : `HTTP ${status}`;
       throw new SsoError(`the token endpoint refused the code (${reason}).`);
@@ -175,7 +228,7 @@ export class OidcClient {
   }
 
   private async userinfo(endpoint: string, accessToken: string, claims: IdClaims): Promise<IdClaims> {
-    const { status, body } = await fetchJson(endpoint, { headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" } });
+    const { status, body } = await fetchJson(endpoint, { headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" } }, this.bounds);
     if (status !== 200 || !isObject(body)) throw new SsoError(`the userinfo endpoint answered ${status}.`);
     if (body.sub !== claims.sub) throw new SsoError("the userinfo endpoint names another subject than the ID token.");
     return {
