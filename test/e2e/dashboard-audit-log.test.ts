@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { createTestApp, engine, tempDir, waitFor } from "../helpers.ts";
-import { keepScreenshots, launchChromium, shoot } from "../support/chromium.ts";
+import { keepScreenshots, launchChromium, shoot, inviteWithPassword, signedInPage } from "../support/chromium.ts";
 import { requireTool } from "../support/tools.ts";
 
 describe.skipIf(!requireTool("chromium"))(`the Audit log view in Chromium (${engine})`, () => {
@@ -19,23 +19,14 @@ describe.skipIf(!requireTool("chromium"))(`the Audit log view in Chromium (${eng
 
   beforeAll(async () => {
     listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => t.app.handle(req) });
-    const invited = await t.request("POST", "/v1/team/members", { body: { email: "auditor@example.com", role: "owner" } });
-    expect(invited.status).toBe(201);
-    const token = /#\/set-password\/(.+)$/.exec(invited.json.password_url)![1]!;
-    expect((await t.request("POST", "/v1/auth/password", { token: null, body: { token, password: "correct horse battery" } })).status).toBeLessThan(300);
+    await inviteWithPassword(t.request, "auditor@example.com");
     expect((await t.request("PUT", "/v1/team", { body: { name: "Audited team" } })).status).toBe(200);
     const project = await t.request("POST", "/v1/projects", { body: { name: "Audited project" } });
     projectId = project.json.data.id;
     expect((await t.request("PUT", `/v1/projects/${projectId}`, { body: { name: "Renamed project" } })).status).toBe(200);
 
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    await page.goto(`http://127.0.0.1:${listener.port}/`);
-    await page.getByLabel("Email").fill("auditor@example.com");
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "Last 28 days" }).waitFor();
+    page = await signedInPage(browser, `http://127.0.0.1:${listener.port}`, "auditor@example.com");
   }, 60_000);
 
   afterAll(async () => {

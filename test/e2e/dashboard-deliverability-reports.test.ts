@@ -13,7 +13,7 @@ import type { RunningListener } from "../../src/smtp/listener.ts";
 import { tempDir } from "../helpers.ts";
 import { startOutbound, type OutboundHarness } from "../send/harness.ts";
 import { sendRaw } from "../smtp/support.ts";
-import { keepScreenshots, launchChromium, shoot } from "../support/chromium.ts";
+import { keepScreenshots, launchChromium, shoot, inviteWithPassword, signedInPage } from "../support/chromium.ts";
 import { dmarcXml, gz, reportMail, rfc8460Example } from "../support/report-files.ts";
 import { requireTool } from "../support/tools.ts";
 
@@ -72,19 +72,10 @@ describe.skipIf(!requireTool("chromium"))("DMARC and TLS reports on the Delivera
     expect(sent.status).toBe(202);
     expect(await h.waitForStatus(sent.json.message_id, ["delivered"], 10_000)).toBe("delivered");
 
-    const invited = await h.request("POST", "/v1/team/members", { body: { email: "ops@example.com", role: "owner" } });
-    expect(invited.status).toBe(201);
-    const token = /#\/set-password\/(.+)$/.exec(invited.json.password_url)![1]!;
-    expect((await h.request("POST", "/v1/auth/password", { token: null, body: { token, password: "correct horse battery" } })).status).toBeLessThan(300);
+    await inviteWithPassword(h.request, "ops@example.com");
 
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    await page.goto(`http://127.0.0.1:${listener.port}/`);
-    await page.getByLabel("Email").fill("ops@example.com");
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "Last 28 days" }).waitFor();
+    page = await signedInPage(browser, `http://127.0.0.1:${listener.port}`, "ops@example.com");
   }, 60_000);
 
   afterAll(async () => {

@@ -10,7 +10,7 @@ import { useWebhookSender, WebhookSender } from "../../src/events/webhook-post.t
 import { registerWebhookJobs } from "../../src/events/webhook-job.ts";
 import { GTUBE } from "../../src/smtp/spam.ts";
 import { tempDir, waitFor } from "../helpers.ts";
-import { keepScreenshots, launchChromium, shoot } from "../support/chromium.ts";
+import { keepScreenshots, launchChromium, shoot, inviteWithPassword, signedInPage } from "../support/chromium.ts";
 import { SUBSCRIBER_URL } from "../support/event-subscriber.ts";
 import { requireTool } from "../support/tools.ts";
 import { makeTestCert, startReceiver, type TestReceiver } from "../webhooks/support.ts";
@@ -59,19 +59,10 @@ describe.skipIf(!requireTool("chromium"))("held inbound mail in Chromium", () =>
     listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => h.app.app.handle(req) });
     base = `http://127.0.0.1:${listener.port}`;
     // A member signs in with the password set through their invitation link, as in the dashboard.
-    const invited = await h.app.request("POST", "/v1/team/members", { body: { email: "ops@example.com", role: "owner" } });
-    expect(invited.status).toBe(201);
-    const token = /#\/set-password\/(.+)$/.exec(invited.json.password_url)![1]!;
-    expect((await h.app.request("POST", "/v1/auth/password", { token: null, body: { token, password: "correct horse battery" } })).status).toBeLessThan(300);
+    await inviteWithPassword(h.app.request, "ops@example.com");
 
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    await page.goto(`${base}/`);
-    await page.getByLabel("Email").fill("ops@example.com");
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "Last 28 days" }).waitFor();
+    page = await signedInPage(browser, base, "ops@example.com");
   }, 60_000);
 
   afterAll(async () => {

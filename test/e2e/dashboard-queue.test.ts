@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { tempDir, waitFor } from "../helpers.ts";
 import { startOutbound, startSink, type OutboundHarness, type Sink } from "../send/harness.ts";
-import { keepScreenshots, launchChromium, shoot } from "../support/chromium.ts";
+import { keepScreenshots, launchChromium, shoot, inviteWithPassword, signedInPage } from "../support/chromium.ts";
 import { requireTool } from "../support/tools.ts";
 
 const DEFER = { code: 451, message: "4.3.0 Mailbox temporarily unavailable" };
@@ -41,10 +41,7 @@ describe.skipIf(!requireTool("chromium"))("the Queue view in Chromium", () => {
     base = `http://127.0.0.1:${listener.port}`;
 
     // A member invited by the team token sets a password through the link, as in the dashboard.
-    const invited = await h.request("POST", "/v1/team/members", { body: { email: "ops@example.com", role: "owner" } });
-    expect(invited.status).toBe(201);
-    const token = /#\/set-password\/(.+)$/.exec(invited.json.password_url)![1]!;
-    expect((await h.request("POST", "/v1/auth/password", { token: null, body: { token, password: "correct horse battery" } })).status).toBeLessThan(300);
+    await inviteWithPassword(h.request, "ops@example.com");
 
     for (const [subject, to] of [
       ["Order one", "ann@one.test"],
@@ -58,17 +55,12 @@ describe.skipIf(!requireTool("chromium"))("the Queue view in Chromium", () => {
     for (const id of Object.values(ids)) await h.waitForStatus(id, ["soft_bounced"], 15_000);
 
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    page.on("dialog", (d) => {
-      dialogs.push(d.message());
-      void (answer ? d.accept() : d.dismiss());
+    page = await signedInPage(browser, base, "ops@example.com", {
+      onDialog: (d) => {
+        dialogs.push(d.message());
+        void (answer ? d.accept() : d.dismiss());
+      },
     });
-    await page.goto(`${base}/`);
-    await page.getByLabel("Email").fill("ops@example.com");
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "Last 28 days" }).waitFor();
   }, 60_000);
 
   afterAll(async () => {

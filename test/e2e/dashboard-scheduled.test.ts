@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { SCHEDULED_QUEUE, registerScheduledJobs } from "../../src/sending/scheduled-job.ts";
 import { tempDir, waitFor } from "../helpers.ts";
 import { startOutbound, startSink, type OutboundHarness, type Sink } from "../send/harness.ts";
-import { keepScreenshots, launchChromium, shoot } from "../support/chromium.ts";
+import { keepScreenshots, launchChromium, shoot, inviteWithPassword, signedInPage } from "../support/chromium.ts";
 import { requireTool } from "../support/tools.ts";
 
 const DAY = 86_400_000;
@@ -49,10 +49,7 @@ describe.skipIf(!requireTool("chromium"))("scheduled messages in the Queue view,
     listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => h.app.handle(req) });
     base = `http://127.0.0.1:${listener.port}`;
 
-    const invited = await h.request("POST", "/v1/team/members", { body: { email: "ops@example.com", role: "owner" } });
-    expect(invited.status).toBe(201);
-    const token = /#\/set-password\/(.+)$/.exec(invited.json.password_url)![1]!;
-    expect((await h.request("POST", "/v1/auth/password", { token: null, body: { token, password: "correct horse battery" } })).status).toBeLessThan(300);
+    await inviteWithPassword(h.request, "ops@example.com");
 
     // Whole seconds: the datetime-local input the view offers has a step of one second.
     const inADay = Math.ceil((Date.now() + DAY) / 1000) * 1000;
@@ -69,17 +66,13 @@ describe.skipIf(!requireTool("chromium"))("scheduled messages in the Queue view,
     }
 
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    page.on("dialog", (d) => {
-      dialogs.push(d.message());
-      void d.accept();
+    page = await signedInPage(browser, base, "ops@example.com", {
+      viewport: { width: 1400, height: 900 },
+      onDialog: (d) => {
+        dialogs.push(d.message());
+        void d.accept();
+      },
     });
-    await page.goto(`${base}/`);
-    await page.getByLabel("Email").fill("ops@example.com");
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "Last 28 days" }).waitFor();
   }, 60_000);
 
   afterAll(async () => {

@@ -12,7 +12,7 @@ import { runBlocklistCheck } from "../../src/deliverability/blocklist-job.ts";
 import { nextUtcDay } from "../../src/mail/warmup.ts";
 import { tempDir, waitFor } from "../helpers.ts";
 import { startOutbound, type OutboundHarness } from "../send/harness.ts";
-import { keepScreenshots, launchChromium, shoot } from "../support/chromium.ts";
+import { keepScreenshots, launchChromium, shoot, inviteWithPassword, signedInPage } from "../support/chromium.ts";
 import { requireTool } from "../support/tools.ts";
 import { clearOfUtcMidnight } from "../support/utc-midnight.ts";
 
@@ -29,10 +29,7 @@ describe.skipIf(!requireTool("chromium"))("warm-up in the Queue view in Chromium
     h = await startOutbound({ env: { POSTHORN_SENDING_ADDRESSES: "192.0.2.7", POSTHORN_BLOCKLIST_IP_ZONES: "zen.spamhaus.org", POSTHORN_BLOCKLIST_DOMAIN_ZONES: "dbl.spamhaus.org" } });
     h.routeToSink("dest.test");
     listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => h.app.handle(req) });
-    const invited = await h.request("POST", "/v1/team/members", { body: { email: "ops@example.com", role: "owner" } });
-    expect(invited.status).toBe(201);
-    const token = /#\/set-password\/(.+)$/.exec(invited.json.password_url)![1]!;
-    expect((await h.request("POST", "/v1/auth/password", { token: null, body: { token, password: "correct horse battery" } })).status).toBeLessThan(300);
+    await inviteWithPassword(h.request, "ops@example.com");
 
     expect((await h.request("PUT", `/v1/domains/${h.domain.domainId}/warmup`, { body: { enabled: true, schedule: [1] } })).status).toBe(200);
     for (const subject of ["Welcome", "Second welcome"]) expect((await h.send({ from: "hi@sender.test", to: [`${subject.length}@dest.test`], subject, text: "Hello." })).status).toBe(202);
@@ -40,13 +37,7 @@ describe.skipIf(!requireTool("chromium"))("warm-up in the Queue view in Chromium
     await waitFor(() => h.sink.received.length === 1, 15_000);
 
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    await page.goto(`http://127.0.0.1:${listener.port}/`);
-    await page.getByLabel("Email").fill("ops@example.com");
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "Last 28 days" }).waitFor();
+    page = await signedInPage(browser, `http://127.0.0.1:${listener.port}`, "ops@example.com");
   }, 210_000);
 
   afterAll(async () => {
