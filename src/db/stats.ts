@@ -16,6 +16,13 @@ export interface StatKey {
   tag: string;
   bounceClass: string;
   enhancedCode: string;
+  /** The message's name-value tags: one stat_tag_days row each (none for an untagged message). */
+  tags?: readonly Tag[];
+}
+
+export interface Tag {
+  name: string;
+  value: string;
 }
 
 /** The immutable facts of a message the rollups need (read once per message and kept in memory). */
@@ -26,13 +33,19 @@ export interface MessageFacts {
   sending_domain: string | null;
   track_opens: number;
   track_clicks: number;
+  /** JSON text as read ([{name, value}]); parsed by the caller. */
+  tags: string | Tag[] | null;
 }
 
 /** The dimension columns of stat_days a query may group or filter by. */
 export const DAY_DIMENSIONS = ["project_id", "route_id", "message_type", "sending_domain", "provider", "tag", "bounce_class", "enhanced_code"] as const;
 /** Those stat_hours has too. */
 export const HOUR_DIMENSIONS = ["project_id", "route_id", "message_type"] as const;
-export type StatDimension = (typeof DAY_DIMENSIONS)[number];
+/** Those stat_provider_days has: a query by these only (at day grain) reads it instead of stat_days. */
+export const PROVIDER_DIMENSIONS = ["project_id", "route_id", "message_type", "provider"] as const;
+/** Those stat_tag_days has, beside the tag's name (StatQuery.tagName): its value, and the hour table's. */
+export const TAG_DIMENSIONS = ["project_id", "route_id", "message_type", "tag_value"] as const;
+export type StatDimension = (typeof DAY_DIMENSIONS)[number] | "tag_value";
 
 export interface StatFilter {
   column: StatDimension;
@@ -41,8 +54,15 @@ export interface StatFilter {
 }
 
 export interface StatQuery {
-  /** stat_hours or stat_days by grain (the default), or stat_accepts (day grain, ACCEPT_COUNTERS). */
-  table?: "counters" | "accepts";
+  /**
+   * counters (the default): stat_hours at hour grain; at day grain the narrowest table that has
+   * every dimension grouped or filtered by (stat_provider_days, else stat_days). days: stat_days
+   * whatever the dimensions (the wide table the narrow ones must equal). accepts: stat_accepts
+   * (day grain, ACCEPT_COUNTERS).
+   */
+  table?: "counters" | "days" | "accepts";
+  /** Read stat_tag_days, the rows of the tag of this name (day grain; TAG_DIMENSIONS only). */
+  tagName?: string;
   teamId: string;
   /** Inclusive start and exclusive end, ms, aligned to the table's grain. */
   from: number;
@@ -60,6 +80,8 @@ export type StatRow = Record<string, number | string | null>;
 
 const KEY_HOURS = ["team_id", "hour", "project_id", "route_id", "message_type", "slot"];
 const KEY_DAYS = ["team_id", "day", "project_id", "route_id", "message_type", "sending_domain", "provider", "tag", "bounce_class", "enhanced_code", "slot"];
+const KEY_PROVIDER_DAYS = ["team_id", "day", "project_id", "route_id", "message_type", "provider", "slot"];
+const KEY_TAG_DAYS = ["team_id", "day", "tag_name", "tag_value", "project_id", "route_id", "message_type", "slot"];
 const COLUMN_SET = new Set(STAT_COLUMNS);
 const ACCEPT_SET = new Set<string>(ACCEPT_COUNTERS);
 /** The dimensions stat_accepts has (a bounce class or code never applies to an acceptance). */
@@ -86,19 +108,23 @@ export const STAT_SLOTS = 8;
 export class StatsRepository {
   private readonly slot: number;
   /** The upserts' SQL by the set of columns they add to (the same few sets over and over), for every instance. */
-  private static readonly upserts = new Map<string, [string, string]>();
+  private static readonly upserts = new Map<string, [string, string, string, string]>();
 
   constructor(private readonly db: SqlExecutor) {
     this.slot = db.dialect === "postgres" ? nextSlot++ % STAT_SLOTS : 0;
   }
 
-  /** Adds `counts` to the hour's and the day's rows of `key` at `at` (ms). Unknown columns are a bug and throw. */
+  /**
+   * Adds `counts` to the rows of `key` at `at` (ms): the hour's (stat_hours), the day's
+   * (stat_days), the day's by provider (stat_provider_days) and, for each of the key's tags, the
+   * day's by tag (stat_tag_days). Unknown columns are a bug and throw.
+   */
   async add(at: number, key: StatKey, counts: Readonly<Record<string, number>>): Promise<void> {
     const cols = Object.keys(counts).filter((c) => counts[c] !== 0);
     if (cols.length === 0) return;
     cols.sort();
     for (const c of cols) if (!COLUMN_SET.has(c)) throw new Error(`unknown statistics counter ${c}`);
-    const [hours, days] = this.upsertSql(cols);
+    const [hours, days, providerDays, tagDays] = this.upsertSql(cols);
     const values = cols.map((c) => counts[c]!);
     const hour = at - (at % HOUR_MS);
     const day = at - (at % DAY_MS);
@@ -117,6 +143,10 @@ export class StatsRepository {
       this.slot,
       ...values,
     ]);
+    await this.db.runDeferred(providerDays, [key.teamId, day, key.projectId, key.routeId, key.messageType, key.provider, this.slot, ...values]);
+    for (const t of key.tags ?? []) {
+      await this.db.runDeferred(tagDays, [key.teamId, day, t.name, t.value, key.projectId, key.routeId, key.messageType, this.slot, ...values]);
+    }
   }
 
   /** Adds an acceptance (`accepted` messages, `recipients` recipients) to the day's stat_accepts row of `key`: one narrow upsert, the send path's only one. */
@@ -136,14 +166,14 @@ export class StatsRepository {
     ]);
   }
 
-  private upsertSql(cols: string[]): [string, string] {
+  private upsertSql(cols: string[]): [string, string, string, string] {
     const id = cols.join(",");
     let found = StatsRepository.upserts.get(id);
     if (!found) {
       const one = (table: string, key: string[]) =>
         `INSERT INTO ${table} (${[...key, ...cols].join(", ")}) VALUES (${[...key, ...cols].map(() => "?").join(", ")}) ` +
         `ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${cols.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(", ")}`;
-      found = [one("stat_hours", KEY_HOURS), one("stat_days", KEY_DAYS)];
+      found = [one("stat_hours", KEY_HOURS), one("stat_days", KEY_DAYS), one("stat_provider_days", KEY_PROVIDER_DAYS), one("stat_tag_days", KEY_TAG_DAYS)];
       StatsRepository.upserts.set(id, found);
     }
     return found;
@@ -152,7 +182,7 @@ export class StatsRepository {
   /** The facts of a message the rollups key by: its creation, its route's type, its From domain and tracking. */
   messageFacts(messageId: string): Promise<MessageFacts | null> {
     return this.db.get<MessageFacts>(
-      `SELECT m.project_id, m.created_at, r.route_type, d.domain AS sending_domain, coalesce(c.track_opens, 0) AS track_opens, coalesce(c.track_clicks, 0) AS track_clicks
+      `SELECT m.project_id, m.created_at, r.route_type, d.domain AS sending_domain, coalesce(c.track_opens, 0) AS track_opens, coalesce(c.track_clicks, 0) AS track_clicks, m.tags
        FROM messages m LEFT JOIN routes r ON r.id = m.route_id LEFT JOIN domains d ON d.id = m.domain_id LEFT JOIN message_contents c ON c.message_id = m.id
        WHERE m.id = ?`,
       [messageId],
@@ -190,10 +220,11 @@ export class StatsRepository {
   query(q: StatQuery): Promise<StatRow[]> {
     const accepts = q.table === "accepts";
     if (accepts && q.grain !== "day") throw new Error("stat_accepts is kept by day");
-    const table = accepts ? "stat_accepts" : q.grain === "hour" ? "stat_hours" : "stat_days";
+    const table = StatsRepository.tableOf(q);
     const time = q.grain === "hour" ? "hour" : "day";
     const known = accepts ? ACCEPT_SET : COLUMN_SET;
-    const has = (d: string) => !accepts || (ACCEPT_DIMENSIONS as readonly string[]).includes(d);
+    const tagged = q.tagName !== undefined;
+    const has = (d: string) => (accepts ? (ACCEPT_DIMENSIONS as readonly string[]).includes(d) : d !== "tag_value" || tagged);
     const select: string[] = [];
     const group: string[] = [];
     const params: SqlValue[] = [];
@@ -212,8 +243,12 @@ export class StatsRepository {
     }
     const where = [`team_id = ?`, `${time} >= ?`, `${time} < ?`];
     params.push(q.teamId, q.from, q.to);
+    if (tagged) {
+      where.push("tag_name = ?");
+      params.push(q.tagName!);
+    }
     for (const f of q.filters) {
-      if (!(DAY_DIMENSIONS as readonly string[]).includes(f.column)) throw new Error(`unknown statistics dimension ${f.column}`);
+      if (!(DAY_DIMENSIONS as readonly string[]).includes(f.column) && !(tagged && f.column === "tag_value")) throw new Error(`unknown statistics dimension ${f.column}`);
       const col = has(f.column) ? f.column : "''";
       if (f.operator === "is_null") where.push(`${col} = ''`);
       else if (f.operator === "is_not_null") where.push(`${col} <> ''`);
@@ -225,6 +260,28 @@ export class StatsRepository {
     }
     const sql = `SELECT ${select.join(", ")} FROM ${table} WHERE ${where.join(" AND ")}${group.length ? ` GROUP BY ${group.join(", ")}` : ""}`;
     return this.db.all<StatRow>(sql, params, { dynamic: true });
+  }
+
+  /**
+   * The table a query reads: the narrowest that has every dimension it groups or filters by, so
+   * that a query by day × provider adds up thousands of rows, not stat_days' tens of thousands.
+   * Each narrow table gets the same counts as stat_days in the same transaction (add), so the sums
+   * are equal (test/modules/stats/stats-narrow.test.ts).
+   */
+  static tableOf(q: Pick<StatQuery, "table" | "tagName" | "grain" | "groupBy" | "filters">): string {
+    const dims = [...q.groupBy, ...q.filters.map((f) => f.column)];
+    const within = (set: readonly string[]) => dims.every((d) => set.includes(d));
+    if (q.table === "accepts") return "stat_accepts";
+    if (q.tagName !== undefined) {
+      if (q.grain !== "day" || !within(TAG_DIMENSIONS)) throw new Error(`stat_tag_days is kept by day and by ${TAG_DIMENSIONS.join(", ")}`);
+      return "stat_tag_days";
+    }
+    if (q.grain === "hour") {
+      if (!within(HOUR_DIMENSIONS)) throw new Error(`stat_hours is kept by ${HOUR_DIMENSIONS.join(", ")}`);
+      return "stat_hours";
+    }
+    if (q.table !== "days" && within(PROVIDER_DIMENSIONS)) return "stat_provider_days";
+    return "stat_days";
   }
 
   /** The newest outbound message of the team (of `projects` only, when given) created in [from, to), ms (the usage's last increment); one index seek. */
@@ -249,7 +306,9 @@ export class StatsRepository {
     const a = await this.db.run("DELETE FROM stat_hours WHERE hour < ?", [hourCutoff]);
     const b = await this.db.run("DELETE FROM stat_days WHERE day < ?", [dayCutoff]);
     const c = await this.db.run("DELETE FROM stat_accepts WHERE day < ?", [dayCutoff]);
-    return a.changes + b.changes + c.changes;
+    const d = await this.db.run("DELETE FROM stat_provider_days WHERE day < ?", [dayCutoff]);
+    const e = await this.db.run("DELETE FROM stat_tag_days WHERE day < ?", [dayCutoff]);
+    return a.changes + b.changes + c.changes + d.changes + e.changes;
   }
 }
 

@@ -6,7 +6,7 @@
  * (src/modules/tracking/service.ts) and an inbound message processed (src/smtp/inbound-job.ts).
  */
 import type { Repositories } from "../db/store.ts";
-import type { MessageFacts, StatKey } from "../db/stats.ts";
+import type { MessageFacts, StatKey, Tag } from "../db/stats.ts";
 import { latencyBucket, LATENCY_COLUMNS } from "../db/stat-columns.ts";
 
 /** Off only for the benchmark's A/B of the send path (scripts/bench/stats.ts); always on in a server. */
@@ -103,9 +103,17 @@ async function factsOf(tx: Repositories, messageId: string): Promise<MessageFact
   if (known) return known;
   const f = await tx.stats.messageFacts(messageId);
   if (!f) return null;
-  const read = { ...f, created_at: Number(f.created_at) };
+  const read = { ...f, created_at: Number(f.created_at), tags: tagsOf(f.tags) };
   remember(messageId, read);
   return read;
+}
+
+/** A message's name-value tags from its row (JSON text, or already parsed). */
+function tagsOf(raw: MessageFacts["tags"]): Tag[] {
+  if (raw === null || raw === undefined || raw === "") return [];
+  const list = typeof raw === "string" ? (JSON.parse(raw) as unknown) : raw;
+  if (!Array.isArray(list)) return [];
+  return list.filter((t): t is Tag => typeof t?.name === "string").map((t) => ({ name: t.name, value: String(t.value ?? "") }));
 }
 
 async function routeTypeOf(tx: Repositories, routeId: string): Promise<string> {
@@ -133,6 +141,8 @@ export interface AcceptedMessage {
   trackOpens: boolean;
   trackClicks: boolean;
   recipients: readonly string[];
+  /** Its name-value tags, kept with its facts for the events that follow (read from its row when not given). */
+  tags?: readonly Tag[];
 }
 
 /**
@@ -144,7 +154,10 @@ export async function rollAccepted(tx: Repositories, m: AcceptedMessage, now: nu
   if (!enabled) return;
   const type = await routeTypeOf(tx, m.routeId);
   const domain = m.sendingDomain.toLowerCase();
-  remember(m.messageId, { project_id: m.projectId, created_at: now, route_type: type, sending_domain: domain, track_opens: m.trackOpens ? 1 : 0, track_clicks: m.trackClicks ? 1 : 0 });
+  if (m.tags !== undefined) {
+    const tags = m.tags.map((t) => ({ name: t.name, value: t.value }));
+    remember(m.messageId, { project_id: m.projectId, created_at: now, route_type: type, sending_domain: domain, track_opens: m.trackOpens ? 1 : 0, track_clicks: m.trackClicks ? 1 : 0, tags });
+  }
   const byProvider = new Map<string, number>();
   for (const r of m.recipients) {
     const p = providerFamily(r);
@@ -179,6 +192,7 @@ async function keyOf(tx: Repositories, r: StatRecipient): Promise<{ key: StatKey
     tag: r.tag ?? "",
     bounceClass: "",
     enhancedCode: "",
+    tags: tagsOf(f?.tags ?? null),
   };
   return { key, f };
 }

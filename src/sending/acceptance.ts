@@ -193,7 +193,7 @@ async function storeMessage(tx: Repositories, principal: SendPrincipal, e: Prepa
   await tx.messages.insertRecipients(id, recipients, now, e.scheduledAt === null ? "pending" : "scheduled");
   await recordCreated(tx, principal.teamId, routeId, id, e, now);
   const rcpts = e.recipients.map((r) => r.email);
-  await rollAccepted(tx, { teamId: principal.teamId, projectId: principal.projectId, routeId, messageId: id, sendingDomain: e.from.domain, tag: e.tag, trackOpens: target.trackOpens, trackClicks: target.trackClicks, recipients: rcpts }, now);
+  await rollAccepted(tx, { teamId: principal.teamId, projectId: principal.projectId, routeId, messageId: id, sendingDomain: e.from.domain, tag: e.tag, tags: e.tags, trackOpens: target.trackOpens, trackClicks: target.trackClicks, recipients: rcpts }, now);
 
   const suppressed = await suppressedLookup;
   let status: string = "pending";

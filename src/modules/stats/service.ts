@@ -3,7 +3,8 @@
  * read from the rollups (src/db/stats.ts), never from the messages table.
  */
 import type { Deps } from "../../context.ts";
-import { DAY_MS, HOUR_DIMENSIONS, HOUR_MS, statsRetentionDays, type StatDimension, type StatFilter, type StatRow } from "../../db/stats.ts";
+import { DAY_MS, HOUR_DIMENSIONS, HOUR_MS, statsRetentionDays, TAG_DIMENSIONS, type StatDimension, type StatFilter, type StatRow } from "../../db/stats.ts";
+import { TAG_NAME } from "../../sending/validation.ts";
 import { ACCEPT_COUNTERS, LATENCY_COLUMNS, latencyBucketValue } from "../../db/stat-columns.ts";
 import { NotFoundError, ValidationError } from "../../errors.ts";
 import type { AnalyticsQuery, AnalyticsResponse, StatsData, StatsFigures, StatsQuery, TeamUsagePeriod } from "./model.ts";
@@ -62,7 +63,7 @@ const STATS_COLUMNS = [
 
 type Sums = Record<string, number>;
 
-/** Daily rows (every day of the window, zeros included) and totals, from the hourly rollups. */
+/** Daily rows (every day of the window, zeros included) and totals, from the daily rollups. */
 export async function getStats(deps: Ctx, teamId: string, q: StatsQuery, projects: ProjectLimit = null): Promise<StatsData> {
   const from = parseDate(q.from);
   const to = parseDate(q.to);
@@ -82,7 +83,8 @@ export async function getStats(deps: Ctx, teamId: string, q: StatsQuery, project
     teamId,
     from: from!,
     to: to! + DAY_MS,
-    grain: "hour",
+    // Whole days by message type: the day rows by provider (stat_provider_days), a third of stat_hours' rows.
+    grain: "day",
     bucketMs: DAY_MS,
     groupBy: ["message_type"],
     filters,
@@ -246,6 +248,13 @@ const DIMENSIONS: Record<string, StatDimension> = {
   enhanced_status_code: "enhanced_code",
 };
 export const ANALYTICS_DIMENSIONS = [...Object.keys(DIMENSIONS), "day", "hour"];
+/** A name-value tag as a dimension: `tag:<name>`, its values (stat_tag_days). */
+const TAG_PREFIX = "tag:";
+const isTagDimension = (d: string) => d.startsWith(TAG_PREFIX);
+/** The dimensions a `tag:<name>` dimension combines with (those stat_tag_days has). */
+const TAG_COMBINES = Object.keys(DIMENSIONS).filter((d) => (TAG_DIMENSIONS as readonly string[]).includes(DIMENSIONS[d]!));
+/** How the known dimensions read in a 422. */
+const KNOWN_DIMENSIONS = `${ANALYTICS_DIMENSIONS.join(", ")}, tag:<name>`;
 const OPERATORS = ["eq", "in", "not_in", "is_null", "is_not_null"];
 const SECTIONS = ["summary", "time_series", "breakdown"];
 
@@ -325,8 +334,20 @@ export async function queryAnalytics(deps: Ctx, teamId: string, q: AnalyticsQuer
   const unknownMetrics = q.metrics.filter((m) => !ANALYTICS_METRICS.includes(m));
   if (unknownMetrics.length > 0) err("metrics", `Unknown metrics: ${unknownMetrics.join(", ")}. Known: ${ANALYTICS_METRICS.join(", ")}.`);
   const groupBy = q.group_by ?? [];
-  const unknownDims = groupBy.filter((d) => !ANALYTICS_DIMENSIONS.includes(d));
-  if (unknownDims.length > 0) err("group_by", `Unknown dimensions: ${unknownDims.join(", ")}. Known: ${ANALYTICS_DIMENSIONS.join(", ")}.`);
+  const unknownDims = groupBy.filter((d) => !ANALYTICS_DIMENSIONS.includes(d) && !isTagDimension(d));
+  if (unknownDims.length > 0) err("group_by", `Unknown dimensions: ${unknownDims.join(", ")}. Known: ${KNOWN_DIMENSIONS}.`);
+  // Name-value tags: `tag:<name>`, one name per query (group_by and filters), by day, beside project, route and type only.
+  const tagNames = new Set<string>();
+  const tagDimension = (field: string, d: string): StatDimension | undefined => {
+    const name = d.slice(TAG_PREFIX.length);
+    if (!TAG_NAME.test(name)) {
+      err(field, `Unknown dimension: ${d}. A tag dimension is tag:<name>, the name 1 to 32 ASCII letters, digits, underscores or hyphens.`);
+      return undefined;
+    }
+    tagNames.add(name);
+    return "tag_value";
+  };
+  for (const d of groupBy) if (isTagDimension(d)) tagDimension("group_by", d);
   if (new Set(groupBy).size !== groupBy.length) err("group_by", "A dimension is listed twice.");
   if (groupBy.includes("day") && groupBy.includes("hour")) err("group_by", "Group by day or by hour, not both.");
   const include = q.include ?? ["summary"];
@@ -345,26 +366,35 @@ export async function queryAnalytics(deps: Ctx, teamId: string, q: AnalyticsQuer
   }
   const filters: StatFilter[] = [];
   for (const [i, f] of (q.filters ?? []).entries()) {
-    const column = DIMENSIONS[f.dimension];
-    if (!column) err(`filters.${i}.dimension`, `Unknown dimension: ${f.dimension}. Known: ${Object.keys(DIMENSIONS).join(", ")}.`);
+    const column = isTagDimension(f.dimension) ? tagDimension(`filters.${i}.dimension`, f.dimension) : DIMENSIONS[f.dimension];
+    if (!column && !isTagDimension(f.dimension)) err(`filters.${i}.dimension`, `Unknown dimension: ${f.dimension}. Known: ${Object.keys(DIMENSIONS).join(", ")}, tag:<name>.`);
     if (!OPERATORS.includes(f.operator)) err(`filters.${i}.operator`, `The operator must be one of: ${OPERATORS.join(", ")}.`);
     const values = f.values ?? [];
     if (f.operator === "eq" && values.length !== 1) err(`filters.${i}.values`, "eq takes exactly one value.");
     if ((f.operator === "in" || f.operator === "not_in") && values.length === 0) err(`filters.${i}.values`, `${f.operator} takes one or more values.`);
     if ((f.operator === "is_null" || f.operator === "is_not_null") && values.length > 0) err(`filters.${i}.values`, `${f.operator} takes no values.`);
     if (values.some((v) => v === "")) err(`filters.${i}.values`, "A value must not be empty.");
+    if (isTagDimension(f.dimension) && f.operator === "is_null") err(`filters.${i}.operator`, "A tag dimension counts the messages that carry the tag; is_null would match none of them.");
     if (column) filters.push({ column, operator: f.operator as StatFilter["operator"], values: column === "project_id" || column === "route_id" ? values.map((v) => v.toLowerCase()) : values });
   }
 
+  const tagName = tagNames.size > 0 ? [...tagNames][0]! : undefined;
+  const columnOf = (d: string): StatDimension => (isTagDimension(d) ? "tag_value" : DIMENSIONS[d]!);
   // The window: both ends required, from before to, at most ANALYTICS_MAX_DAYS once aligned.
-  const dims = [...groupBy.filter((d) => d !== "day" && d !== "hour").map((d) => DIMENSIONS[d]!), ...filters.map((f) => f.column)].filter(Boolean);
+  const dims = [...groupBy.filter((d) => d !== "day" && d !== "hour").map(columnOf), ...filters.map((f) => f.column)].filter(Boolean);
   const columns = columnsOf(q.metrics);
   const acceptCols = columns.filter((c) => (ACCEPT_COUNTERS as readonly string[]).includes(c));
   const mainCols = columns.filter((c) => !acceptCols.includes(c));
+  if (tagNames.size > 1) err("group_by", `One tag name per query: ${[...tagNames].map((n) => TAG_PREFIX + n).join(", ")}.`);
+  if (tagName !== undefined) {
+    const apart = [...groupBy.filter((d) => d !== "day" && d !== "hour" && !isTagDimension(d) && !TAG_COMBINES.includes(d)), ...(q.filters ?? []).map((f) => f.dimension).filter((d) => !isTagDimension(d) && DIMENSIONS[d] && !TAG_COMBINES.includes(d))];
+    if (apart.length > 0) err("group_by", `A tag dimension combines with ${TAG_COMBINES.join(", ")} and day only, not with ${[...new Set(apart)].join(", ")}.`);
+    if (acceptCols.length > 0) err("metrics", "messages and accepted are not counted by name-value tag (their counters are kept by the single tag).");
+  }
   const daily = dims.filter((d) => !(HOUR_DIMENSIONS as readonly string[]).includes(d));
   const grain: "hour" | "day" = daily.length === 0 && acceptCols.length === 0 ? "hour" : "day";
   if (grain === "day" && (interval === "hour" || groupBy.includes("hour"))) {
-    const why = [...(daily.length > 0 ? [`${[...new Set(daily)].join(", ")} is kept by day`] : []), ...(acceptCols.length > 0 ? ["messages and accepted are counted by day"] : [])];
+    const why = [...(daily.length > 0 ? [`${[...new Set(daily)].map((c) => (c === "tag_value" ? `${TAG_PREFIX}${tagName}` : c)).join(", ")} is kept by day`] : []), ...(acceptCols.length > 0 ? ["messages and accepted are counted by day"] : [])];
     err("interval", `Hourly figures are kept by project, route and message type only: ${why.join("; ")}.`);
   }
   if (q.from === undefined) err("from", "The from field is required: a date (YYYY-MM-DD) or an RFC 3339 instant.");
@@ -396,10 +426,10 @@ export async function queryAnalytics(deps: Ctx, teamId: string, q: AnalyticsQuer
   const read = deps.store.read.stats;
   const bucketMs = interval === "hour" ? HOUR_MS : DAY_MS;
   const timeGroup = groupBy.includes("hour") ? HOUR_MS : groupBy.includes("day") ? DAY_MS : null;
-  const groupCols = groupBy.filter((d) => d !== "day" && d !== "hour").map((d) => DIMENSIONS[d]!);
+  const groupCols = groupBy.filter((d) => d !== "day" && d !== "hour").map(columnOf);
   /** The sums of both tables a query reads (the counters', and stat_accepts' for messages and accepted), rows merged by bucket and group. */
   const sums = async (p: { from: number; to: number; bucketMs: number | null; groupBy: StatDimension[] }): Promise<StatRow[]> => {
-    const main = mainCols.length > 0 ? await read.query({ teamId, grain, filters, columns: mainCols, ...p }) : [];
+    const main = mainCols.length > 0 ? await read.query({ teamId, grain, filters, columns: mainCols, tagName, ...p }) : [];
     if (acceptCols.length === 0) return main;
     const accepts = await read.query({ table: "accepts", teamId, grain: "day", filters, columns: acceptCols, ...p });
     const keyOf = (r: StatRow) => JSON.stringify([p.bucketMs === null ? null : num(r.bucket), ...p.groupBy.map((c) => r[c] ?? "")]);
@@ -446,7 +476,7 @@ export async function queryAnalytics(deps: Ctx, teamId: string, q: AnalyticsQuer
       for (const d of groupBy) {
         if (d === "day" || d === "hour") dimensions[d] = d === "day" ? dateOf(num(r.bucket)) : iso(num(r.bucket));
         else {
-          const v = r[DIMENSIONS[d]!];
+          const v = r[columnOf(d)];
           dimensions[d] = v === "" || v === null || v === undefined ? null : String(v);
         }
       }
