@@ -138,6 +138,8 @@ export const authController = (deps: Deps) =>
           const principal = await authenticateSession(deps, cookie, { changes: true, csrf: headers[CSRF_HEADER] });
           accepted = await acceptInvitationAsSession(deps, principal, body.token, client);
         }
+        // Logged in the team just joined, as its new member's change (with a session or a password alike).
+        auditAs(request, accepted.principal);
         set.headers["set-cookie"] = sessionCookie(accepted.token, secureCookies(request, deps.config.publicUrl));
         set.headers["cache-control"] = "no-store";
         return { data: await sessionData(deps, accepted.principal), message: `Invitation accepted: you are a member of ${accepted.team.name}.` };
