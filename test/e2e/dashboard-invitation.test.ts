@@ -124,6 +124,12 @@ describe.skipIf(!requireTool("chromium"))("invitations in the dashboard, in Chro
     await form.waitFor();
     await expect(form.getByLabel("Role").locator("option").allTextContents()).resolves.toEqual(["Admin", "Member"]);
     await expect(page.getByRole("button", { name: /^Remove / }).count()).resolves.toBeGreaterThan(0);
+    // A role made since (here through the API) is offered when the view is opened again, without reloading the page.
+    expect((await t.request("POST", "/v1/team/roles", { body: { name: "Support desk", permissions: ["messages:read"] } })).status).toBe(201);
+    await page.goto(`${base}/#/domains`);
+    await page.getByRole("heading", { name: "Domains" }).first().waitFor();
+    await page.goto(`${base}/#/members`);
+    await page.getByRole("form", { name: "Invite a member" }).getByLabel("Role").locator("option", { hasText: "Support desk" }).waitFor({ state: "attached", timeout: 5000 });
   });
 
   test("API tokens: created with a role and shown once, working as that role; rotated (the old secret refused) and revoked", async () => {

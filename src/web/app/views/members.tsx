@@ -1,11 +1,10 @@
 import { useState } from "preact/hooks";
+import { useAccess } from "../allowed.ts";
 import { api, type ApiBody, type ApiItem, type Session, type ApiRequest } from "../api.ts";
 import { Field, fmtDate, ListStatus, messageOf, Section, ShownOnce, useLoad } from "../ui.tsx";
 
 type Member = ApiItem<"/v1/team/members">;
 type Role = NonNullable<ApiRequest<"/v1/team/members">["role"]>;
-/** GET /v1/team/roles (Lettermint's TeamRoleData). */
-type TeamRole = ApiItem<"/v1/team/roles">;
 
 export function Members({ session }: { session: Session }) {
   const list = useLoad(() => api.get<ApiBody<"/v1/team/members">>("/v1/team/members", { "page[size]": 100 }), []);
@@ -13,10 +12,8 @@ export function Members({ session }: { session: Session }) {
   const [role, setRole] = useState<Role>("member");
   const [link, setLink] = useState<{ label: string; url: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
-  // What the signed-in member may do is their role's permissions (docs/access.md); the API refuses the rest anyway.
-  const roles = useLoad(() => api.get<{ data: TeamRole[] }>("/v1/team/roles"), []);
-  const mine = roles.data?.data.find((r) => r.id === session.team.role);
-  const canManage = mine ? mine.permissions.includes("members:manage") : false;
+  // Each action only with the permission its operation declares (src/web/app/allowed.ts); the roles to give are read with them, afresh.
+  const { allowed, roles } = useAccess({ fresh: true });
   const invite = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -52,12 +49,12 @@ export function Members({ session }: { session: Session }) {
   return (
     <>
     <Section title="Team members" actions={<button type="button" onClick={signOutEverywhere}>Sign out everywhere</button>}>
-      {canManage ? (
+      {allowed("POST /v1/team/members") ? (
         <form class="inline" onSubmit={invite} aria-label="Invite a member">
           <Field label="Email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
           <Field label="Role">
             <select value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
-              {(roles.data?.data ?? [])
+              {(roles ?? [])
                 .filter((r) => r.assignable)
                 .map((r) => (
                   <option key={r.id} value={r.id}>
@@ -95,7 +92,7 @@ export function Members({ session }: { session: Session }) {
               <td>{m.role}</td>
               <td>{m.status === "pending" || m.joined_at === null ? <span class="muted">invited, not yet accepted</span> : fmtDate(m.joined_at)}</td>
               <td>
-                {canManage && m.user.id !== session.user.id ? (
+                {allowed("DELETE /v1/team/members/{memberId}") && m.user.id !== session.user.id ? (
                   <button type="button" class="small danger" onClick={() => remove(m)} aria-label={`${m.status === "pending" ? "Revoke the invitation of" : "Remove"} ${m.user.email}`}>
                     {m.status === "pending" ? "Revoke" : "Remove"}
                   </button>
@@ -106,7 +103,7 @@ export function Members({ session }: { session: Session }) {
         </tbody>
       </table>
     </Section>
-    <Tokens session={session} />
+    <Tokens />
     </>
   );
 }
@@ -115,10 +112,10 @@ export function Members({ session }: { session: Session }) {
 type Token = ApiItem<"/v1/team/tokens">;
 
 /** The team's named API tokens (docs/access.md): listed, made with a role, rotated and revoked, as the member's permissions allow. */
-export function Tokens({ session }: { session: Session }) {
-  const roles = useLoad(() => api.get<{ data: TeamRole[] }>("/v1/team/roles"), []);
-  const may = (p: string) => roles.data?.data.find((r) => r.id === session.team.role)?.permissions.includes(p) ?? false;
-  const list = useLoad(() => (may("team_tokens:read") ? api.get<{ data: Token[] }>("/v1/team/tokens") : Promise.resolve({ data: [] as Token[] })), [roles.data]);
+export function Tokens() {
+  const { allowed, roles } = useAccess({ fresh: true });
+  const mayList = allowed("GET /v1/team/tokens");
+  const list = useLoad(() => (mayList ? api.get<{ data: Token[] }>("/v1/team/tokens") : Promise.resolve({ data: [] as Token[] })), [mayList]);
   const [name, setName] = useState("");
   const [role, setRole] = useState("member");
   const [secret, setSecret] = useState<{ label: string; token: string } | null>(null);
@@ -151,15 +148,15 @@ export function Tokens({ session }: { session: Session }) {
       if (!confirm(`Revoke ${t.name}? It stops working at once.`)) return;
       await api.del(`/v1/team/tokens/${t.id}`);
     });
-  if (!roles.data || !may("team_tokens:read")) return null;
+  if (!roles || !mayList) return null;
   return (
     <Section title="API tokens">
-      {may("team_tokens:manage") ? (
+      {allowed("POST /v1/team/tokens") ? (
         <form class="inline" onSubmit={create} aria-label="Create an API token">
           <Field label="Token name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           <Field label="Token role">
             <select value={role} onChange={(e) => setRole(e.currentTarget.value)}>
-              {roles.data.data
+              {roles
                 .filter((r) => r.assignable)
                 .map((r) => (
                   <option key={r.id} value={r.id}>
@@ -197,12 +194,12 @@ export function Tokens({ session }: { session: Session }) {
               <td>{t.expires_at ? fmtDate(t.expires_at) : "never"}</td>
               <td>{t.last_used_at ? `${fmtDate(t.last_used_at)}${t.last_used_ip ? ` from ${t.last_used_ip}` : ""}` : "never"}</td>
               <td>
-                {may("team_tokens:rotate") ? (
+                {allowed("POST /v1/team/tokens/{tokenId}/rotate") ? (
                   <button type="button" class="small" onClick={() => rotate(t)} aria-label={`Rotate ${t.name}`}>
                     Rotate
                   </button>
                 ) : null}
-                {may("team_tokens:revoke") ? (
+                {allowed("DELETE /v1/team/tokens/{tokenId}") ? (
                   <button type="button" class="small danger" onClick={() => revoke(t)} aria-label={`Revoke ${t.name}`}>
                     Revoke
                   </button>
