@@ -52,13 +52,20 @@ const MOVES: Record<"open" | "click", { to: "opened" | "clicked"; from: Readonly
   click: { to: "clicked", from: new Set(["delivered", "opened"]) },
 };
 
-/** Records the hit. Returns the link's original URL for a click, "" for an open, null when the token is not found. */
-export async function recordTrackingHit(deps: Pick<Deps, "store">, req: TrackingRequest, now = Date.now()): Promise<string | null> {
+/** Records the hit (at `at`, ms; by default when its turn comes). Returns the link's original URL for a click, "" for an open, null when the token is not found. */
+export async function recordTrackingHit(deps: Pick<Deps, "store">, req: TrackingRequest, at?: number): Promise<string | null> {
   const data = readTrackingToken(await serverSecretOf(deps.store), req.token);
   if (!data || data.kind !== req.kind) return null;
-  purgeFullBuckets(deps.store, now);
+  purgeFullBuckets(deps.store, at ?? Date.now());
   const link = data.kind === "click" ? data.link : null;
   return deps.store.write(async (tx) => {
+    // The hits of one recipient take turns (on PostgreSQL; SQLite's writes do anyway), each stamped
+    // once its turn has come: the first hit of a class (the statistics' _unique counters, the
+    // status it moves), a link burst and the clicks it re-judges are each decided once. Before,
+    // clicks on different links ran side by side and each counted as the recipient's first, and
+    // a hit stamped before another could commit after it and count as first too.
+    await tx.locks.take(`tracking-hit:${data.recipientId}`);
+    const now = at ?? Date.now();
     // Every hit takes from its bucket, first thing in its write: the decision and the count are
     // one. On PostgreSQL the bucket's row stays locked until this write commits, so the hits of
     // one recipient and link take turns, and each one's reads below (the recipient's status, was
