@@ -19,6 +19,9 @@ export interface EnqueueOptions {
 
 type Row = { id: number; queue: string; payload: string; attempts: number; max_attempts: number; created_at: number };
 
+/** Rows per multi-row statement of enqueueMany and completeMany (well under either engine's bound on parameters). */
+const ROWS_PER_INSERT = 500;
+
 /** The channel on which PostgreSQL tells every node's runner that a queue got due work. */
 export const JOBS_CHANNEL = "posthorn_jobs";
 
@@ -119,6 +122,28 @@ export class JobQueue {
   }
 
   /**
+   * Queues one job per payload, all due at the same time, in multi-row INSERTs (ROWS_PER_INSERT a
+   * statement): set-based work (a batch of scheduled messages released together) enqueues its
+   * follow-up jobs in a constant number of statements. The signal goes out once.
+   */
+  async enqueueMany(queue: string, payloads: readonly unknown[], opts: EnqueueOptions = {}): Promise<void> {
+    if (payloads.length === 0) return;
+    const now = this.now();
+    const runAt = opts.runAt ?? now;
+    const max = opts.maxAttempts ?? 25;
+    for (let i = 0; i < payloads.length; i += ROWS_PER_INSERT) {
+      const chunk = payloads.slice(i, i + ROWS_PER_INSERT);
+      await this.db.runDeferred(
+        `INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES ${chunk.map(() => "(?, ?, ?, 0, ?, ?)").join(", ")}`,
+        chunk.flatMap((p) => [queue, JSON.stringify(p), runAt, max, now]),
+        { dynamic: true },
+      );
+    }
+    if (runAt <= now) this.signals.enqueued(queue);
+    else this.signals.later?.(queue, runAt);
+  }
+
+  /**
    * Enqueues a job unless `queue` already has one waiting or running: for periodic work that
    * re-enqueues itself, so it runs once across the cluster however many nodes start it. Call it
    * after `tx.locks.take(…)` on a name of the queue's, so concurrent callers take turns.
@@ -146,6 +171,24 @@ export class JobQueue {
   /** Removes a finished job. False when this claim was superseded (lease expired, reclaimed). */
   async complete(job: Job<unknown>): Promise<boolean> {
     return (await this.db.run("DELETE FROM jobs WHERE id = ? AND attempts = ?", [job.id, job.attempt])).changes === 1;
+  }
+
+  /**
+   * Removes finished jobs in one statement (complete, for a batch): each only if its claim still
+   * holds it (the same fencing as complete). Returns how many were removed.
+   */
+  async completeMany(jobs: readonly Job<unknown>[]): Promise<number> {
+    let removed = 0;
+    for (let i = 0; i < jobs.length; i += ROWS_PER_INSERT) {
+      const chunk = jobs.slice(i, i + ROWS_PER_INSERT);
+      const res = await this.db.run(
+        `DELETE FROM jobs WHERE ${chunk.map(() => "(id = ? AND attempts = ?)").join(" OR ")}`,
+        chunk.flatMap((j) => [j.id, j.attempt]),
+        { dynamic: true },
+      );
+      removed += res.changes;
+    }
+    return removed;
   }
 
   /** Keeps a long-running job leased for another `leaseMs`. */

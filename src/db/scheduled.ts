@@ -15,6 +15,16 @@ export type ScheduledMessageRow = {
   metadata: string;
 };
 
+/** A recipient a release moved from scheduled to queued: the ones to send to, unless suppressed since. */
+export type ReleasedRecipientRow = { id: string; message_id: string; email: string };
+
+/** A message.queued history entry of a release. */
+export type ReleaseHistoryRow = { id: string; message_id: string; data: string; created_at: number };
+
+const COLUMNS = "id, type, team_id, project_id, route_id, status, scheduled_at, tag, tags, metadata";
+const inList = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+const scheduledRow = (row: ScheduledMessageRow): ScheduledMessageRow => ({ ...row, scheduled_at: row.scheduled_at === null ? null : Number(row.scheduled_at) });
+
 /**
  * Scheduled sending (src/sending/scheduled-job.ts, src/modules/schedule/): the message row is the
  * one arbiter of a scheduled message's fate. Its job's release, a reschedule and a cancel each
@@ -25,11 +35,52 @@ export class ScheduledRepository {
   constructor(private readonly db: SqlExecutor) {}
 
   async find(id: string): Promise<ScheduledMessageRow | null> {
-    const row = await this.db.get<ScheduledMessageRow>(
-      "SELECT id, type, team_id, project_id, route_id, status, scheduled_at, tag, tags, metadata FROM messages WHERE id = ?",
-      [id],
+    const row = await this.db.get<ScheduledMessageRow>(`SELECT ${COLUMNS} FROM messages WHERE id = ?`, [id]);
+    return row ? scheduledRow(row) : null;
+  }
+
+  /** The messages among `ids` that still exist, as scheduling sees them (one statement). */
+  async findMany(ids: readonly string[]): Promise<ScheduledMessageRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.all<ScheduledMessageRow>(`SELECT ${COLUMNS} FROM messages WHERE id IN (${inList(ids.length)})`, [...ids], { dynamic: true });
+    return rows.map(scheduledRow);
+  }
+
+  /**
+   * A batch's release, set-based: of the messages `ids`, those still scheduled and due by `now`
+   * become queued, with their scheduled recipients, in two statements whatever the batch's size.
+   * Returns the messages released and those recipients; a message canceled, released already or
+   * moved past `now` (its row's lock waited for, then its new status seen) is not among them.
+   */
+  async releaseMany(ids: readonly string[], now: number): Promise<{ messages: ScheduledMessageRow[]; recipients: ReleasedRecipientRow[] }> {
+    if (ids.length === 0) return { messages: [], recipients: [] };
+    const rows = await this.db.all<ScheduledMessageRow>(
+      `UPDATE messages SET status = 'queued', status_changed_at = ?, updated_at = ?
+       WHERE id IN (${inList(ids.length)}) AND status = 'scheduled' AND scheduled_at <= ? RETURNING ${COLUMNS}`,
+      [now, now, ...ids, now],
+      { dynamic: true },
     );
-    return row ? { ...row, scheduled_at: row.scheduled_at === null ? null : Number(row.scheduled_at) } : null;
+    if (rows.length === 0) return { messages: [], recipients: [] };
+    const recipients = await this.db.all<ReleasedRecipientRow>(
+      `UPDATE recipients SET status = 'queued', status_changed_at = ? WHERE message_id IN (${inList(rows.length)}) AND status = 'scheduled'
+       RETURNING id, message_id, email`,
+      [now, ...rows.map((r) => r.id)],
+      { dynamic: true },
+    );
+    return { messages: rows.map(scheduledRow), recipients };
+  }
+
+  /** The releases' message.queued entries in the messages' history, in multi-row INSERTs. */
+  async recordReleases(entries: readonly ReleaseHistoryRow[]): Promise<void> {
+    for (let i = 0; i < entries.length; i += 500) {
+      const chunk = entries.slice(i, i + 500);
+      await this.db.runDeferred(
+        `INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at)
+         VALUES ${chunk.map(() => "(?, ?, NULL, 'message.queued', 'queued', ?, ?)").join(", ")}`,
+        chunk.flatMap((e) => [e.id, e.message_id, e.data, e.created_at]),
+        { dynamic: true },
+      );
+    }
   }
 
   /**

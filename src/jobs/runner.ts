@@ -18,6 +18,13 @@ export type JobOutcome =
 
 export type JobHandler<P = any> = (job: Job<P>) => Promise<JobOutcome | void>;
 
+/**
+ * A handler of a whole claimed batch (registerBatch): returns the one write that does the batch's
+ * work and settles every one of its jobs (completes, defers or fails each), committed together.
+ * Should it throw, or its write fail, each job of the batch is failed (retried with backoff).
+ */
+export type BatchHandler<P = any> = (jobs: Job<P>[]) => Promise<OutcomeWrite>;
+
 export interface QueueOptions {
   concurrency: number;
   leaseMs: number;
@@ -30,6 +37,8 @@ export interface QueueOptions {
 type Lane = {
   name: string;
   handler: JobHandler;
+  /** Set by registerBatch: each claim's jobs go to it together (runBatch), not one by one to `handler`. */
+  batchHandler: BatchHandler | null;
   opts: Required<QueueOptions>;
   inflight: number;
   timer: Timer | null;
@@ -62,6 +71,7 @@ export class JobRunner {
     this.lanes.set(name, {
       name,
       handler: handler as JobHandler,
+      batchHandler: null,
       opts: { batch: Math.min(opts.concurrency, 100), pollMs: 1000, ...opts },
       inflight: 0,
       timer: null,
@@ -71,6 +81,17 @@ export class JobRunner {
       again: false,
       refill: false,
     });
+    return this;
+  }
+
+  /**
+   * A queue whose jobs are handled a claimed batch at a time, in one write (set-based work: the
+   * scheduled queue's releases, src/sending/scheduled-job.ts). A batch holds `jobs.length` of the
+   * lane's `concurrency` until its write commits; `batch` is the most jobs per claim and write.
+   */
+  registerBatch<P>(name: string, handler: BatchHandler<P>, opts: QueueOptions): this {
+    this.register(name, () => Promise.reject(new Error(`${name} is a batch queue`)), opts);
+    this.lanes.get(name)!.batchHandler = handler as BatchHandler;
     return this;
   }
 
@@ -158,7 +179,8 @@ export class JobRunner {
         while (this.running && lane.inflight < lane.opts.concurrency) {
           const want = Math.min(lane.opts.batch, lane.opts.concurrency - lane.inflight);
           const jobs = await this.store.write((tx) => tx.jobs.claim(lane.name, want, lane.opts.leaseMs));
-          for (const job of jobs) this.run(lane, job);
+          if (lane.batchHandler) this.runBatch(lane, jobs);
+          else for (const job of jobs) this.run(lane, job);
           if (jobs.length < want) break;
         }
       } while (lane.again && this.running && lane.inflight < lane.opts.concurrency);
@@ -175,6 +197,30 @@ export class JobRunner {
     } finally {
       lane.pumping = false;
     }
+  }
+
+  /** A claimed batch through its lane's batch handler, in one write; its slots are freed once that commits. */
+  private runBatch(lane: Lane, jobs: Job[]): void {
+    if (jobs.length === 0) return;
+    lane.inflight += jobs.length;
+    const settled = lane.batchHandler!(jobs)
+      .then((write) => this.store.write(write))
+      .catch(async (err: unknown) => {
+        const message = err instanceof Error ? err.message : String(err);
+        this.log.warn("job batch failed", { queue: lane.name, jobs: jobs.length, error: message });
+        await this.store.write(async (tx) => {
+          for (const job of jobs) await tx.jobs.fail(job, message);
+        });
+      })
+      .catch((err: unknown) => this.log.error("job bookkeeping failed", { queue: lane.name, jobs: jobs.length, error: String(err) }))
+      .finally(() => {
+        this.settling.delete(settled);
+        lane.inflight -= jobs.length;
+        for (const r of this.idle) r();
+        this.idle.clear();
+        void this.pump(lane);
+      });
+    this.settling.add(settled);
   }
 
   private run(lane: Lane, job: Job): void {
