@@ -24,7 +24,7 @@ describe("single sign-on settings", () => {
 
   test("without an issuer, the sign-in page is told so and the flow's endpoints are 404s", async () => {
     const t = createTestApp();
-    expect((await t.request("GET", "/v1/auth/sso", { token: null })).json).toEqual({ data: { enabled: false } });
+    expect((await t.request("GET", "/v1/auth/sso", { token: null })).json).toEqual({ data: { enabled: false, failure: null } });
     expect((await t.request("GET", "/v1/auth/sso/start", { token: null })).status).toBe(404);
     expect((await t.request("GET", "/v1/auth/sso/callback?state=x&code=y", { token: null })).status).toBe(404);
   });

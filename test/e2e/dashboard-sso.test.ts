@@ -3,8 +3,9 @@
  * Debian's Chromium: "Sign in with SSO" on the sign-in page, the provider's login and consent
  * pages, back to the dashboard signed in. A new address becomes a member of the team with the
  * default role; a known address signs in as that user. Then the refusals: a wrong state, a wrong
- * nonce, another audience, a foreign signature, an expired token, an unverified address: each is
- * refused and leaves no user and no session behind.
+ * nonce, another audience, a foreign signature, an expired token, an unverified address, the
+ * provider's own error: each is refused and leaves no user and no session behind, and the browser
+ * lands on the dashboard's sign-in page, which says why (an API client gets the JSON error).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac, generateKeyPairSync } from "node:crypto";
@@ -117,19 +118,27 @@ describe.skipIf(!requireTool("chromium"))("single sign-on (OpenID Connect) in th
       await context?.close();
     });
 
-    /** Starts a sign-in and answers the callback's response; expects no new user and no new session. */
-    async function refused(): Promise<{ status: number; body: { message: string; error: string } }> {
+    /**
+     * Starts a sign-in; the callback refuses it and sends the browser to the dashboard's sign-in
+     * page, whose message is returned. Expects no new user and no new session.
+     */
+    async function refused(): Promise<string> {
       const users = await count("users");
       const sessions = await count("sessions");
       const callback = page.waitForResponse((r) => r.url().startsWith(`${base}/v1/auth/sso/callback`));
       await page.goto(`${base}/v1/auth/sso/start`).catch(() => undefined);
       const res = await callback;
-      if (res.status() === 303) await context.clearCookies({ name: "posthorn_session" }); // signed in after all: the expectations below fail
-      const body = res.status() === 303 ? { message: "signed in", error: "none" } : await res.json();
+      expect(res.status()).toBe(303);
+      expect(res.headers().location).toBe(`${base}/#/`);
+      // Signed in after all, the dashboard shows no sign-in form and this fails.
+      const alert = page.getByRole("form", { name: "Sign in" }).getByRole("alert");
+      await alert.waitFor();
       expect(await count("users")).toBe(users);
       expect(await count("sessions")).toBe(sessions);
       expect(await sessionCookie(context)).toBeUndefined();
-      return { status: res.status(), body };
+      // The message is shown once: the cookie that carried it is gone.
+      expect((await context.cookies(base)).map((c) => c.name)).not.toContain("posthorn_sso_failure");
+      return (await alert.textContent())!;
     }
 
     /**
@@ -153,15 +162,12 @@ describe.skipIf(!requireTool("chromium"))("single sign-on (OpenID Connect) in th
     }
 
     test("a wrong state (the provider answers another state than this browser's)", async () => {
-      const { status, body } = await withAuthorizationParam("state", "a-state-posthorn-never-made");
-      expect(status).toBe(422);
-      expect(body.message).toBe("This sign-in was not started in this browser (the state does not match its cookie); start again.");
+      expect(await withAuthorizationParam("state", "a-state-posthorn-never-made")).toBe("This sign-in was not started in this browser (the state does not match its cookie); start again.");
+      await shoot(page, shots, "sso-refused-state");
     });
 
     test("a wrong nonce (the provider signed a token for another sign-in's nonce)", async () => {
-      const { status, body } = await withAuthorizationParam("nonce", "another-sign-in's-nonce");
-      expect(status).toBe(401);
-      expect(body).toEqual({ message: "Single sign-on failed: the ID token's nonce is not the one this sign-in sent.", error: "sso_failed" });
+      expect(await withAuthorizationParam("nonce", "another-sign-in's-nonce")).toBe("Single sign-on failed: the ID token's nonce is not the one this sign-in sent.");
     });
 
     test("another audience, signed by the provider's own key", async () => {
@@ -169,9 +175,7 @@ describe.skipIf(!requireTool("chromium"))("single sign-on (OpenID Connect) in th
         const { header, payload } = decodeJwt(token);
         return signJwt(header, { ...payload, aud: "another-client" }, idp.rsaKey);
       };
-      const { status, body } = await refused();
-      expect(status).toBe(401);
-      expect(body.message).toBe("Single sign-on failed: the ID token is for another client (aud).");
+      expect(await refused()).toBe("Single sign-on failed: the ID token is for another client (aud).");
     });
 
     test("a signature by a key the provider does not hold (same key id)", async () => {
@@ -180,9 +184,7 @@ describe.skipIf(!requireTool("chromium"))("single sign-on (OpenID Connect) in th
         const { header, payload } = decodeJwt(token);
         return signJwt(header, payload, foreign);
       };
-      const { status, body } = await refused();
-      expect(status).toBe(401);
-      expect(body.message).toBe("Single sign-on failed: the ID token's signature does not verify.");
+      expect(await refused()).toBe("Single sign-on failed: the ID token's signature does not verify.");
     });
 
     test("an expired token", async () => {
@@ -191,9 +193,7 @@ describe.skipIf(!requireTool("chromium"))("single sign-on (OpenID Connect) in th
         const now = Math.floor(Date.now() / 1000);
         return signJwt(header, { ...payload, iat: now - 7200, exp: now - 3600 }, idp.rsaKey);
       };
-      const { status, body } = await refused();
-      expect(status).toBe(401);
-      expect(body.message).toBe("Single sign-on failed: the ID token has expired.");
+      expect(await refused()).toBe("Single sign-on failed: the ID token has expired.");
     });
 
     test("an unsigned token (alg none) and an HMAC one keyed with the client secret", async () => {
@@ -201,13 +201,13 @@ describe.skipIf(!requireTool("chromium"))("single sign-on (OpenID Connect) in th
         const { payload } = decodeJwt(token);
         return `${Buffer.from(JSON.stringify({ alg: "none" })).toString("base64url")}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}.`;
       };
-      expect((await refused()).body.message).toBe("Single sign-on failed: the ID token's algorithm none is not accepted (RS256, ES256).");
+      expect(await refused()).toBe("Single sign-on failed: the ID token's algorithm none is not accepted (RS256, ES256).");
       idp.tamper = (token) => {
         const { payload } = decodeJwt(token);
         const input = `${Buffer.from(JSON.stringify({ alg: "HS256" })).toString("base64url")}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
         return `${input}.${createHmac("sha256", "posthorn's client secret").update(input).digest("base64url")}`;
       };
-      expect((await refused()).body.message).toBe("Single sign-on failed: the ID token's algorithm HS256 is not accepted (RS256, ES256).");
+      expect(await refused()).toBe("Single sign-on failed: the ID token's algorithm HS256 is not accepted (RS256, ES256).");
     });
 
     test("then, untampered, the same browser signs in; an ES256 token by the provider's EC key is accepted too", async () => {
@@ -232,9 +232,60 @@ describe.skipIf(!requireTool("chromium"))("single sign-on (OpenID Connect) in th
     await page.locator("button[type=submit]").click();
     await page.getByRole("button", { name: "Continue" }).click();
     const res = await callback;
-    expect(res.status()).toBe(401);
-    expect((await res.json()).message).toBe("Single sign-on failed: the identity provider does not vouch for an email address (email_verified).");
+    expect(res.status()).toBe(303);
+    const alert = page.getByRole("form", { name: "Sign in" }).getByRole("alert");
+    await expect(alert.textContent()).resolves.toBe("Single sign-on failed: the identity provider does not vouch for an email address (email_verified).");
     expect(await count("users")).toBe(users);
     await context.close();
+  });
+
+  test("the provider's own refusal (error=login_required to prompt=none without a session there) is shown on the sign-in page", async () => {
+    const users = await count("users");
+    const sessions = await count("sessions");
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const startUrl = (url: URL) => url.origin === base && url.pathname === "/v1/auth/sso/start";
+    await page.route(startUrl, async (route) => {
+      const res = await route.fetch({ maxRedirects: 0 });
+      const location = new URL(res.headers().location!);
+      location.searchParams.set("prompt", "none");
+      await route.fulfill({ response: res, headers: { ...res.headers(), location: location.toString() } });
+    });
+    const callback = page.waitForResponse((r) => r.url().startsWith(`${base}/v1/auth/sso/callback`));
+    await page.goto(`${base}/#/`);
+    await page.getByRole("link", { name: "Sign in with SSO" }).click();
+    const res = await callback;
+    expect(new URL(res.url()).searchParams.get("error")).toBe("login_required");
+    expect(res.status()).toBe(303);
+    const alert = page.getByRole("form", { name: "Sign in" }).getByRole("alert");
+    await expect(alert.textContent()).resolves.toStartWith("Single sign-on failed: the identity provider answered login_required");
+    await shoot(page, shots, "sso-refused-by-provider");
+    // Shown once: a reload shows the sign-in page without it.
+    await page.reload();
+    await page.getByRole("link", { name: "Sign in with SSO" }).waitFor();
+    await expect(alert.count()).resolves.toBe(0);
+    expect([await count("users"), await count("sessions")]).toEqual([users, sessions]);
+    await context.close();
+  });
+
+  test("an API client (no text/html) still gets the refusal as JSON: a wrong state 422, the provider's error 401 sso_failed", async () => {
+    const start = await fetch(`${base}/v1/auth/sso/start`, { redirect: "manual" });
+    expect(start.status).toBe(303);
+    const state = new URL(start.headers.get("location")!).searchParams.get("state")!;
+    const cookie = `posthorn_sso=${state}`;
+    const callback = (query: string) => fetch(`${base}/v1/auth/sso/callback?${query}`, { redirect: "manual", headers: { cookie, accept: "application/json" } });
+    const wrong = await callback("state=another-state&code=x");
+    expect(wrong.status).toBe(422);
+    expect(((await wrong.json()) as { errors: { state: string[] } }).errors.state).toEqual(["This sign-in was not started in this browser (the state does not match its cookie); start again."]);
+    const denied = await callback(`state=${state}&error=access_denied&error_description=${encodeURIComponent("The user said no")}`);
+    expect(denied.status).toBe(401);
+    expect(await denied.json()).toEqual({ message: "Single sign-on failed: the identity provider answered access_denied (The user said no).", error: "sso_failed" });
+    expect(denied.headers.get("set-cookie") ?? "").not.toContain("posthorn_sso_failure");
+  });
+
+  test("a failure cookie Posthorn did not sign is not shown", async () => {
+    const forged = `posthorn_sso_failure=${Buffer.from("Call 555-0100 to unlock your account").toString("base64url")}.0123456789abcdef0123456789abcdef`;
+    const res = await fetch(`${base}/v1/auth/sso`, { headers: { cookie: forged } });
+    expect(await res.json()).toEqual({ data: { enabled: true, failure: null } });
   });
 });

@@ -4,12 +4,12 @@ import type { Deps } from "../../context.ts";
 import { authPlugin, clientIp, trustedProxies, type IpServer } from "../../http/auth.ts";
 import { auditAs } from "../../http/audit.ts";
 import { Envelope, errorResponses, MessageBody } from "../../http/schemas.ts";
-import { UnauthenticatedError, ValidationError } from "../../errors.ts";
+import { AppError, UnauthenticatedError, ValidationError } from "../../errors.ts";
 import { changesState, clearedSessionCookie, CSRF_HEADER, secureCookies, sessionCookie, sessionTokenOf } from "../../http/session-cookie.ts";
 import type { SessionPrincipal } from "../../auth/sessions.ts";
 import { confirmEnrolment, disableTwoFactor, renewRecoveryCodes, setTeamRequirement, startEnrolment } from "../../auth/two-factor.ts";
 import { AcceptInvitationBody, SsoCallbackQuery, SsoData, CodeBody, EnrolmentData, RecoveryCodesData, RequirementBody, SessionData, SetPasswordBody, SignInBody } from "./model.ts";
-import { acceptInvitationAsSession, acceptInvitationWithPassword, finishSso, sessionData, setPasswordWithToken, signOut, signOutEverywhere, startSso } from "./service.ts";
+import { acceptInvitationAsSession, acceptInvitationWithPassword, finishSso, sessionData, setPasswordWithToken, signOut, signOutEverywhere, ssoFailureOf, ssoFailureValue, startSso } from "./service.ts";
 import { oidcClient, SSO_REQUEST_TTL_MS } from "../../auth/oidc.ts";
 
 const sessionSecurity = [{ sessionCookie: [] }];
@@ -32,13 +32,21 @@ const enrolmentSession = (deps: Deps) => ({
 const SSO_COOKIE = "posthorn_sso";
 const ssoCookie = (value: string, maxAge: number, secure: boolean) =>
   `${SSO_COOKIE}=${value}; Path=/v1/auth/sso; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}; Max-Age=${maxAge}`;
-function ssoStateOf(cookieHeader: string | undefined): string | null {
+function cookieOf(cookieHeader: string | undefined, name: string): string | null {
   for (const part of (cookieHeader ?? "").split(";")) {
     const eq = part.indexOf("=");
-    if (eq !== -1 && part.slice(0, eq).trim() === SSO_COOKIE) return part.slice(eq + 1).trim() || null;
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;
   }
   return null;
 }
+const ssoStateOf = (cookieHeader: string | undefined) => cookieOf(cookieHeader, SSO_COOKIE);
+/** Why a browser's single sign-on was refused, from the callback to the sign-in page (GET /v1/auth/sso reads it once). */
+const SSO_FAILURE_COOKIE = "posthorn_sso_failure";
+const ssoFailureCookie = (value: string, maxAge: number, secure: boolean) =>
+  `${SSO_FAILURE_COOKIE}=${value}; Path=/v1/auth/sso; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}; Max-Age=${maxAge}`;
+const SSO_FAILURE_TTL_SECONDS = 300;
+/** A browser's navigation (the provider's redirect back) asks for HTML; an API client does not. */
+const isNavigation = (accept: string | undefined) => /\btext\/html\b/i.test(accept ?? "");
 
 const sessionOf = (request: Request): SessionPrincipal => {
   const session = enrolmentSessions.get(request);
@@ -244,9 +252,19 @@ export const authController = (deps: Deps) =>
     )
     .get(
       "/v1/auth/sso",
-      () => ({ data: { enabled: oidcClient(deps.config) !== null } }),
+      async ({ headers, request, set }) => {
+        const cookie = cookieOf(headers.cookie, SSO_FAILURE_COOKIE);
+        if (cookie !== null) set.headers["set-cookie"] = ssoFailureCookie("", 0, secureCookies(request, deps.config.publicUrl));
+        set.headers["cache-control"] = "no-store";
+        return { data: { enabled: oidcClient(deps.config) !== null, failure: await ssoFailureOf(deps, cookie) } };
+      },
       {
-        detail: { summary: "Whether single sign-on (OpenID Connect) is configured", description: "The sign-in page shows \"Sign in with SSO\" when it is.", security: [] },
+        detail: {
+          summary: "Whether single sign-on (OpenID Connect) is configured",
+          description:
+            "The sign-in page shows \"Sign in with SSO\" when it is, and `failure`: why this browser's last single sign-on was refused (carried from the callback by the cookie posthorn_sso_failure, signed by Posthorn, read once).",
+          security: [],
+        },
         response: { 200: t.Object({ data: SsoData }) },
       },
     )
@@ -272,8 +290,18 @@ export const authController = (deps: Deps) =>
       "/v1/auth/sso/callback",
       async ({ query, headers, request, server }) => {
         const client = { ip: clientIp(server as IpServer, request, trustedProxies(deps.config)), userAgent: headers["user-agent"] ?? null, previousToken: sessionTokenOf(headers.cookie) };
-        const opened = await finishSso(deps, { ...query, cookieState: ssoStateOf(headers.cookie) }, client);
         const secure = secureCookies(request, deps.config.publicUrl);
+        let opened;
+        try {
+          opened = await finishSso(deps, { ...query, cookieState: ssoStateOf(headers.cookie) }, client);
+        } catch (err) {
+          // A browser is taken to the sign-in page, which says why; an API client gets the error as JSON. Not configured stays a 404.
+          if (!(err instanceof AppError) || err.status === 404 || err.status >= 500 || !isNavigation(headers.accept)) throw err;
+          const out = new Headers({ location: `${deps.config.publicUrl}/#/`, "cache-control": "no-store" });
+          out.append("set-cookie", ssoCookie("", 0, secure));
+          out.append("set-cookie", ssoFailureCookie(await ssoFailureValue(deps, err.message), SSO_FAILURE_TTL_SECONDS, secure));
+          return new Response(null, { status: 303, headers: out });
+        }
         const out = new Headers({ location: `${deps.config.publicUrl}/#/`, "cache-control": "no-store" });
         out.append("set-cookie", sessionCookie(opened.token, secure));
         out.append("set-cookie", ssoCookie("", 0, secure));
@@ -284,7 +312,7 @@ export const authController = (deps: Deps) =>
         detail: {
           summary: "The identity provider's redirect back (single sign-on)",
           description:
-            "Checks the state against the browser's posthorn_sso cookie and the sign-in it names (used once, 10 minutes; else 422 on state), redeems the code with the PKCE verifier, and checks the ID token: RS256 or ES256 signature by a key of the issuer's JWKS, iss, aud (azp), exp and the nonce (else 401 sso_failed). The provider must vouch for the address (email_verified); a user with that address signs in, else one is created in the configured team with the default role (403 sso_no_team when there is none; 403 sso_domain_not_allowed outside POSTHORN_OIDC_ALLOWED_DOMAINS). Success: a session (cookie posthorn_session, counted as two-factor) and 303 to the dashboard. A refusal creates no user and no session.",
+            "Checks the state against the browser's posthorn_sso cookie and the sign-in it names (used once, 10 minutes; else 422 on state), redeems the code with the PKCE verifier, and checks the ID token: RS256 or ES256 signature by a key of the issuer's JWKS, iss, aud (azp), exp and the nonce (else 401 sso_failed). The provider must vouch for the address (email_verified); a user with that address signs in, else one is created in the configured team with the default role (403 sso_no_team when there is none; 403 sso_domain_not_allowed outside POSTHORN_OIDC_ALLOWED_DOMAINS). Success: a session (cookie posthorn_session, counted as two-factor) and 303 to the dashboard. A refusal creates no user and no session; the error is the answer for an API client, while a browser (Accept: text/html) is sent 303 to the dashboard's sign-in page, which shows the same message (GET /v1/auth/sso's failure).",
           security: [],
         },
         response: { ...errorResponses(401, 403, 404, 422) },

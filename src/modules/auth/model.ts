@@ -83,7 +83,12 @@ export const SessionData = t.Object({
 });
 export type SessionData = Static<typeof SessionData>;
 
-export const SsoData = t.Object({ enabled: t.Boolean({ description: "Single sign-on is configured (POSTHORN_OIDC_ISSUER)" }) });
+export const SsoData = t.Object({
+  enabled: t.Boolean({ description: "Single sign-on is configured (POSTHORN_OIDC_ISSUER)" }),
+  failure: t.Union([t.String(), t.Null()], {
+    description: "Why this browser's last single sign-on was refused, once, for the sign-in page to show (a browser's refused callback leads there); null when there is none",
+  }),
+});
 
 /** What the identity provider sends back (RFC 6749 §4.1.2, RFC 9207's iss); other parameters it adds are left alone. */
 export const SsoCallbackQuery = t.Object(

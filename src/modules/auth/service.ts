@@ -10,6 +10,7 @@ import type { InvitationRow, MembershipRow } from "../../db/accounts.ts";
 import type { Repositories } from "../../db/store.ts";
 import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from "../../errors.ts";
 import { iso, newId, newToken, sha256Hex } from "../../ids.ts";
+import { serverSecretOf, signValue, verifySignedValue } from "../../secrets.ts";
 import type { SessionData } from "./model.ts";
 
 /** What the dashboard knows about its session: who, which team, the CSRF token, when it ends. */
@@ -281,6 +282,28 @@ export async function finishSso(deps: Pick<Deps, "store" | "config">, input: Sso
     await tx.accounts.addMember({ id: newId(), team_id: teamId, user_id: userId, role, created_at: now });
     return openSession(tx, userId, { team_id: teamId, role }, client, now, "sso");
   });
+}
+
+const SSO_FAILURE_PURPOSE = "sso-failure";
+const SSO_FAILURE_MAX_CHARS = 1000;
+
+/**
+ * The value of the cookie that carries a refused single sign-on's message from the callback to the
+ * dashboard's sign-in page: the message (base64url) and Posthorn's signature of it, so that the
+ * page shows only a message Posthorn wrote (not one a cookie set by anyone else says).
+ */
+export async function ssoFailureValue(deps: Pick<Deps, "store">, message: string): Promise<string> {
+  const text = Buffer.from(message.slice(0, SSO_FAILURE_MAX_CHARS)).toString("base64url");
+  return `${text}.${signValue(await serverSecretOf(deps.store), SSO_FAILURE_PURPOSE, text, 32)}`;
+}
+
+/** The message of a failure cookie ssoFailureValue made, else null. */
+export async function ssoFailureOf(deps: Pick<Deps, "store">, value: string | null): Promise<string | null> {
+  const dot = value?.lastIndexOf(".") ?? -1;
+  if (!value || dot < 1) return null;
+  const text = value.slice(0, dot);
+  if (!verifySignedValue(await serverSecretOf(deps.store), SSO_FAILURE_PURPOSE, text, value.slice(dot + 1))) return null;
+  return Buffer.from(text, "base64url").toString("utf8").slice(0, SSO_FAILURE_MAX_CHARS);
 }
 
 async function soleTeam(tx: Repositories): Promise<string | null> {

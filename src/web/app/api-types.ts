@@ -1435,7 +1435,7 @@ export interface paths {
         };
         /**
          * Whether single sign-on (OpenID Connect) is configured
-         * @description The sign-in page shows "Sign in with SSO" when it is.
+         * @description The sign-in page shows "Sign in with SSO" when it is, and `failure`: why this browser's last single sign-on was refused (carried from the callback by the cookie posthorn_sso_failure, signed by Posthorn, read once).
          */
         get: operations["getV1AuthSso"];
         put?: never;
@@ -1475,7 +1475,7 @@ export interface paths {
         };
         /**
          * The identity provider's redirect back (single sign-on)
-         * @description Checks the state against the browser's posthorn_sso cookie and the sign-in it names (used once, 10 minutes; else 422 on state), redeems the code with the PKCE verifier, and checks the ID token: RS256 or ES256 signature by a key of the issuer's JWKS, iss, aud (azp), exp and the nonce (else 401 sso_failed). The provider must vouch for the address (email_verified); a user with that address signs in, else one is created in the configured team with the default role (403 sso_no_team when there is none; 403 sso_domain_not_allowed outside POSTHORN_OIDC_ALLOWED_DOMAINS). Success: a session (cookie posthorn_session, counted as two-factor) and 303 to the dashboard. A refusal creates no user and no session.
+         * @description Checks the state against the browser's posthorn_sso cookie and the sign-in it names (used once, 10 minutes; else 422 on state), redeems the code with the PKCE verifier, and checks the ID token: RS256 or ES256 signature by a key of the issuer's JWKS, iss, aud (azp), exp and the nonce (else 401 sso_failed). The provider must vouch for the address (email_verified); a user with that address signs in, else one is created in the configured team with the default role (403 sso_no_team when there is none; 403 sso_domain_not_allowed outside POSTHORN_OIDC_ALLOWED_DOMAINS). Success: a session (cookie posthorn_session, counted as two-factor) and 303 to the dashboard. A refusal creates no user and no session; the error is the answer for an API client, while a browser (Accept: text/html) is sent 303 to the dashboard's sign-in page, which shows the same message (GET /v1/auth/sso's failure).
          */
         get: operations["getV1AuthSsoCallback"];
         put?: never;
@@ -11558,6 +11558,8 @@ export interface operations {
                         data: {
                             /** @description Single sign-on is configured (POSTHORN_OIDC_ISSUER) */
                             enabled: boolean;
+                            /** @description Why this browser's last single sign-on was refused, once, for the sign-in page to show (a browser's refused callback leads there); null when there is none */
+                            failure: string | null;
                         };
                     };
                 };

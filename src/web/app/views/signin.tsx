@@ -15,7 +15,14 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [busy, setBusy] = useState(false);
   const [sso, setSso] = useState(false);
   useEffect(() => {
-    api.get<{ data: { enabled: boolean } }>("/v1/auth/sso").then((r) => setSso(r.data.enabled), () => setSso(false));
+    // `failure`: why the single sign-on this browser just came back from was refused (shown once).
+    api.get<ApiBody<"/v1/auth/sso">>("/v1/auth/sso").then(
+      (r) => {
+        setSso(r.data.enabled);
+        if (r.data.failure) setError(r.data.failure);
+      },
+      () => setSso(false),
+    );
   }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
