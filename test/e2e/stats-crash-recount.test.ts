@@ -4,7 +4,8 @@
 // tags, tracking on and off) to a loopback MX that answers 250, 4xx (retried: POST /v1/queue/retry
 // makes them due now) or 5xx (hard bounces), suppressed addresses, opens and clicks from people,
 // privacy proxies and machines (and link bursts that re-judge clicks), ARF complaints to the VERP
-// address on the server's own MX, one-click unsubscribes, cancelled deliveries, and a webhook
+// address on the server's own MX, one-click unsubscribes, cancelled deliveries, inbound mail to the
+// inbound route, and a webhook
 // receiver that fails at random, its failed deliveries redelivered through the API. Mid-run, with
 // sends, hits and complaints in flight, the server is SIGKILLed; it is started again on the same
 // data and ports, and the run finishes and drains. Then every counter of every rollup table equals,
@@ -155,8 +156,16 @@ test(
     };
 
     // A broadcast route beside the bootstrap's transactional one (its mail carries one-click unsubscribe links), a webhook on each.
-    const routes = (await api("GET", `/v1/projects/${projectId}/routes`)).json.data as { id: string; route_type: string }[];
+    const routes = (await api("GET", `/v1/projects/${projectId}/routes`)).json.data as { id: string; route_type: string; inbound_address: string | null }[];
     const transactional = routes.find((r) => r.route_type === "transactional")!.id;
+    const inboundAddress = routes.find((r) => r.route_type === "inbound")!.inbound_address!;
+    // Mail to the inbound route through the server's MX: counted as received when its job finishes.
+    let inboundSent = 0;
+    const receive = () => {
+      const n = ++inboundSent;
+      return sendRaw(smtpPort, { from: `someone${n}@outside.test`, to: [inboundAddress] }, `From: someone${n}@outside.test\r\nTo: ${inboundAddress}\r\nSubject: hello ${n}\r\nMessage-ID: <in-${n}@outside.test>\r\n\r\nHello\r\n`);
+    };
+    const inboundPending = () => count("SELECT count(*) AS n FROM messages WHERE type = 'inbound' AND status = 'pending'");
     const news = await api("POST", `/v1/projects/${projectId}/routes`, { name: "News", route_type: "broadcast", slug: "news" });
     expect(news.status).toBe(201);
     const hookEvents = ["message.delivered", "message.bounced", "message.hard_bounced", "message.spam_complaint", "message.opened", "message.clicked", "message.unsubscribed"];
@@ -281,8 +290,11 @@ test(
       while (seen < sink.received.length) await engage(sink.received[seen++]!);
     };
 
-    // Phase 1: 30 messages, engagement as they arrive.
+    // Phase 1: 30 messages, engagement as they arrive; 3 inbound, finished before the crash (a job
+    // under way at a SIGKILL waits out its 5-minute lease).
+    for (let i = 0; i < 3; i++) await receive();
     for (let i = 0; i < 30; i++) await sendOne();
+    await waitFor(async () => (await inboundPending()) === 0, 20_000, 50);
     await waitFor(async () => {
       await engageNew();
       return sink.received.length >= 15;
@@ -309,6 +321,7 @@ test(
     live.push(server);
     const restartedAt = Date.now();
     for (let i = 0; i < 20; i++) await sendOne();
+    for (let i = 0; i < 3; i++) await receive();
     // Drain: retries made due now, the engagement of each new copy; a message whose "stuck" address has been
     // refused twice is cancelled (its remaining recipients fail).
     await waitFor(async () => {
@@ -316,7 +329,7 @@ test(
       for (const m of await db.all<{ message_id: string }>("SELECT DISTINCT message_id FROM recipients WHERE status = 'soft_bounced' AND email LIKE 'stuck%' AND attempts >= 2")) {
         expect((await api("POST", `/v1/messages/${m.message_id}/cancel-delivery`)).status).toBe(200);
       }
-      if ((await count(`SELECT count(*) AS n FROM recipients WHERE status IN ${UNFINISHED}`)) === 0) return true;
+      if ((await count(`SELECT count(*) AS n FROM recipients WHERE status IN ${UNFINISHED}`)) === 0 && (await inboundPending()) === 0) return true;
       await api("POST", "/v1/queue/retry");
       await Bun.sleep(150);
       return false;
@@ -352,11 +365,11 @@ test(
       `stats crash recount (${engine}, seed ${SEED}): ${accepted.accepted} messages / ${accepted.recipients} recipients accepted, SIGKILL ${((killedAt - started) / 1000).toFixed(1)} s in with ${receivedAtKill} copies at the MX and ${cutShort} requests cut short, serving again ${((restartedAt - killedAt) / 1000).toFixed(1)} s later, drained ${((drainedAt - restartedAt) / 1000).toFixed(1)} s after that; ` +
         `sent ${totals.sent}, retried ${totals.retried ?? 0}, delivered ${totals.delivered}, soft ${totals.soft_bounced ?? 0}, hard ${totals.hard_bounced ?? 0}, failed ${totals.failed ?? 0}, suppressed ${totals.suppressed ?? 0}, ` +
         `complaints ${totals.complained ?? 0}, unsubscribes ${totals.unsubscribed ?? 0}, opens h/p/m ${totals.opens_human ?? 0}/${totals.opens_privacy ?? 0}/${totals.opens_machine ?? 0}, ` +
-        `clicks h/m ${totals.clicks_human ?? 0}/${totals.clicks_machine ?? 0}; hits and unsubscribes answered ${JSON.stringify(Object.fromEntries(answers))}, ${failedAtKill.n - cutShort} refused later; webhook posts ${posts.length} (${redelivered} redelivered by hand, ${retries} attempts > 1); ` +
+        `clicks h/m ${totals.clicks_human ?? 0}/${totals.clicks_machine ?? 0}, inbound ${totals.inbound_received ?? 0}; hits and unsubscribes answered ${JSON.stringify(Object.fromEntries(answers))}, ${failedAtKill.n - cutShort} refused later; webhook posts ${posts.length} (${redelivered} redelivered by hand, ${retries} attempts > 1); ` +
         `rows: ${Object.entries(stored).map(([t, m]) => `${t} ${m.size}`).join(", ")}`,
     );
     // The run had every kind of event, and the crash cut work short.
-    for (const c of ["sent", "retried", "delivered", "soft_bounced", "hard_bounced", "failed", "suppressed", "complained", "unsubscribed", "opens_human", "opens_privacy", "opens_machine", "clicks_human", "clicks_machine"]) {
+    for (const c of ["sent", "retried", "delivered", "soft_bounced", "hard_bounced", "failed", "suppressed", "complained", "unsubscribed", "opens_human", "opens_privacy", "opens_machine", "clicks_human", "clicks_machine", "inbound_received"]) {
       expect(`${c}: ${(totals[c] ?? 0) > 0}`).toBe(`${c}: true`);
     }
     expect(cutShort).toBeGreaterThan(0);

@@ -9,8 +9,8 @@
  *
  * The recount is written from what the counters mean (docs/statistics.md), not from the rollup
  * code: it shares with it only the column names, the latency buckets and the bounce classifier.
- * Inbound messages are not recounted (their counter has no event row to recount from): a run
- * that has any is refused.
+ * An inbound message counts when its job finishes, as its history row (message.inbound, or
+ * message.inbound_spam_blocked when held) says.
  */
 import { ACCEPT_COUNTERS, LATENCY_COLUMNS, latencyBucket, STAT_COLUMNS } from "../../src/db/stat-columns.ts";
 import { bounceClass, type Reply } from "../../src/events/stat-rollup.ts";
@@ -96,8 +96,6 @@ const STATUS_COLUMN: Record<string, string> = {
 
 /** Every counter of every rollup table, recounted from messages, message_events and tracking_hits. */
 export async function recountRollups(db: RecountDb, opts: RecountOptions): Promise<Rollups> {
-  const inbound = await db.all<{ n: number | string }>("SELECT count(*) AS n FROM messages WHERE type <> 'outbound'");
-  if (Number(inbound[0]!.n) > 0) throw new Error("the recount covers outbound mail only; this run has inbound messages");
   const messages = await db.all<{
     id: string;
     team_id: string;
@@ -143,6 +141,18 @@ export async function recountRollups(db: RecountDb, opts: RecountOptions): Promi
     const first = !counted.has(m.id);
     counted.add(m.id);
     facts.push({ at: m.created_at, dims: dimsOf(m.id, r.email), counts: { accepted: first ? 1 : 0, recipients: 1 }, accept: true });
+  }
+
+  // Inbound messages finished by their job: received, and rejected when held (a release's second row counts nothing).
+  const inbound = await db.all<{ message_id: string; status: string; data: unknown; created_at: number | string }>(
+    "SELECT message_id, status, data, created_at FROM message_events WHERE recipient_id IS NULL AND kind IN ('message.inbound', 'message.inbound_spam_blocked')",
+  );
+  for (const e of inbound) {
+    if (json<{ released?: boolean }>(e.data, {}).released) continue;
+    const m = byId.get(e.message_id)!;
+    const dims: Dims = { team_id: m.team_id, project_id: m.project_id ?? "", route_id: m.route_id ?? "", message_type: "inbound", sending_domain: "", provider: "", tag: "", bounce_class: "", enhanced_code: "", tags: [] };
+    const rejected = e.status === "quarantined" || e.status === "policy_rejected";
+    facts.push({ at: Number(e.created_at), dims, counts: rejected ? { inbound_received: 1, inbound_rejected: 1 } : { inbound_received: 1 }, accept: false });
   }
 
   // Status events: a recipient's first "processed" is sent, each further one a retry.
