@@ -27,7 +27,8 @@ import { durablePostgres } from "../../test/support/postgres.ts";
 const TOTAL = Number(process.argv[2] ?? 2000);
 const ROUNDS = Number(process.argv[3] ?? 1);
 const ONLY = process.env.POSTHORN_BENCH_DATABASE;
-const LEAD_MS = 6000;
+/** How far ahead the burst is scheduled: its 4 batches of 500 must be accepted before (POSTHORN_BENCH_LEAD_MS). */
+const LEAD_MS = Number(process.env.POSTHORN_BENCH_LEAD_MS ?? 10_000);
 
 const servers = new Set<ServerProcess>();
 process.on("exit", () => {

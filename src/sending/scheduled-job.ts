@@ -28,7 +28,7 @@ export const SCHEDULED_QUEUE = "scheduled";
 /** A release is one short write; a node that dies holding a claim gives it back after this. */
 export const SCHEDULED_LEASE_MS = 5_000;
 /** Jobs per claim and release write. */
-const SCHEDULED_BATCH = 250;
+const SCHEDULED_BATCH = 500;
 /** Jobs in flight per node: up to this many batches' writes run side by side (on PostgreSQL, each its own connection). */
 const SCHEDULED_CONCURRENCY = 4 * SCHEDULED_BATCH;
 /** Claims of one message's job; a defer (a job run early) gives its claim back. */
