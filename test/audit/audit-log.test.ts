@@ -8,10 +8,12 @@
  *   NOT_SUCCEEDING with the reason (a new operation that does not succeed fails the test). An
  *   operation that needs more than the world has gets it made just before, as a user would make it
  *   (`prepare`): a TOTP code computed from the secret enrol answered, an invitation to the signed-in
- *   user, the code of the report-forwarding mail, scheduled and queued messages sent through the API,
- *   the DNS record published on the loopback DNS server, a GTUBE mail over SMTP held in quarantine.
+ *   user, the code of the report-forwarding mail as a loopback SMTP sink got it, scheduled and
+ *   queued messages sent through the API, the DNS record published on the loopback DNS server, a
+ *   GTUBE mail over SMTP held in quarantine. NOT_SUCCEEDING is empty: all of them succeed.
  * - No audit row, read raw from the table, contains any secret the test used: team, project and
- *   named tokens, passwords, session cookies and CSRF tokens, webhook secrets, TOTP secrets.
+ *   named tokens, passwords, session cookies and CSRF tokens, webhook secrets, TOTP secrets,
+ *   recovery codes, the invitation's token.
  * - Refused changes (4xx) and project-token sends write no row; the list endpoint pages and filters.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -20,12 +22,14 @@ import { engine } from "../helpers.ts";
 import { READS_BY_POST } from "../../src/http/audit.ts";
 import { totpCode, base32Decode, TOTP_STEP_SECONDS } from "../../src/auth/totp.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
+import { closeOutbound, registerOutboundJobs } from "../../src/mail/outbound-job.ts";
 import { createAuthResolver } from "../../src/smtp/auth-resolver.ts";
 import { registerInboundJobs, stopInboundAnalysis } from "../../src/smtp/inbound-job.ts";
 import { startInboundListener } from "../../src/smtp/inbound.ts";
 import { GTUBE } from "../../src/smtp/spam.ts";
 import { waitFor } from "../helpers.ts";
 import { linkTokenOf } from "../security/cross-team-fixtures.ts";
+import { startSink, type Sink } from "../send/harness.ts";
 import { sendRaw } from "../smtp/support.ts";
 
 type Op = { method: string; path: string; key: string; security: string[]; params: string[]; bodySchema: any };
@@ -60,6 +64,7 @@ beforeAll(async () => {
   w = await crossTeamWorld();
 }, 60_000);
 afterAll(async () => {
+  await liveDelivery?.stop();
   await w?.close();
 });
 
@@ -166,8 +171,6 @@ function bodyFor(op: Op, a: TeamWorld, n: number): unknown {
       return { email: addr, scope: "route", route_id: a.routes.custom, reason: "manual" };
     case "POST /v1/webhooks":
       return { route_id: a.routes.transactional, name: mark, url: hook, events: ["message.created"] };
-    case "PUT /v1/projects/{projectId}/report-forwarding":
-      return { destination: addr };
     case "PUT /v1/webhooks/{id}":
       return { name: mark, url: hook, enabled: true };
   }
@@ -212,6 +215,51 @@ interface Carried {
   totpSecret?: string;
   recoveryCodes?: string[];
   quarantinedId?: string;
+  delivery?: Delivery;
+}
+
+/** Where report forwarding's code mails go: an address whose MX is the loopback sink. */
+const FORWARD_TO = "reports.forwarded@alpha-forward-zq.test";
+
+interface Delivery {
+  sink: Sink;
+  stop(): Promise<void>;
+}
+
+/**
+ * Delivery for real while the report-forwarding chain runs (the world otherwise delivers
+ * nothing): the outbound job delivers directly, through the loopback DNS server, to a loopback
+ * SMTP sink that FORWARD_TO's MX names, where the code is read as its recipient would.
+ */
+async function startDelivery(): Promise<Delivery> {
+  const sink = await startSink();
+  w.dns.set(FORWARD_TO.split("@")[1]!, "MX", [{ exchange: "mx.sink-zq.test", priority: 10 }]);
+  w.dns.set("mx.sink-zq.test", "A", ["127.0.0.1"]);
+  const deps = { ...w.t.deps, config: { ...w.t.deps.config, delivery: "direct" as const, mxPort: sink.port } };
+  const runner = new JobRunner(deps);
+  registerOutboundJobs(runner, deps, { retryScheduleMs: [50, 100, 150], mxCacheMs: 0, shaping: false });
+  runner.start();
+  let stopped: Promise<void> | null = null;
+  return (liveDelivery = {
+    sink,
+    stop: () =>
+      (stopped ??= (async () => {
+        await closeOutbound(deps);
+        await runner.stop(2000);
+        await sink.close();
+      })()),
+  });
+}
+/** Stopped after the walk even when it fails half-way. */
+let liveDelivery: Delivery | undefined;
+
+/** The code in the `n`th mail the sink got for FORWARD_TO (its subject ends with it). */
+async function forwardingCode(delivery: Delivery, n: number): Promise<string> {
+  const mail = await waitFor(() => delivery.sink.received.filter((m) => m.to.includes(FORWARD_TO))[n - 1], 20_000);
+  const subject = /^Subject: (.*)$/m.exec(mail.raw.toString("latin1"))?.[1]?.trim() ?? "";
+  const code = /code: (\d{6})$/.exec(subject)?.[1];
+  if (!code) throw new Error(`no code in the mail's subject: ${subject}`);
+  return code;
 }
 
 const ok = (res: Res, status: number, what: string): Res => {
@@ -278,15 +326,18 @@ async function prepare(op: Op, a: TeamWorld, n: number, carried: Carried): Promi
       // Refused while the team requires it: the owner lifts the requirement first; a recovery code stands in for the authenticator.
       ok(await call("PUT", "/v1/auth/two-factor/requirement", session, { required: false }), 200, "requirement off");
       return { body: { code: carried.recoveryCodes![0]! } };
+    case "PUT /v1/projects/{projectId}/report-forwarding":
+      carried.delivery = await startDelivery();
+      return { body: { destination: FORWARD_TO } };
     case "POST /v1/projects/{projectId}/report-forwarding/resend-code":
-      // Another code is refused for a minute after the last: the minute is taken as passed.
+      // The first code has arrived; another is refused for a minute after it: the minute is taken as passed.
+      await forwardingCode(carried.delivery!, 1);
       await w.t.sql.run("UPDATE report_forwarding SET code_sent_at = code_sent_at - 61000 WHERE project_id = ?", [a.team.projectId]);
       return {};
     case "POST /v1/projects/{projectId}/report-forwarding/verify": {
-      // The code from the latest mail Posthorn accepted for the destination (the world runs no delivery).
-      const mail = await w.t.sql.get<{ subject: string }>("SELECT subject FROM messages WHERE subject LIKE 'Your report forwarding code:%' AND team_id = ? ORDER BY created_at DESC, id DESC", [a.team.teamId]);
-      const code = /code: (\d{6})$/.exec(mail?.subject ?? "")?.[1];
-      if (!code) throw new Error(`no code mail: ${JSON.stringify(mail)}`);
+      // The second code (the first stopped working when it was sent), as the sink got it.
+      const code = await forwardingCode(carried.delivery!, 2);
+      await carried.delivery!.stop();
       return { body: { code } };
     }
     case "PATCH /v1/messages/{messageId}":
@@ -377,6 +428,7 @@ describe(`audit log (${engine})`, () => {
         if (!NOT_SUCCEEDING[op.key]) notSucceeding.push(`${op.key}: ${res.status} ${res.text.slice(0, 160)}`);
       }
     }
+    await carried.delivery?.stop();
     expect(failures).toEqual([]);
     expect(notSucceeding).toEqual([]);
 
