@@ -71,6 +71,14 @@ interface Page {
   cursor: Cursor | null;
 }
 
+/**
+ * A sort key's SQL: scheduled_at is null for mail sent at once, and a NULL neither compares in a
+ * keyset seek nor sorts the same way on both engines (first on SQLite, last on PostgreSQL), so it
+ * sorts as 0: before every scheduled message ascending, after them descending (its cursor value
+ * is 0 too, see list).
+ */
+const sortColumn = (column: string, prefix = ""): string => (column === "scheduled_at" ? `coalesce(${prefix}scheduled_at, 0)` : `${prefix}${column}`);
+
 /** A LIKE pattern matching values that contain `s` literally (escape character `\`). */
 const likeContains = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -118,7 +126,7 @@ export function messageListSql(
   }
   const hint = search && dialect === "sqlite" ? " INDEXED BY messages_team_search" : "";
   const select = `SELECT ${LIST_COLUMNS} FROM messages${hint}`;
-  return { select, where, params, sort };
+  return { select, where, params, sort: sort.map((k) => ({ ...k, column: sortColumn(k.column) })) };
 }
 
 /**
@@ -169,7 +177,7 @@ function messageTagsListSql(
     where.push("t0.created_at <= ?");
     params.push(f.createdTo);
   }
-  const column = (c: string) => (c === "created_at" ? "t0.created_at" : c === "id" ? "t0.message_id" : `m.${c}`);
+  const column = (c: string) => (c === "created_at" ? "t0.created_at" : c === "id" ? "t0.message_id" : sortColumn(c, "m."));
   const columns = LIST_COLUMNS.split(", ").map((c) => (c === "created_at" || c === "id" ? `${column(c)} AS ${c}` : `m.${c}`));
   return {
     select: `SELECT ${columns.join(", ")} FROM message_tags t0 CROSS JOIN messages m`,
@@ -396,7 +404,7 @@ export class MessageRepository {
     return keysetPageOf<MessageRow>(this.db, {
       ...page,
       ...messageListSql(teamId, filter, this.db.dialect, page.sort),
-      valuesOf: (row) => columns.map((c) => row[c] as string | number),
+      valuesOf: (row) => columns.map((c) => (c === "scheduled_at" ? (row.scheduled_at ?? 0) : row[c]) as string | number),
     });
   }
 

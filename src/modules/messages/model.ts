@@ -107,7 +107,7 @@ export const withMeta = <B extends { path: string | null; per_page: number; next
   },
 });
 
-export const MESSAGE_SORT_KEYS = ["type", "status", "from_email", "subject", "created_at", "status_changed_at"] as const;
+export const MESSAGE_SORT_KEYS = ["type", "status", "from_email", "subject", "created_at", "status_changed_at", "scheduled_at"] as const;
 
 const uuidFilter = (name: string, what: string) =>
   t.Optional(t.String({ pattern: UUID_PATTERN, error: `The filter[${name}] field must be a valid UUID.`, description: what }));

@@ -19,6 +19,8 @@ const MESSAGE_SORT: Record<string, string> = {
   subject: "subject",
   created_at: "created_at",
   status_changed_at: "status_changed_at",
+  // Messages sent at once have none: they sort as the earliest (src/db/messages.ts, sortColumn).
+  scheduled_at: "scheduled_at",
 };
 
 /** The list query's filters, sort and page, checked (422 on a bad value). */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { newId } from "../../../src/ids.ts";
 import { messageListQuery } from "../../../src/modules/messages/service.ts";
-import { createTestApp, engine, insertTestDomain } from "../../helpers.ts";
+import { createTestApp, engine, insertTestDomain, sqlNowOf } from "../../helpers.ts";
 import { insertMessage, insertMessageEvent, insertRecipient, routeIdOf } from "./fixtures.ts";
 
 const local = (url: string) => url.replace("http://localhost:8080", "");
@@ -212,6 +212,66 @@ describe("GET /v1/messages", () => {
   test("401 without a team token", async () => {
     expect((await t.request("GET", "/v1/messages", { token: null })).status).toBe(401);
     expect((await t.request("GET", "/v1/messages", { projectToken: t.team.projectToken })).status).toBe(401);
+  });
+});
+
+describe("GET /v1/messages sorted by scheduled_at", () => {
+  const t = createTestApp();
+  const { teamId, projectId } = t.team;
+  const tx = routeIdOf(t.deps, projectId, "transactional");
+  const base = Date.parse("2024-05-01T00:00:00Z");
+  const h = 3_600_000;
+  // Created in one order, scheduled in another; one sent at once has no scheduled_at.
+  const atOnce = insertMessage(t.deps, { teamId, projectId, routeId: tx, status: "delivered", subject: "at once", createdAt: base + 3 * h });
+  const late = insertMessage(t.deps, { teamId, projectId, routeId: tx, status: "scheduled", subject: "late", createdAt: base });
+  const early = insertMessage(t.deps, { teamId, projectId, routeId: tx, status: "scheduled", subject: "early", createdAt: base + h });
+  const middle = insertMessage(t.deps, { teamId, projectId, routeId: tx, status: "scheduled", subject: "middle", createdAt: base + 2 * h });
+  const times = new Map([
+    [late, base + 72 * h],
+    [early, base + 24 * h],
+    [middle, base + 48 * h],
+  ]);
+  for (const [id, at] of times) sqlNowOf(t.deps).run("UPDATE messages SET scheduled_at = ? WHERE id = ?", [at, id]);
+
+  /** Every page of one row, forward by next_page_url; then back from the last by prev_page_url, which must give the same rows. */
+  async function walk(sort: string): Promise<string[]> {
+    const forward: string[] = [];
+    let url: string | null = `/v1/messages?sort=${sort}&page[size]=1`;
+    let last: any;
+    while (url) {
+      const res = await t.request("GET", local(url));
+      expect(res.status).toBe(200);
+      forward.push(...ids(res));
+      last = res.json;
+      url = res.json.next_page_url;
+    }
+    const backward: string[] = ids({ json: last });
+    url = last.prev_page_url;
+    while (url) {
+      const res = await t.request("GET", local(url));
+      expect(res.status).toBe(200);
+      backward.unshift(...ids(res));
+      url = res.json.prev_page_url;
+    }
+    expect(backward).toEqual(forward);
+    return forward;
+  }
+
+  test("ascending: mail sent at once first, then by time; descending the reverse; page by page, forward and back", async () => {
+    expect(await walk("scheduled_at")).toEqual([atOnce, early, middle, late]);
+    expect(await walk("-scheduled_at")).toEqual([late, middle, early, atOnce]);
+    const scheduled = await t.request("GET", "/v1/messages?sort=-scheduled_at&filter[status]=scheduled");
+    expect(scheduled.json.data.map((x: any) => [x.subject, x.scheduled_at])).toEqual([
+      ["late", new Date(base + 72 * h).toISOString()],
+      ["middle", new Date(base + 48 * h).toISOString()],
+      ["early", new Date(base + 24 * h).toISOString()],
+    ]);
+  });
+
+  test("with another key after it: scheduled_at first, then that key", async () => {
+    const res = await t.request("GET", "/v1/messages?sort=scheduled_at,-created_at");
+    expect(res.status).toBe(200);
+    expect(ids(res)).toEqual([atOnce, early, middle, late]);
   });
 });
 
