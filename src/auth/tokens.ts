@@ -19,6 +19,8 @@ export interface TeamPrincipal {
   access?: Access;
   /** The named team token it came from (team_tokens), if any. */
   tokenId?: string;
+  /** A named token's role (a built-in key or a custom role's id); null: its own permissions. Only an `owner` one acts as an owner. */
+  role?: string | null;
 }
 export interface ProjectPrincipal {
   kind: "project";
@@ -181,7 +183,7 @@ export class TokenAuthenticator {
       row.role !== null
         ? { ...accessOf(row.role, row.role_permissions, null), projects: projectsOf(row.project_ids) }
         : { permissions: new Set(permissionsOf(row.permissions)), projects: projectsOf(row.project_ids) };
-    return { kind: "team", teamId: row.team_id, access, tokenId: row.id };
+    return { kind: "team", teamId: row.team_id, access, tokenId: row.id, role: row.role };
   }
 
   private projectPrincipal(row: ProjectTokenRow | null, hash: string, ip: () => string | null): ProjectPrincipal {

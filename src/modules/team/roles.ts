@@ -29,8 +29,9 @@ import { serializeTeamMember, type TeamMemberData, type TeamRoleData } from "./m
 
 const accessOfPrincipal = (p: TeamPrincipal): Access => p.access ?? FULL_ACCESS;
 
-/** Whether the principal acts as an owner: the team token, or an owner's session. */
-export const isOwner = (p: TeamPrincipal): boolean => !("session" in p) || (p as SessionPrincipal).session.role === "owner";
+/** Whether the principal acts as an owner: the team token, an owner's session, or a named token holding the owner role (not any token: an admin's is no owner). */
+export const isOwner = (p: TeamPrincipal): boolean =>
+  "session" in p ? (p as SessionPrincipal).session.role === "owner" : p.tokenId === undefined || p.role === "owner";
 
 const ownerProtected = (message: string) => new ConflictError(message, "owner_protected");
 
