@@ -580,7 +580,8 @@ export const statProviderDays = sqliteTable("stat_provider_days", {
 /**
  * The counters by UTC day × team × project × route × message type × name-value tag (name and
  * value, as in message_tags): one row per tag of a tagged message, none for an untagged one, so
- * analytics can group and filter by `tag:<name>` (docs/statistics.md). slot as in stat_hours.
+ * analytics can group and filter by `tag:<name>` (docs/statistics.md). Keyed by the tag's name
+ * before the day: a query reads one name's rows of its window, not every name's. slot as in stat_hours.
  */
 export const statTagDays = sqliteTable("stat_tag_days", {
   teamId: text("team_id").notNull(),
@@ -592,7 +593,7 @@ export const statTagDays = sqliteTable("stat_tag_days", {
   tagValue: text("tag_value").notNull(),
   slot: integer("slot").notNull(),
   ...statCounters(),
-}, (t) => [primaryKey({ columns: [t.teamId, t.day, t.tagName, t.tagValue, t.projectId, t.routeId, t.messageType, t.slot] })]);
+}, (t) => [primaryKey({ columns: [t.teamId, t.tagName, t.day, t.tagValue, t.projectId, t.routeId, t.messageType, t.slot] })]);
 
 /**
  * Messages accepted and their recipients by UTC day × team × project × route × message type ×

@@ -81,7 +81,8 @@ export type StatRow = Record<string, number | string | null>;
 const KEY_HOURS = ["team_id", "hour", "project_id", "route_id", "message_type", "slot"];
 const KEY_DAYS = ["team_id", "day", "project_id", "route_id", "message_type", "sending_domain", "provider", "tag", "bounce_class", "enhanced_code", "slot"];
 const KEY_PROVIDER_DAYS = ["team_id", "day", "project_id", "route_id", "message_type", "provider", "slot"];
-const KEY_TAG_DAYS = ["team_id", "day", "tag_name", "tag_value", "project_id", "route_id", "message_type", "slot"];
+/** In the order of the upsert's parameters (add). */
+const KEY_TAG_DAYS = ["team_id", "tag_name", "day", "tag_value", "project_id", "route_id", "message_type", "slot"];
 const COLUMN_SET = new Set(STAT_COLUMNS);
 const ACCEPT_SET = new Set<string>(ACCEPT_COUNTERS);
 /** The dimensions stat_accepts has (a bounce class or code never applies to an acceptance). */
@@ -145,7 +146,7 @@ export class StatsRepository {
     ]);
     await this.db.runDeferred(providerDays, [key.teamId, day, key.projectId, key.routeId, key.messageType, key.provider, this.slot, ...values]);
     for (const t of key.tags ?? []) {
-      await this.db.runDeferred(tagDays, [key.teamId, day, t.name, t.value, key.projectId, key.routeId, key.messageType, this.slot, ...values]);
+      await this.db.runDeferred(tagDays, [key.teamId, t.name, day, t.value, key.projectId, key.routeId, key.messageType, this.slot, ...values]);
     }
   }
 

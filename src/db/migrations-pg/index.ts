@@ -30,6 +30,7 @@ import m27 from "./0027_stat_accepts.sql" with { type: "text" };
 import m28 from "./0028_team_tokens.sql" with { type: "text" };
 import m29 from "./0029_audit_log.sql" with { type: "text" };
 import m30 from "./0030_stat_narrow_rollups.sql" with { type: "text" };
+import m31 from "./0031_stat_tag_days_key.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -63,4 +64,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0028_team_tokens", sql: m28 as unknown as string },
   { tag: "0029_audit_log", sql: m29 as unknown as string },
   { tag: "0030_stat_narrow_rollups", sql: m30 as unknown as string },
+  { tag: "0031_stat_tag_days_key", sql: m31 as unknown as string },
 ];

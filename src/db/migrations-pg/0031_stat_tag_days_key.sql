@@ -1,0 +1,2 @@
+ALTER TABLE "stat_tag_days" DROP CONSTRAINT "stat_tag_days_team_id_day_tag_name_tag_value_project_id_route_id_message_type_slot_pk";--> statement-breakpoint
+ALTER TABLE "stat_tag_days" ADD CONSTRAINT "stat_tag_days_team_id_tag_name_day_tag_value_project_id_route_id_message_type_slot_pk" PRIMARY KEY("team_id","tag_name","day","tag_value","project_id","route_id","message_type","slot");
