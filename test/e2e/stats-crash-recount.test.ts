@@ -301,9 +301,25 @@ test(
     }, 20_000, 20);
 
     // The crash: 20 more sends at once, with the engagement of everything received so far in flight, then SIGKILL.
-    const burst = Array.from({ length: 20 }, () => sendOne().catch(() => void failedAtKill.n++));
+    // The crash: 10 sends, and as soon as one is answered (the server is committing sends) 10 more and the
+    // engagement of everything received so far, then SIGKILL 0-15 ms later: some sends are answered, the
+    // others are under way (committed without their answer, or lost), and so are hits and complaints.
+    let answeredBeforeKill = 0;
+    let firstAnswer: () => void = () => {};
+    const answeredOne = new Promise<void>((resolve) => (firstAnswer = resolve));
+    const burstSend = () =>
+      sendOne().then(
+        () => {
+          answeredBeforeKill++;
+          firstAnswer();
+        },
+        () => void failedAtKill.n++,
+      );
+    const burst = Array.from({ length: 10 }, burstSend);
+    await Promise.race([answeredOne, Bun.sleep(3000)]);
+    burst.push(...Array.from({ length: 10 }, burstSend));
     await engageNew();
-    await Bun.sleep(5 + Math.floor(rand() * 40));
+    await Bun.sleep(Math.floor(rand() * 15));
     const agents = smtpAgentsOf(server.proc.pid);
     people = false;
     server.proc.kill("SIGKILL");
@@ -337,6 +353,20 @@ test(
     await engageNew();
     await Promise.all([...inFlight]);
 
+    // A complaint and an unsubscribe in every run: those of the dice may all have fallen while the server was down.
+    const happened = (status: string) => count(`SELECT count(*) AS n FROM message_events WHERE status = '${status}'`);
+    if ((await happened("spam_complaint")) === 0) {
+      const m = sink.received[0]!;
+      await sendRaw(smtpPort, { from: "", to: [m.from] }, arf(m.from, m.to[0]!, ++complaints));
+    }
+    if ((await happened("unsubscribed")) === 0) {
+      const reached = new Set((await db.all<{ email: string }>("SELECT email FROM recipients WHERE status IN ('delivered', 'opened', 'clicked')")).map((r) => r.email));
+      const url = sink.received
+        .filter((m) => reached.has(m.to[0]!))
+        .map((m) => /^List-Unsubscribe:\s*<([^>]+)>/im.exec(m.raw.toString("latin1"))?.[1])
+        .find((u) => u !== undefined)!;
+      expect((await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" })).status).toBe(200);
+    }
     const drainedAt = Date.now();
     // Webhook redeliveries: every failed delivery attempt redelivered once through the API.
     let redelivered = 0;
@@ -362,7 +392,7 @@ test(
     const posts = receivers.flatMap((r) => r.deliveries);
     const retries = posts.filter((d) => d.attempt > 1).length;
     console.log(
-      `stats crash recount (${engine}, seed ${SEED}): ${accepted.accepted} messages / ${accepted.recipients} recipients accepted, SIGKILL ${((killedAt - started) / 1000).toFixed(1)} s in with ${receivedAtKill} copies at the MX and ${cutShort} requests cut short, serving again ${((restartedAt - killedAt) / 1000).toFixed(1)} s later, drained ${((drainedAt - restartedAt) / 1000).toFixed(1)} s after that; ` +
+      `stats crash recount (${engine}, seed ${SEED}): ${accepted.accepted} messages / ${accepted.recipients} recipients accepted, SIGKILL ${((killedAt - started) / 1000).toFixed(1)} s in with ${receivedAtKill} copies at the MX and ${cutShort} requests cut short (${answeredBeforeKill} of the 20 burst sends answered), serving again ${((restartedAt - killedAt) / 1000).toFixed(1)} s later, drained ${((drainedAt - restartedAt) / 1000).toFixed(1)} s after that; ` +
         `sent ${totals.sent}, retried ${totals.retried ?? 0}, delivered ${totals.delivered}, soft ${totals.soft_bounced ?? 0}, hard ${totals.hard_bounced ?? 0}, failed ${totals.failed ?? 0}, suppressed ${totals.suppressed ?? 0}, ` +
         `complaints ${totals.complained ?? 0}, unsubscribes ${totals.unsubscribed ?? 0}, opens h/p/m ${totals.opens_human ?? 0}/${totals.opens_privacy ?? 0}/${totals.opens_machine ?? 0}, ` +
         `clicks h/m ${totals.clicks_human ?? 0}/${totals.clicks_machine ?? 0}, inbound ${totals.inbound_received ?? 0}; hits and unsubscribes answered ${JSON.stringify(Object.fromEntries(answers))}, ${failedAtKill.n - cutShort} refused later; webhook posts ${posts.length} (${redelivered} redelivered by hand, ${retries} attempts > 1); ` +
