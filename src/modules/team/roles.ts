@@ -137,6 +137,12 @@ export async function deleteRole(deps: Pick<Deps, "store">, principal: TeamPrinc
   });
 }
 
+/** Whether a member's or token's stored projects (null: all) are all among `own`. */
+export const withinProjects = (own: readonly string[], projectIds: string | null | undefined): boolean => {
+  const theirs = projectsOf(projectIds);
+  return theirs !== null && theirs.every((p) => own.includes(p));
+};
+
 /** The permissions of a role id of the team (built-in or custom), or null when there is no such role. */
 async function permissionsOfRole(tx: Repositories, teamId: string, roleId: string): Promise<{ id: string; permissions: Permission[] } | null> {
   if (isBuiltInRole(roleId)) return { id: roleId, permissions: [...BUILT_IN_PERMISSIONS[roleId]] };
@@ -189,6 +195,12 @@ export async function updateAssignment(
       throw ValidationError.field("project_access.project_ids", "project_ids must name at least one project when the scope is selected.");
     }
     if (member.role === "owner" && !isOwner(principal)) throw ownerProtected("Only an owner can change an owner's role or projects.");
+    const own = accessOfPrincipal(principal).projects;
+    if (own !== null) {
+      // Limited to projects: a member of more projects is none of the caller's business, and nobody gets more than the caller's.
+      if (!withinProjects(own, member.project_ids)) throw new NotFoundError("Team member");
+      if (scope === "all") throw ValidationError.field("project_access.scope", "You work on selected projects only: give selected projects of yours.");
+    }
     const role = await assignableRole(tx, principal, input.role_id, "role_id");
     if (role === "owner" && scope === "selected") {
       throw ValidationError.field("project_access.scope", "An owner works on every project: the scope must be all.");
@@ -201,7 +213,7 @@ export async function updateAssignment(
       const found = new Set((await tx.teams.projectNames(principal.teamId, requested)).map((p) => p.id));
       const errors = fieldErrors();
       requested.forEach((id, i) => {
-        if (!found.has(id)) errors[`project_access.project_ids.${i}`] = [`No project ${id} in this team.`];
+        if (!found.has(id) || (own !== null && !own.includes(id))) errors[`project_access.project_ids.${i}`] = [`No project ${id} in this team.`];
       });
       if (Object.keys(errors).length > 0) throw new ValidationError(errors);
       projectIds = JSON.stringify(requested);

@@ -1,0 +1,97 @@
+/**
+ * Privilege escalation (brief H5): a member or token limited to selected projects gives nobody,
+ * itself included, access beyond its own projects: not through an assignment, not through an
+ * invitation (which gives every project); and it does not touch a member who works on more
+ * projects than it does (a 404, as for a token beyond its projects).
+ */
+import { describe, expect, test } from "bun:test";
+import { hashPassword } from "../../src/auth/passwords.ts";
+import { newId } from "../../src/ids.ts";
+import { createTestApp, engine, type TestApp } from "../helpers.ts";
+
+const PASSWORD = "escalation test password";
+type Session = { cookie: string; csrf: string };
+
+/** An active member of the team holding `role` (on `projects`, or all), signed in. */
+async function member(t: TestApp, role: string, projects: string[] | null = null): Promise<{ memberId: string; session: Session }> {
+  const userId = newId();
+  const memberId = newId();
+  const email = `e-${newId().slice(-10)}@example.com`;
+  const now = Date.now();
+  await t.sql.run("INSERT INTO users (id, name, email, password_hash, password_changed_at, created_at) VALUES (?, ?, ?, ?, ?, ?)", [
+    userId,
+    "Escalation",
+    email,
+    await hashPassword(PASSWORD),
+    now,
+    now,
+  ]);
+  await t.sql.run("INSERT INTO team_members (id, team_id, user_id, role, project_ids, status, joined_at, created_at) VALUES (?, ?, ?, ?, ?, 'active', ?, ?)", [
+    memberId,
+    t.team.teamId,
+    userId,
+    role,
+    projects === null ? null : JSON.stringify(projects),
+    now,
+    now,
+  ]);
+  const res = await t.request("POST", "/v1/auth/sign-in", { token: null, body: { email, password: PASSWORD } });
+  expect(res.status).toBe(201);
+  return { memberId, session: { cookie: (res.headers.get("set-cookie") ?? "").split(";")[0]!, csrf: res.json.data.csrf_token } };
+}
+
+const as = (t: TestApp, s: Session, method: string, path: string, body?: unknown) =>
+  t.request(method, path, { token: null, body, headers: { cookie: s.cookie, "x-csrf-token": s.csrf } });
+
+describe(`selected projects stay selected (${engine})`, () => {
+  const t = createTestApp();
+
+  test("an admin limited to one project widens nobody's projects: not its own, not another member's, not through an invitation; it does not touch a member of more projects", async () => {
+    const mine = t.team.projectId;
+    const theirs = (await t.request("POST", "/v1/projects", { body: { name: "Not theirs" } })).json.data.id as string;
+    const admin = await member(t, "admin", [mine]);
+    const peer = await member(t, "member", [mine]);
+    const wide = await member(t, "member");
+
+    // Its own access: still 404 on the other project before and after.
+    expect((await as(t, admin.session, "GET", `/v1/projects/${theirs}`)).status).toBe(404);
+    const selfAll = await as(t, admin.session, "PUT", `/v1/team/members/${admin.memberId}/assignment`, { role_id: "admin", project_access: { scope: "all" } });
+    expect(selfAll.status).toBe(422);
+    expect(Object.keys(selfAll.json.errors)).toEqual(["project_access.scope"]);
+    const selfOther = await as(t, admin.session, "PUT", `/v1/team/members/${admin.memberId}/assignment`, {
+      role_id: "admin",
+      project_access: { scope: "selected", project_ids: [mine, theirs] },
+    });
+    expect(selfOther.status).toBe(422);
+    expect(Object.keys(selfOther.json.errors)).toEqual(["project_access.project_ids.1"]);
+    expect((await as(t, admin.session, "GET", `/v1/projects/${theirs}`)).status).toBe(404);
+    expect((await t.request("GET", `/v1/team/members/${admin.memberId}`)).json.project_access).toMatchObject({ scope: "selected", projects: [{ id: mine }] });
+
+    // Another member on its project: not to all, not to another; within its own: yes.
+    const peerAll = await as(t, admin.session, "PUT", `/v1/team/members/${peer.memberId}/assignment`, { role_id: "member", project_access: { scope: "all" } });
+    expect(peerAll.status).toBe(422);
+    expect((await as(t, peer.session, "GET", `/v1/projects/${theirs}`)).status).toBe(404);
+    const peerMine = await as(t, admin.session, "PUT", `/v1/team/members/${peer.memberId}/assignment`, { role_id: "admin", project_access: { scope: "selected", project_ids: [mine] } });
+    expect(peerMine.status).toBe(200);
+
+    // A member working on every project is none of its business: 404, nothing changed.
+    const narrowWide = await as(t, admin.session, "PUT", `/v1/team/members/${wide.memberId}/assignment`, { role_id: "member", project_access: { scope: "selected", project_ids: [mine] } });
+    expect(narrowWide.status).toBe(404);
+    expect((await as(t, admin.session, "DELETE", `/v1/team/members/${wide.memberId}`)).status).toBe(404);
+    expect((await t.request("GET", `/v1/team/members/${wide.memberId}`)).json).toMatchObject({ status: "active", project_access: { scope: "all" } });
+
+    // An invitation gives every project: refused to a member limited to projects, nothing stored.
+    const before = (await t.request("GET", "/v1/team/members")).json.data.length;
+    const invite = await as(t, admin.session, "POST", "/v1/team/members", { email: "second-self@example.com", role: "member" });
+    expect(invite.status).toBe(403);
+    expect(invite.json.error).toBe("project_access");
+    expect((await t.request("GET", "/v1/team/members")).json.data.length).toBe(before);
+
+    // The same through a token limited to the project.
+    const token = (await t.request("POST", "/v1/team/tokens", { body: { name: "Limited admin", role_id: "admin", project_ids: [mine] } })).json.token as string;
+    const byToken = await t.request("PUT", `/v1/team/members/${peer.memberId}/assignment`, { token, body: { role_id: "member", project_access: { scope: "all" } } });
+    expect(byToken.status).toBe(422);
+    expect((await t.request("POST", "/v1/team/members", { token, body: { email: "third-self@example.com" } })).status).toBe(403);
+    expect((await t.request("GET", `/v1/team/members/${peer.memberId}`)).json.project_access).toMatchObject({ scope: "selected", projects: [{ id: mine }] });
+  });
+});
