@@ -94,4 +94,25 @@ describe(`selected projects stay selected (${engine})`, () => {
     expect((await t.request("POST", "/v1/team/members", { token, body: { email: "third-self@example.com" } })).status).toBe(403);
     expect((await t.request("GET", `/v1/team/members/${peer.memberId}`)).json.project_access).toMatchObject({ scope: "selected", projects: [{ id: mine }] });
   });
+
+  test("an admin limited to one project replaces a domain's projects among its own only: the other projects' attachments stay", async () => {
+    const mine = t.team.projectId;
+    const theirs = (await t.request("POST", "/v1/projects", { body: { name: "Sends from the domain too" } })).json.data.id as string;
+    const domain = (await t.request("POST", "/v1/domains", { body: { domain: "shared-by-projects.example.com" } })).json;
+    expect((await t.request("PUT", `/v1/domains/${domain.id}/projects`, { body: { project_ids: [mine, theirs] } })).status).toBe(200);
+    const admin = await member(t, "admin", [mine]);
+
+    // Naming the other project is a 404, as everything of it is.
+    expect((await as(t, admin.session, "PUT", `/v1/domains/${domain.id}/projects`, { project_ids: [theirs] })).status).toBe(404);
+    // Its own only: the other project keeps sending from the domain.
+    const onlyMine = await as(t, admin.session, "PUT", `/v1/domains/${domain.id}/projects`, { project_ids: [mine] });
+    expect(onlyMine.status).toBe(200);
+    const ids = async () => ((await t.request("GET", `/v1/domains/${domain.id}`)).json.projects as { id: string }[]).map((p) => p.id).sort();
+    expect(await ids()).toEqual([mine, theirs].sort());
+    // Taking its own off leaves the other's; an owner still replaces them all.
+    expect((await as(t, admin.session, "PUT", `/v1/domains/${domain.id}/projects`, { project_ids: [] })).status).toBe(200);
+    expect(await ids()).toEqual([theirs]);
+    expect((await t.request("PUT", `/v1/domains/${domain.id}/projects`, { body: { project_ids: [mine] } })).status).toBe(200);
+    expect(await ids()).toEqual([mine]);
+  });
 });

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
+import { projectsOf } from "../../http/project-scope.ts";
 import { errorResponses } from "../../http/schemas.ts";
 import { Paginated, PageQuery } from "../../http/pagination.ts";
 import {
@@ -64,7 +65,7 @@ export const domainsController = (deps: Deps) =>
     .put(
       "/v1/domains/:domainId/projects",
       async ({ team, params, body }) => ({
-        data: await setDomainProjects(deps, team.teamId, params.domainId, body.project_ids),
+        data: await setDomainProjects(deps, team.teamId, params.domainId, body.project_ids, projectsOf(team.access)),
         message: "Domain projects updated successfully.",
       }),
       {

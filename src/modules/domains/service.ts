@@ -108,7 +108,12 @@ export async function deleteDomain(deps: Pick<Deps, "store">, teamId: string, id
 }
 
 /** Replaces the set of the team's projects that may send from the domain. */
-export async function setDomainProjects(deps: Pick<Deps, "store">, teamId: string, id: string, projectIds: string[]): Promise<DomainData> {
+/**
+ * Replaces the projects that may send from the domain. `within`: the projects of a caller limited
+ * to selected ones (src/http/project-scope.ts checked that it names only those): the replacement
+ * is among them, and the domain's other projects, which the caller does not see, keep it.
+ */
+export async function setDomainProjects(deps: Pick<Deps, "store">, teamId: string, id: string, projectIds: string[], within: readonly string[] | null = null): Promise<DomainData> {
   const row = await findDomain(deps, teamId, id);
   const errors: Record<string, string[]> = fieldErrors();
   const own = await deps.store.read.domains.projectIdsOfTeam(teamId, projectIds);
@@ -122,6 +127,7 @@ export async function setDomainProjects(deps: Pick<Deps, "store">, teamId: strin
   await deps.store.write(async (tx) => {
     // Again inside the transaction: the domain may have been deleted since.
     if (!(await tx.domains.lockForChange(row.id))) throw new NotFoundError("Domain");
+    if (within !== null) for (const p of await tx.domains.projects(row.id)) if (!within.includes(p.id) && !resolved.includes(p.id)) resolved.push(p.id);
     await tx.domains.replaceProjects(row.id, resolved, Date.now());
   });
   return getDomain(deps, teamId, id);
