@@ -163,8 +163,15 @@ export class AccountRepository {
     return (await this.db.run("UPDATE team_members SET status = 'active', joined_at = ? WHERE id = ? AND status = 'pending'", [now, memberId])).changes > 0;
   }
 
-  /** Active owners only: a pending owner cannot act for the team yet. */
+  /**
+   * Active owners only: a pending owner cannot act for the team yet. For the last-owner checks, so
+   * on PostgreSQL the team's row is locked first: two owners removed or demoted at once take
+   * turns, and the second counts after the first committed (both counted two and went through,
+   * leaving none). NO KEY UPDATE does not hold back rows that refer to the team. SQLite writes
+   * one transaction at a time already.
+   */
   async countOwners(teamId: string): Promise<number> {
+    if (this.db.dialect === "postgres") await this.db.get("SELECT id FROM teams WHERE id = ? FOR NO KEY UPDATE", [teamId]);
     return Number(
       (await this.db.get<{ n: number }>("SELECT count(*) AS n FROM team_members WHERE team_id = ? AND role = 'owner' AND status = 'active'", [teamId]))!.n,
     );
