@@ -211,6 +211,15 @@ export class TeamRepository {
   }
 
   /** How many named tokens hold the role. */
+  /** The projects (JSON array; null: all) of every member and named token of the team that holds the role. */
+  async roleHolderProjects(teamId: string, role: string): Promise<(string | null)[]> {
+    const rows = await this.db.all<{ project_ids: string | null }>(
+      "SELECT project_ids FROM team_members WHERE team_id = ? AND role = ? UNION ALL SELECT project_ids FROM team_tokens WHERE team_id = ? AND role = ?",
+      [teamId, role, teamId, role],
+    );
+    return rows.map((r) => r.project_ids);
+  }
+
   async tokensWithRole(teamId: string, role: string): Promise<number> {
     return Number((await this.db.get<{ n: number }>("SELECT count(*) AS n FROM team_tokens WHERE team_id = ? AND role = ?", [teamId, role]))!.n);
   }

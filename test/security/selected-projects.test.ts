@@ -115,4 +115,30 @@ describe(`selected projects stay selected (${engine})`, () => {
     expect((await t.request("PUT", `/v1/domains/${domain.id}/projects`, { body: { project_ids: [mine] } })).status).toBe(200);
     expect(await ids()).toEqual([mine]);
   });
+
+  test("an admin limited to one project changes or deletes no custom role held by someone who works on more projects; a role held within its projects it may", async () => {
+    const mine = t.team.projectId;
+    const wideRole = (await t.request("POST", "/v1/team/roles", { body: { name: "Wide readers", permissions: ["projects:read"] } })).json.data.id as string;
+    const narrowRole = (await t.request("POST", "/v1/team/roles", { body: { name: "Narrow readers", permissions: ["projects:read"] } })).json.data.id as string;
+    const wide = await member(t, "member");
+    expect((await t.request("PUT", `/v1/team/members/${wide.memberId}/assignment`, { body: { role_id: wideRole, project_access: { scope: "all" } } })).status).toBe(200);
+    const narrow = await member(t, "member", [mine]);
+    expect((await t.request("PUT", `/v1/team/members/${narrow.memberId}/assignment`, { body: { role_id: narrowRole, project_access: { scope: "selected", project_ids: [mine] } } })).status).toBe(200);
+    const admin = await member(t, "admin", [mine]);
+
+    // Widening the role of a member of every project would give them more there: refused, nothing changed.
+    const widened = await as(t, admin.session, "PUT", `/v1/team/roles/${wideRole}`, { permissions: ["projects:read", "domains:delete"] });
+    expect([widened.status, widened.json.error]).toEqual([403, "project_access"]);
+    expect((await as(t, admin.session, "DELETE", `/v1/team/roles/${wideRole}`)).status).toBe(403);
+    const role = (await t.request("GET", "/v1/team/roles")).json.data.find((r: { id: string }) => r.id === wideRole);
+    expect(role.permissions).toEqual(["projects:read"]);
+    // The same through a token of every project holding the role.
+    await t.request("PUT", `/v1/team/members/${wide.memberId}/assignment`, { body: { role_id: "member", project_access: { scope: "all" } } });
+    await t.request("POST", "/v1/team/tokens", { body: { name: "Wide token", role_id: wideRole } });
+    expect((await as(t, admin.session, "PUT", `/v1/team/roles/${wideRole}`, { name: "Renamed" })).status).toBe(403);
+
+    // A role held only within its projects: it may.
+    const within = await as(t, admin.session, "PUT", `/v1/team/roles/${narrowRole}`, { permissions: ["projects:read", "routes:read"] });
+    expect(within.status).toBe(200);
+  });
 });

@@ -70,6 +70,20 @@ export function grantable(principal: TeamPrincipal, permissions: readonly Permis
   if (beyond.length > 0) throw new ForbiddenError(`You cannot grant permissions you do not have: ${beyond.join(", ")}.`, "missing_permission");
 }
 
+/**
+ * A caller limited to selected projects changes or deletes only a role whose every holder (member
+ * or named token) works within the caller's projects: else the change would reach projects the
+ * caller does not work on (403 project_access).
+ */
+async function heldWithinProjects(tx: Repositories, principal: TeamPrincipal, roleId: string): Promise<void> {
+  const own = accessOfPrincipal(principal).projects;
+  if (own === null) return;
+  const holders = await tx.teams.roleHolderProjects(principal.teamId, roleId);
+  if (holders.some((projects) => !withinProjects(own, projects))) {
+    throw new ForbiddenError("Members or tokens that work on projects you do not hold this role: only someone who works on all of them may change it.", "project_access");
+  }
+}
+
 const blankName = () => ValidationError.field("name", "The name field must not be blank.");
 
 export async function createRole(deps: Pick<Deps, "store">, principal: TeamPrincipal, input: { name: string; permissions: string[] }): Promise<TeamRoleData> {
@@ -104,6 +118,7 @@ export async function updateRole(
     if (!role) throw new NotFoundError("Role");
     // Taking permissions away from a role one cannot grant is as much a change of them.
     grantable(principal, permissionsOf(role.permissions));
+    await heldWithinProjects(tx, principal, role.id);
     if (name !== undefined && name !== role.name) {
       const other = await tx.teams.roleNamed(principal.teamId, name);
       if (other && other !== role.id) throw new ConflictError(`The team has a role named ${name} already.`);
@@ -125,6 +140,7 @@ export async function deleteRole(deps: Pick<Deps, "store">, principal: TeamPrinc
     const role = await tx.teams.role(principal.teamId, roleId.toLowerCase());
     if (!role) throw new NotFoundError("Role");
     grantable(principal, permissionsOf(role.permissions));
+    await heldWithinProjects(tx, principal, role.id);
     const holders = await tx.teams.membersWithRole(principal.teamId, role.id);
     const tokens = await tx.teams.tokensWithRole(principal.teamId, role.id);
     if (holders + tokens > 0) {
