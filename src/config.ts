@@ -130,6 +130,12 @@ export const ConfigSchema = Type.Object({
   authFailureLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   /** CIDRs of reverse proxies whose X-Forwarded-For names the client (rate limits, throttling, sign-in); empty: the TCP peer is the client. */
   trustedProxies: Type.Array(Type.String()),
+  /**
+   * A secret that lets a scraper read GET /metrics from any address (as `Authorization: Bearer …`,
+   * at least 16 characters); unset: /metrics answers clients on loopback and private networks
+   * only (10/8, 172.16/12, 192.168/16, fc00::/7), since it carries every team's mail figures.
+   */
+  metricsToken: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
   /** Concurrent outbound deliveries and webhook posts. */
   deliveryConcurrency: Type.Integer({ minimum: 1, maximum: 1024 }),
   /**
@@ -288,6 +294,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   rateLimitApi: "POSTHORN_RATE_LIMIT_API",
   authFailureLimit: "POSTHORN_AUTH_FAILURE_LIMIT",
   trustedProxies: "POSTHORN_TRUSTED_PROXIES",
+  metricsToken: "POSTHORN_METRICS_TOKEN",
   deliveryConcurrency: "POSTHORN_DELIVERY_CONCURRENCY",
   deliveryMemoryMb: "POSTHORN_DELIVERY_MEMORY_MB",
   destinationPolicies: "POSTHORN_DESTINATION_POLICIES",
@@ -351,6 +358,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitApi: int(env, "POSTHORN_RATE_LIMIT_API", 50),
     authFailureLimit: int(env, "POSTHORN_AUTH_FAILURE_LIMIT", 10),
     trustedProxies: list(env, "POSTHORN_TRUSTED_PROXIES") ?? [],
+    metricsToken: optional(env, "POSTHORN_METRICS_TOKEN"),
     deliveryConcurrency: int(env, "POSTHORN_DELIVERY_CONCURRENCY", 64),
     deliveryMemoryMb: int(env, "POSTHORN_DELIVERY_MEMORY_MB", 64),
     destinationPolicies: destinationPolicies(env),

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
-import { authPlugin } from "../../http/auth.ts";
+import { authPlugin, clientIp, trustedProxies, type IpServer } from "../../http/auth.ts";
 import { ErrorBody, errorResponses } from "../../http/schemas.ts";
-import { metricsText } from "./service.ts";
+import { metricsAllowed, metricsText } from "./service.ts";
 
 /** Liveness, Prometheus metrics and the token check. */
 export const healthController = (deps: Deps) =>
@@ -20,10 +20,18 @@ export const healthController = (deps: Deps) =>
         response: { 200: t.Object({ status: t.Literal("ok") }), 503: ErrorBody },
       },
     )
-    .get("/metrics", async ({ set }) => {
+    .get("/metrics", async ({ set, request, server }) => {
+      metricsAllowed(deps.config, request, clientIp(server as IpServer, request, trustedProxies(deps.config)));
       set.headers["content-type"] = "text/plain; version=0.0.4";
       return await metricsText(deps);
-    }, { detail: { summary: "Prometheus metrics (no auth)", security: [] }, response: t.String() })
+    }, {
+      detail: {
+        summary: "Prometheus metrics (loopback and private networks, or POSTHORN_METRICS_TOKEN)",
+        description: "Every team's mail figures by route: answered to clients on loopback and private networks, or to any with `Authorization: Bearer` POSTHORN_METRICS_TOKEN when it is set (else 401); without the token, other clients get a 403.",
+        security: [],
+      },
+      response: { 200: t.String(), ...errorResponses(401, 403) },
+    })
     .get(
       "/v1/ping",
       ({ principal }) => ({

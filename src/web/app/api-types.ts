@@ -30,7 +30,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (no auth) */
+        /**
+         * Prometheus metrics (loopback and private networks, or POSTHORN_METRICS_TOKEN)
+         * @description Every team's mail figures by route: answered to clients on loopback and private networks, or to any with `Authorization: Bearer` POSTHORN_METRICS_TOKEN when it is set (else 401); without the token, other clients get a 403.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -1575,6 +1578,32 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description A short string, stable per kind of error (not_found, validation_failed, …), which Lettermint's SDKs show */
+                        error: string;
+                    };
                 };
             };
         };
