@@ -45,9 +45,14 @@ async function loadOverview() {
   return routes.map((r, i) => ({ ...r, figures: figures(stats[i]!.statistics!) }));
 }
 
-/** Queue depth and dead jobs per queue, from /metrics (this server's, all teams). */
-async function queueFigures(): Promise<{ queue: string; pending: number; dead: number }[]> {
-  const text = await api.text("/metrics").catch(() => "");
+/** Queue depth and dead jobs per queue, from /metrics (this server's, all teams); "refused" when /metrics does not answer this browser's address (docs/install.md). */
+async function queueFigures(): Promise<{ queue: string; pending: number; dead: number }[] | "refused"> {
+  let text = "";
+  try {
+    text = await api.text("/metrics");
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return "refused";
+  }
   const out = new Map<string, { queue: string; pending: number; dead: number }>();
   for (const m of text.matchAll(/^posthorn_jobs_(pending|dead)\{[^}]*queue="([^"]+)"[^}]*\} (\d+)$/gm)) {
     const q = out.get(m[2]!) ?? { queue: m[2]!, pending: 0, dead: 0 };
@@ -138,7 +143,13 @@ function Queues() {
           </tr>
         </thead>
         <tbody>
-          {!queues || queues.length === 0 ? (
+          {queues === "refused" ? (
+            <tr>
+              <td colSpan={3} class="muted">
+                Not shown here: the server's metrics answer its own and private networks only.
+              </td>
+            </tr>
+          ) : !queues || queues.length === 0 ? (
             <tr>
               <td colSpan={3} class="muted">
                 {queues ? "Empty." : "Loading…"}
