@@ -222,19 +222,27 @@ const fillMs = performance.now() - fillStart;
 
 // The rollups of those events, written by the server's own upsert.
 const rollStart = performance.now();
-const accs = [...rollups.values()];
+let accs = [...rollups.values()];
 for (let i = 0; i < accs.length; i += 5000) {
   await deps.store.write(async (tx) => {
     for (const a of accs.slice(i, i + 5000)) await tx.stats.add(a.at, a.key, a.counts);
   });
 }
-const acceptList = [...accepts.values()];
+let acceptList = [...accepts.values()];
 for (let i = 0; i < acceptList.length; i += 5000) {
   await deps.store.write(async (tx) => {
     for (const a of acceptList.slice(i, i + 5000)) await tx.stats.addAccepted(a.at, a.key, a.n, a.n);
   });
 }
 const rollMs = performance.now() - rollStart;
+const upserts = accs.length + acceptList.length;
+// The fill's own tallies (hundreds of MB) let go: a server's heap does not hold them, and every
+// garbage collection during the sends below would walk them.
+rollups.clear();
+accepts.clear();
+accs = [];
+acceptList = [];
+Bun.gc(true);
 sqlite?.exec("PRAGMA synchronous = FULL");
 sqlite?.exec("ANALYZE");
 // The fill's log copied into the database now, not by the checkpoint thread during the measurements.
@@ -242,7 +250,7 @@ sqlite?.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 if (ENGINE === "postgres") await sql.run("ANALYZE");
 const rows = async (table: string) => Number((await sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n);
 console.log(
-  `fill: ${MESSAGES} messages and ${events} events in ${(fillMs / 1000).toFixed(0)} s; rollups: ${accs.length + acceptList.length} upserts in ${(rollMs / 1000).toFixed(1)} s → ` +
+  `fill: ${MESSAGES} messages and ${events} events in ${(fillMs / 1000).toFixed(0)} s; rollups: ${upserts} upserts in ${(rollMs / 1000).toFixed(1)} s → ` +
     `stat_hours ${await rows("stat_hours")} rows, stat_days ${await rows("stat_days")}, stat_provider_days ${await rows("stat_provider_days")}, stat_tag_days ${await rows("stat_tag_days")}, stat_accepts ${await rows("stat_accepts")}`,
 );
 
