@@ -56,13 +56,18 @@ export class ReportForwardingRepository {
     ]);
   }
 
-  /** Counts a wrong code; the count after it. */
-  async failedAttempt(projectId: string, now: number): Promise<number> {
-    const r = await this.db.get<{ failed_attempts: number }>(
-      "UPDATE report_forwarding SET failed_attempts = failed_attempts + 1, updated_at = ? WHERE project_id = ? RETURNING failed_attempts",
-      [now, projectId],
+  /**
+   * Spends one attempt at the pending code, checked and counted in one statement: the count after
+   * it and the code's hash, or null when none is left (no pending or an expired code, `max` attempts spent, verified).
+   * Concurrent guesses each take their own attempt, so at most `max` are ever evaluated.
+   */
+  async spendAttempt(projectId: string, max: number, now: number): Promise<{ failed_attempts: number; code_hash: string } | null> {
+    const r = await this.db.get<{ failed_attempts: number; code_hash: string }>(
+      `UPDATE report_forwarding SET failed_attempts = failed_attempts + 1, updated_at = ?
+       WHERE project_id = ? AND verified_at IS NULL AND code_hash IS NOT NULL AND code_expires_at > ? AND failed_attempts < ? RETURNING failed_attempts, code_hash`,
+      [now, projectId, now, max],
     );
-    return Number(r?.failed_attempts ?? 0);
+    return r ? { failed_attempts: Number(r.failed_attempts), code_hash: r.code_hash } : null;
   }
 
   async markVerified(projectId: string, now: number): Promise<void> {

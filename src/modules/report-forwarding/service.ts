@@ -82,16 +82,16 @@ export async function verifyForwarding(deps: Pick<Deps, "store">, teamId: string
   const row = await deps.store.read.reportForwarding.find(p.id);
   if (!row) throw ValidationError.field("code", "No report forwarding destination is set; set one first (PUT).");
   if (row.verified_at !== null) return resource(row);
-  const now = Date.now();
-  if (!row.code_hash || row.code_expires_at === null || row.code_expires_at <= now || row.failed_attempts >= MAX_FAILED_ATTEMPTS) {
-    throw ValidationError.field("code", "The code has expired or was tried too often; request a new one (resend-code).");
-  }
   const code = input.code.trim().toUpperCase();
+  // The attempt is taken (checked and counted in one statement) before the code is looked at, and
+  // outside the request's unit of work, which the 422 rolls back: of guesses sent at once, at most
+  // MAX_FAILED_ATTEMPTS are evaluated. The right code resets the count (markVerified).
+  const now = Date.now();
+  const spent = await deps.store.detached(() => deps.store.write((tx) => tx.reportForwarding.spendAttempt(p.id, MAX_FAILED_ATTEMPTS, now)));
+  if (spent === null) throw ValidationError.field("code", "The code has expired or was tried too often; request a new one (resend-code).");
   const secret = await serverSecretOf(deps.store);
-  if (!/^[0-9A-Z]{4,16}$/.test(code) || !verifySignedValue(secret, PURPOSE, `${p.id}:${code}`, row.code_hash)) {
-    // Counted outside the request's unit of work, which the 422 rolls back.
-    const failed = await deps.store.detached(() => deps.store.write((tx) => tx.reportForwarding.failedAttempt(p.id, Date.now())));
-    const left = Math.max(0, MAX_FAILED_ATTEMPTS - failed);
+  if (!/^[0-9A-Z]{4,16}$/.test(code) || !verifySignedValue(secret, PURPOSE, `${p.id}:${code}`, spent.code_hash)) {
+    const left = Math.max(0, MAX_FAILED_ATTEMPTS - spent.failed_attempts);
     throw ValidationError.field("code", left > 0 ? `The code is not valid (${left} attempt${left === 1 ? "" : "s"} left).` : "The code is not valid, and was tried too often; request a new one (resend-code).");
   }
   await deps.store.write((tx) => tx.reportForwarding.markVerified(p.id, now));

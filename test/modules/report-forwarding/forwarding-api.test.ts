@@ -154,6 +154,23 @@ describe("report forwarding", () => {
     expect(mailsTo(DEST).length).toBe(before + 1);
   });
 
+  test("20 wrong codes sent at once spend the 5 attempts and no more are evaluated: the right code after them is refused", async () => {
+    const other = "other-dest@receiver.test";
+    const before = mailsTo(other).length;
+    expect((await h.request("PUT", path, { body: { destination: other } })).json.data).toMatchObject({ destination: other, verified: false });
+    const mail = await waitFor(() => mailsTo(other)[before], 20_000);
+    const code = /^ {4}([0-9]{6})$/m.exec((await simpleParser(mail.raw)).text ?? "")![1]!;
+    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+    const answers = await Promise.all(Array.from({ length: 20 }, () => h.request("POST", `${path}/verify`, { body: { code: wrong } })));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(422));
+    // Exactly 5 were evaluated (and counted); the other 15 were refused before being looked at.
+    expect(answers.filter((a) => a.json.errors.code[0].startsWith("The code is not valid")).length).toBe(5);
+    const right = await h.request("POST", `${path}/verify`, { body: { code } });
+    expect(right.status).toBe(422);
+    expect(right.json.errors.code[0]).toContain("tried too often");
+    expect((await h.request("GET", path)).json.data.verified).toBe(false);
+  });
+
   test("DELETE turns it off (204)", async () => {
     const del = await h.request("DELETE", path);
     expect(del.status).toBe(204);
