@@ -403,6 +403,8 @@ export const messageContents = pgTable("message_contents", {
   trackClicks: bool("track_clicks").notNull().default(0),
   /** opportunistic | enforced: the TLS policy of its delivery (the send's settings.tls, else the route's), fixed at acceptance. */
   tls: text("tls").notNull().default("opportunistic"),
+  /** 1: content kept from the team (source, text, html answer 410), e.g. a report forwarding verification code's mail (docs/deliverability.md). */
+  sealed: bool("sealed").notNull().default(0),
 });
 
 export const attachments = pgTable("attachments", {

@@ -384,6 +384,8 @@ export const messageContents = sqliteTable("message_contents", {
   trackClicks: integer("track_clicks").notNull().default(0),
   /** opportunistic | enforced: the TLS policy of its delivery (the send's settings.tls, else the route's), fixed at acceptance. */
   tls: text("tls").notNull().default("opportunistic"),
+  /** 1: content kept from the team (source, text, html answer 410), e.g. a report forwarding verification code's mail (docs/deliverability.md). */
+  sealed: integer("sealed").notNull().default(0),
 });
 
 export const attachments = sqliteTable("attachments", {

@@ -31,6 +31,7 @@ import m28 from "./0028_team_tokens.sql" with { type: "text" };
 import m29 from "./0029_audit_log.sql" with { type: "text" };
 import m30 from "./0030_stat_narrow_rollups.sql" with { type: "text" };
 import m31 from "./0031_stat_tag_days_key.sql" with { type: "text" };
+import m32 from "./0032_sealed_contents.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -65,4 +66,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0029_audit_log", sql: m29 as unknown as string },
   { tag: "0030_stat_narrow_rollups", sql: m30 as unknown as string },
   { tag: "0031_stat_tag_days_key", sql: m31 as unknown as string },
+  { tag: "0032_sealed_contents", sql: m32 as unknown as string },
 ];

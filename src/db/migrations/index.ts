@@ -35,6 +35,7 @@ import m32 from "./0032_team_tokens.sql" with { type: "text" };
 import m33 from "./0033_audit_log.sql" with { type: "text" };
 import m34 from "./0034_stat_narrow_rollups.sql" with { type: "text" };
 import m35 from "./0035_stat_tag_days_key.sql" with { type: "text" };
+import m36 from "./0036_sealed_contents.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 as unknown as string },
@@ -73,4 +74,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0033_audit_log", sql: m33 as unknown as string },
   { tag: "0034_stat_narrow_rollups", sql: m34 as unknown as string },
   { tag: "0035_stat_tag_days_key", sql: m35 as unknown as string },
+  { tag: "0036_sealed_contents", sql: m36 as unknown as string },
 ];

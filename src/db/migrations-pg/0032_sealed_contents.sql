@@ -1,0 +1,1 @@
+ALTER TABLE "message_contents" ADD COLUMN "sealed" integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `message_contents` ADD `sealed` integer DEFAULT 0 NOT NULL;
