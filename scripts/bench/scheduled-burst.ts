@@ -11,7 +11,10 @@
 //
 //   bun scripts/bench/scheduled-burst.ts [messages=2000] [rounds=1]
 //
-// POSTHORN_BENCH_DATABASE=sqlite or postgres runs that engine's settings only. Bounded: every
+// POSTHORN_BENCH_DATABASE=sqlite or postgres runs that engine's settings only; POSTHORN_BENCH_NODES=1
+// leaves out the two-node setting. POSTHORN_BENCH_AB=NAME=a,b runs every setting once per value of
+// the server's env setting NAME (e.g. POSTHORN_COMPOSE_CONCURRENCY=0,4), alternating their order
+// from round to round, and prints each value's averages beside the first's. Bounded: every
 // wait has a deadline (60 s for a burst to be delivered).
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -29,6 +32,8 @@ const ROUNDS = Number(process.argv[3] ?? 1);
 const ONLY = process.env.POSTHORN_BENCH_DATABASE;
 /** How far ahead the burst is scheduled: its 4 batches of 500 must be accepted before (POSTHORN_BENCH_LEAD_MS). */
 const LEAD_MS = Number(process.env.POSTHORN_BENCH_LEAD_MS ?? 10_000);
+const AB = /^([A-Z0-9_]+)=(.+)$/.exec(process.env.POSTHORN_BENCH_AB ?? "");
+const variants: (readonly [string, string] | null)[] = AB ? AB[2]!.split(",").map((v) => [AB[1]!, v] as const) : [null];
 
 const servers = new Set<ServerProcess>();
 process.on("exit", () => {
@@ -42,11 +47,25 @@ dns.set("mx.dest.test", "A", ["127.0.0.1"]);
 const cluster = ONLY === "sqlite" ? null : durablePostgres();
 const uptime = () => Bun.spawnSync(["uptime"]).stdout.toString().trim().replace(/.*load average/, "load average");
 
-type Figures = { releaseFirst: number; releaseLast: number; releasedIn1s: number; sinkFirst: number; sinkLast: number; deliveredIn1s: number; releaseTo250: number; stages: string };
+type Figures = {
+  releaseFirst: number;
+  releaseLast: number;
+  releasedIn1s: number;
+  sinkFirst: number;
+  /** The 250th message at the sink (the first 250 in). */
+  sink250: number;
+  sinkLast: number;
+  deliveredIn1s: number;
+  releaseTo250: number;
+  /** Messages per second at the sink, from the first release to the last 250. */
+  rate: number;
+  stages: string;
+};
 
-async function burst(engine: "sqlite" | "postgres", nodes: number): Promise<Figures> {
+async function burst(engine: "sqlite" | "postgres", nodes: number, variant: readonly [string, string] | null): Promise<Figures> {
   const dirs = Array.from({ length: nodes }, () => mkdtempSync(join(tmpdir(), "posthorn-bench-burst-")));
   const env: Record<string, string> = { POSTHORN_DELIVERY: "direct", POSTHORN_MX_PORT: String(sink.port), POSTHORN_DNS_SERVERS: dns.server };
+  if (variant) env[variant[0]] = variant[1];
   let token: string;
   let domain: string;
   let query: <R>(sql: string) => Promise<R[]>;
@@ -131,36 +150,52 @@ async function burst(engine: "sqlite" | "postgres", nodes: number): Promise<Figu
     releaseLast: rel[rel.length - 1]!,
     releasedIn1s: rel.filter((t) => t < 1000).length,
     sinkFirst: got[0]!,
+    sink250: got[Math.min(249, got.length - 1)]!,
     sinkLast: got[got.length - 1]!,
     deliveredIn1s: got.filter((t) => t < 1000).length,
     releaseTo250: lags[Math.floor(lags.length / 2)] ?? NaN,
+    rate: Math.round((TOTAL * 1000) / Math.max(1, got[got.length - 1]! - rel[0]!)),
     stages,
   };
 }
 
 const settings: { engine: "sqlite" | "postgres"; nodes: number }[] = [];
 if (ONLY !== "postgres") settings.push({ engine: "sqlite", nodes: 1 });
-if (ONLY !== "sqlite") settings.push({ engine: "postgres", nodes: 1 }, { engine: "postgres", nodes: 2 });
+if (ONLY !== "sqlite") settings.push({ engine: "postgres", nodes: 1 });
+if (ONLY !== "sqlite" && process.env.POSTHORN_BENCH_NODES !== "1") settings.push({ engine: "postgres", nodes: 2 });
+const runs = settings.flatMap((s) => variants.map((variant) => ({ ...s, variant })));
+const nameOf = (r: { engine: string; nodes: number; variant: readonly [string, string] | null }) =>
+  `${r.engine} ${r.nodes} node${r.nodes > 1 ? "s" : ""}${r.variant ? ` ${r.variant[0].replace(/^POSTHORN_/, "")}=${r.variant[1]}` : ""}`;
 const results = new Map<string, Figures[]>();
 console.log(`${TOTAL} messages scheduled for one second; ms after that second. ${uptime()}`);
 for (let round = 0; round < ROUNDS; round++) {
-  for (const s of round % 2 === 0 ? settings : [...settings].reverse()) {
-    const name = `${s.engine} ${s.nodes} node${s.nodes > 1 ? "s" : ""}`;
-    const f = await burst(s.engine, s.nodes);
+  for (const r of round % 2 === 0 ? runs : [...runs].reverse()) {
+    const name = nameOf(r);
+    const f = await burst(r.engine, r.nodes, r.variant);
     (results.get(name) ?? results.set(name, []).get(name)!).push(f);
     console.log(
-      `${name.padEnd(18)} release first ${f.releaseFirst} last ${f.releaseLast} (${f.releasedIn1s} within 1 s) · 250 first ${f.sinkFirst} last ${f.sinkLast} (${f.deliveredIn1s} within 1 s) · release→250 median ${f.releaseTo250} ms · ${uptime()}\n    history after the release (median ms): ${f.stages}`,
+      `${name.padEnd(18)} release first ${f.releaseFirst} last ${f.releaseLast} (${f.releasedIn1s} within 1 s) · 250 first ${f.sinkFirst}, 250th ${f.sink250}, last ${f.sinkLast} (${f.deliveredIn1s} within 1 s) · ${f.rate} msg/s · release→250 median ${f.releaseTo250} ms · ${uptime()}\n    history after the release (median ms): ${f.stages}`,
     );
   }
 }
-const anchor = results.get("sqlite 1 node");
-if (anchor) {
-  const avg = (fs: Figures[], k: Exclude<keyof Figures, "stages">) => fs.reduce((a, f) => a + f[k], 0) / fs.length;
+type Num = Exclude<keyof Figures, "stages">;
+const avg = (fs: Figures[], k: Num) => fs.reduce((a, f) => a + f[k], 0) / fs.length;
+const anchor = results.get(nameOf({ ...settings[0]!, variant: variants[0]! }));
+if (anchor && !AB) {
   for (const [name, fs] of results) {
-    if (name === "sqlite 1 node") continue;
-    console.log(
-      `${name} / sqlite 1 node: last release ${(avg(fs, "releaseLast") / avg(anchor, "releaseLast")).toFixed(2)}x, last 250 ${(avg(fs, "sinkLast") / avg(anchor, "sinkLast")).toFixed(2)}x`,
-    );
+    if (fs === anchor) continue;
+    console.log(`${name} / ${nameOf({ ...settings[0]!, variant: null })}: last release ${(avg(fs, "releaseLast") / avg(anchor, "releaseLast")).toFixed(2)}x, last 250 ${(avg(fs, "sinkLast") / avg(anchor, "sinkLast")).toFixed(2)}x`);
+  }
+}
+if (AB) {
+  // Each value beside the first, per setting: averages over the rounds.
+  for (const s of settings) {
+    const base = results.get(nameOf({ ...s, variant: variants[0]! }))!;
+    for (const v of variants) {
+      const fs = results.get(nameOf({ ...s, variant: v }))!;
+      const cols = (["sinkFirst", "sink250", "sinkLast", "rate"] as Num[]).map((k) => `${k} ${avg(fs, k).toFixed(0)} (${(avg(fs, k) / avg(base, k)).toFixed(2)}x)`);
+      console.log(`${nameOf({ ...s, variant: v })} over ${fs.length} rounds: ${cols.join(", ")}`);
+    }
   }
 }
 sink.close();

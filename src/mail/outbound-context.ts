@@ -64,6 +64,12 @@ export interface OutboundContext {
   readonly now: () => number;
   /** OutboundOptions.broadcastReleaseDelayMs. */
   readonly broadcastReleaseDelayMs: number;
+  /**
+   * Called as a job is claimed: the first call starts the SMTP agent and loads the composer, which
+   * the first message would otherwise wait for one after the other (started lazily, so that a
+   * server or test app that sends nothing starts no agent).
+   */
+  readonly warm: () => void;
 }
 
 /** Builds the stage's state: opens the SMTP agent and the compose workers (closeOutbound closes them). */
@@ -80,6 +86,7 @@ export function openOutboundContext(deps: Deps, opts: OutboundOptions): Outbound
     config.delivery === "sink" || opts.shaping === false
       ? null
       : new Shaper({ store, log, policies: config.destinationPolicies }, (domain) => deliverer.destinationOf(domain), opts.shaping);
+  let warmed = false;
   const secret = signingSecret(store);
   void secret().catch(() => {}); // recorded at start, as the MX listener does; a failure is asked again
   return {
@@ -95,6 +102,12 @@ export function openOutboundContext(deps: Deps, opts: OutboundOptions): Outbound
     secret,
     now: opts.now ?? Date.now,
     broadcastReleaseDelayMs: opts.broadcastReleaseDelayMs ?? 60_000,
+    warm: () => {
+      if (warmed) return;
+      warmed = true;
+      composer.warm();
+      if (config.delivery !== "sink") pools.warm();
+    },
   };
 }
 

@@ -42,6 +42,7 @@ class OutboundWork {
   /** Runs a claimed job; while shutting down, claimed jobs are put back untouched rather than started. */
   run(job: Job<OutboundJob>): Promise<JobOutcome> {
     if (this.closing) return Promise.resolve({ type: "retry", delayMs: 1000, error: "server shutting down" });
+    this.ctx.warm();
     const p = this.leased(job);
     this.inflight.add(p);
     void p.finally(() => this.inflight.delete(p)).catch(() => {});

@@ -100,6 +100,14 @@ export class SmtpAgent implements SmtpSender {
     });
   }
 
+  /**
+   * Starts the agent now if none runs, so that the first transaction of a burst does not wait for
+   * a process to start (~300 ms on a loaded machine) after its message was composed.
+   */
+  warm(): void {
+    if (!this.closed && !this.local && !this.child) this.start();
+  }
+
   private start(): Subprocess | null {
     let answered = false;
     let child: Subprocess;
