@@ -58,6 +58,14 @@ export class RedactedError extends AppError {
   }
 }
 
+/** Content of a message kept from the team (message_contents.sealed): 410, as for redacted content. */
+export class SealedContentError extends AppError {
+  readonly status = 410;
+  constructor(resource: string) {
+    super(`${resource} is kept from the team: the message holds a report forwarding verification code, for its recipient only.`);
+  }
+}
+
 /**
  * An empty map of field path → messages. It has no prototype: paths are built from client text
  * (a body key "__proto__" or "toString", a header name), and on a plain object `map[path] ??= []`

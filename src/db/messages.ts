@@ -217,6 +217,8 @@ export type NewOutboundMessage = MessageHeadingColumns & {
   track_clicks: number;
   /** opportunistic | enforced: the delivery's TLS policy (the send's settings.tls, else the route's). */
   tls: string;
+  /** 1: its content (source, text, html) is kept from the team (message_contents.sealed). */
+  sealed?: number;
   /** Sent with scheduled_at: its time (epoch ms); the message and its recipients start `scheduled`. */
   scheduled_at?: number | null;
   created_at: number;
@@ -301,7 +303,7 @@ export class MessageRepository {
         m.created_at,
       ],
     );
-    await this.db.runDeferred("INSERT INTO message_contents (message_id, html, text, headers, raw, track_opens, track_clicks, tls) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)", [
+    await this.db.runDeferred("INSERT INTO message_contents (message_id, html, text, headers, raw, track_opens, track_clicks, tls, sealed) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)", [
       m.id,
       m.html,
       m.text,
@@ -309,6 +311,7 @@ export class MessageRepository {
       m.track_opens,
       m.track_clicks,
       m.tls,
+      m.sealed ?? 0,
     ]);
   }
 

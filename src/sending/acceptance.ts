@@ -25,6 +25,12 @@ export interface AcceptOptions {
   requestHash?: string | null;
   /** Key validation errors by item index ("3.subject"), as the batch endpoint does. */
   batch?: boolean;
+  /**
+   * The messages' content (source, text, html) is kept from the team: for mail Posthorn sends on
+   * its own behalf with a secret for the recipient only (a report forwarding code). Never set from
+   * a client's request.
+   */
+  sealed?: boolean;
 }
 
 export interface AcceptedMessage {
@@ -68,7 +74,7 @@ export async function acceptMessages(
         const replay = await claimKey(tx, principal.projectId, key, requestHash!, now);
         if (replay) return { replay };
       }
-      const accepted = await storeMessages(tx, deps.config, principal, prepared, opts.batch ?? false, now);
+      const accepted = await storeMessages(tx, deps.config, principal, prepared, opts.batch ?? false, opts.sealed ?? false, now);
       if (key) await tx.idempotency.answer(principal.projectId, key, 202, JSON.stringify(accepted));
       return { accepted };
     },
@@ -113,11 +119,12 @@ async function storeMessages(
   principal: SendPrincipal,
   emails: PreparedEmail[],
   batch: boolean,
+  sealed: boolean,
   now: number,
 ): Promise<AcceptedMessage[]> {
   const targets = await resolveTargets(tx, config, principal, emails, batch);
   const accepted: AcceptedMessage[] = [];
-  for (const [i, e] of emails.entries()) accepted.push(await storeMessage(tx, principal, e, targets[i]!, now));
+  for (const [i, e] of emails.entries()) accepted.push(await storeMessage(tx, principal, e, targets[i]!, now, sealed));
   return accepted;
 }
 
@@ -181,14 +188,14 @@ async function resolveTargets(tx: Repositories, config: Deps["config"], principa
  * Step 2, per email: the message row, its attachments and recipients, message.created (history
  * and event), then its suppressed recipients marked and, if anyone is left, the outbound job.
  */
-async function storeMessage(tx: Repositories, principal: SendPrincipal, e: PreparedEmail, target: SendTarget, now: number): Promise<AcceptedMessage> {
+async function storeMessage(tx: Repositories, principal: SendPrincipal, e: PreparedEmail, target: SendTarget, now: number, sealed = false): Promise<AcceptedMessage> {
   const id = newId();
   const { routeId } = target;
   // Asked before the inserts and read after them: on PostgreSQL one wait for all of them.
   const scope = { teamId: principal.teamId, projectId: principal.projectId, routeId };
   const suppressedLookup = suppressedAmong(tx, scope, e.recipients.map((r) => r.email));
   suppressedLookup.catch(() => {}); // awaited below; an insert failing first must not leave it unhandled
-  await insertMessage(tx, principal, id, e, target, now);
+  await insertMessage(tx, principal, id, e, target, now, sealed);
   const recipients = e.recipients.map((r) => ({ id: newId(), email: r.email, kind: r.kind }));
   await tx.messages.insertRecipients(id, recipients, now, e.scheduledAt === null ? "pending" : "scheduled");
   await recordCreated(tx, principal.teamId, routeId, id, e, now);
@@ -220,7 +227,7 @@ async function storeMessage(tx: Repositories, principal: SendPrincipal, e: Prepa
 }
 
 /** The outbound message row and its attachments. */
-async function insertMessage(tx: Repositories, principal: SendPrincipal, id: string, e: PreparedEmail, target: SendTarget, now: number): Promise<void> {
+async function insertMessage(tx: Repositories, principal: SendPrincipal, id: string, e: PreparedEmail, target: SendTarget, now: number, sealed: boolean): Promise<void> {
   await tx.messages.insertOutbound({
     id,
     team_id: principal.teamId,
@@ -244,6 +251,7 @@ async function insertMessage(tx: Repositories, principal: SendPrincipal, id: str
     track_opens: target.trackOpens ? 1 : 0,
     track_clicks: target.trackClicks ? 1 : 0,
     tls: target.tls,
+    sealed: sealed ? 1 : 0,
     scheduled_at: e.scheduledAt,
     created_at: now,
   });

@@ -253,12 +253,11 @@ async function startDelivery(): Promise<Delivery> {
 /** Stopped after the walk even when it fails half-way. */
 let liveDelivery: Delivery | undefined;
 
-/** The code in the `n`th mail the sink got for FORWARD_TO (its subject ends with it). */
+/** The code in the `n`th mail the sink got for FORWARD_TO (a line of its body, indented by four spaces). */
 async function forwardingCode(delivery: Delivery, n: number): Promise<string> {
   const mail = await waitFor(() => delivery.sink.received.filter((m) => m.to.includes(FORWARD_TO))[n - 1], 20_000);
-  const subject = /^Subject: (.*)$/m.exec(mail.raw.toString("latin1"))?.[1]?.trim() ?? "";
-  const code = /code: (\d{6})$/.exec(subject)?.[1];
-  if (!code) throw new Error(`no code in the mail's subject: ${subject}`);
+  const code = /^ {4}(\d{6})\r?$/m.exec(mail.raw.toString("latin1"))?.[1];
+  if (!code) throw new Error(`no code in the mail's body: ${mail.raw.toString("latin1").slice(0, 2000)}`);
   return code;
 }
 

@@ -1,6 +1,6 @@
 import type { Deps } from "../../context.ts";
 import { MESSAGE_EVENT_SORT, messageListSql, type MessageListFilter } from "../../db/messages.ts";
-import { fieldErrors, NotFoundError, ValidationError } from "../../errors.ts";
+import { fieldErrors, NotFoundError, SealedContentError, ValidationError } from "../../errors.ts";
 import { LIMITS } from "../../sending/limits.ts";
 import { TAG_NAME, TAG_VALUE } from "../../sending/validation.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
@@ -128,6 +128,12 @@ async function assertMessage(deps: Ctx, teamId: string, messageId: string): Prom
   if (!(await deps.store.read.messages.existsOfTeam(messageId, teamId))) throw new NotFoundError("Message");
 }
 
+/** The team's message, whose content it may read: a 410 for a sealed one (a report forwarding code's mail). */
+async function assertReadableContent(deps: Ctx, teamId: string, messageId: string, resource: string): Promise<void> {
+  await assertMessage(deps, teamId, messageId);
+  if (await deps.store.read.messageContents.sealed(messageId)) throw new SealedContentError(resource);
+}
+
 /**
  * Posthorn's history kinds as the service names a message event (Lettermint's MessageEventType):
  * the kind without its `message.` prefix where the names agree, else the nearest. Posthorn's own
@@ -187,7 +193,7 @@ export async function listMessageEvents(deps: Ctx, teamId: string, messageId: st
 
 /** The exact MIME as sent or received; 404 while none is stored (e.g. not composed yet). */
 export async function getMessageSource(deps: Ctx, teamId: string, messageId: string): Promise<Uint8Array> {
-  await assertMessage(deps, teamId, messageId);
+  await assertReadableContent(deps, teamId, messageId, "Message source");
   const raw = await deps.store.read.messages.rawSource(messageId);
   if (!raw) {
     await throwIfPurged(deps, messageId, "Message source");
@@ -204,7 +210,7 @@ export async function listMessageRecipients(deps: Ctx, teamId: string, messageId
 
 /** The message's plain-text part; 404 when it has none. */
 export async function getMessageText(deps: Ctx, teamId: string, messageId: string): Promise<string> {
-  await assertMessage(deps, teamId, messageId);
+  await assertReadableContent(deps, teamId, messageId, "Message text");
   const text = await deps.store.read.messageContents.text(messageId);
   if (text === null) {
     await throwIfPurged(deps, messageId, "Message text");
@@ -215,7 +221,7 @@ export async function getMessageText(deps: Ctx, teamId: string, messageId: strin
 
 /** The message's HTML part; 404 when it has none. */
 export async function getMessageHtml(deps: Ctx, teamId: string, messageId: string): Promise<string> {
-  await assertMessage(deps, teamId, messageId);
+  await assertReadableContent(deps, teamId, messageId, "Message HTML");
   const html = await deps.store.read.messageContents.html(messageId);
   if (html === null) {
     await throwIfPurged(deps, messageId, "Message HTML");

@@ -28,16 +28,21 @@ async function projectOf(deps: Pick<Deps, "store">, teamId: string, projectId: s
 const newCode = () => String(randomInt(0, 1_000_000)).padStart(6, "0");
 const codeHash = (secret: string, projectId: string, code: string) => signValue(secret, PURPOSE, `${projectId}:${code}`, 32);
 
-/** Mails the code to the destination through Posthorn, from reports@ the project's verified domain. */
+/**
+ * Mails the code to the destination through Posthorn, from reports@ the project's verified domain.
+ * The team must not learn the code (it would verify a destination that never agreed): the subject
+ * does not carry it, and the message is sealed, so its source, text and html are a 410 to the team
+ * (its row, history and webhooks carry the subject, never the body).
+ */
 async function sendCode(deps: Pick<Deps, "store" | "config">, teamId: string, projectId: string, destination: string, code: string, sender: string): Promise<void> {
   await acceptMessages(deps, { teamId, projectId }, [
     {
       from: `reports@${sender}`,
       to: [destination],
-      subject: `Your report forwarding code: ${code}`,
+      subject: `Confirm report forwarding to ${destination}`,
       text: `Give this code to confirm that DMARC and TLS reports of the project's domains may be forwarded to ${destination}:\n\n    ${code}\n\nIt is valid for 24 hours. If you did not ask for this, ignore this mail: nothing is forwarded until the code is given.`,
     },
-  ]);
+  ], { sealed: true });
 }
 
 async function senderOf(deps: Pick<Deps, "store">, projectId: string): Promise<string> {

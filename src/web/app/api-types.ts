@@ -8460,6 +8460,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description Content dropped (retention, redact_email_content) or kept from the team (a report forwarding code's mail) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
             /** @description Invalid images value */
             422: {
                 headers: {
@@ -8516,6 +8527,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description Content dropped (retention, redact_email_content) or kept from the team (a report forwarding code's mail) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8552,6 +8574,17 @@ export interface operations {
             };
             /** @description Unknown message, or no source stored yet */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Content dropped (retention, redact_email_content) or kept from the team (a report forwarding code's mail) */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

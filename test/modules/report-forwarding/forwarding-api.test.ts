@@ -36,8 +36,10 @@ async function codeMail(n: number): Promise<string> {
   const mail = await waitFor(() => mailsTo(DEST)[n - 1], 20_000);
   const parsed = await simpleParser(mail.raw);
   expect(parsed.from?.value[0]?.address).toBe("reports@sender.test");
-  return /code: ([0-9]{6})$/.exec(parsed.subject ?? "")![1]!;
+  return codeIn(parsed.text);
 }
+
+const codeIn = (text: string | undefined) => /^ {4}([0-9]{6})$/m.exec(text ?? "")![1]!;
 
 describe("report forwarding", () => {
   test("off by default; a bad destination, a loop to the report domain, a project without a verified domain are 422s; another team's project is a 404", async () => {
@@ -154,12 +156,42 @@ describe("report forwarding", () => {
     expect(mailsTo(DEST).length).toBe(before + 1);
   });
 
+  test("the code mail is kept from the team: its code is in none of the message's readable surfaces (list, message, history, source, text, html)", async () => {
+    const dest = "sealed-dest@receiver.test";
+    expect((await h.request("PUT", path, { body: { destination: dest } })).status).toBe(200);
+    const mail = await waitFor(() => mailsTo(dest)[0], 20_000);
+    const parsed = await simpleParser(mail.raw);
+    const code = codeIn(parsed.text);
+    // The recipient gets the code, and the subject does not carry it.
+    expect(parsed.subject).toBe(`Confirm report forwarding to ${dest}`);
+    const list = await h.request("GET", "/v1/messages?page[size]=100");
+    expect(list.status).toBe(200);
+    const item = list.json.data.find((m: { to: unknown }) => JSON.stringify(m.to).includes(dest));
+    expect(item).toBeDefined();
+    expect(list.text).not.toContain(code);
+    const id = item.id as string;
+    await waitFor(async () => (await h.request("GET", `/v1/messages/${id}`)).json.status === "delivered" || undefined, 20_000);
+    for (const suffix of ["", "/events", "/recipients"]) {
+      const r = await h.request("GET", `/v1/messages/${id}${suffix}`);
+      expect(r.status).toBe(200);
+      expect(r.text).not.toContain(code);
+    }
+    for (const suffix of ["/source", "/text", "/html"]) {
+      const r = await h.request("GET", `/v1/messages/${id}${suffix}`);
+      expect(r.status).toBe(410);
+      expect(r.json.message).toContain("report forwarding verification code");
+      expect(r.text).not.toContain(code);
+    }
+    // The code still verifies the destination.
+    expect((await h.request("POST", `${path}/verify`, { body: { code } })).json.data).toMatchObject({ destination: dest, verified: true });
+  });
+
   test("20 wrong codes sent at once spend the 5 attempts and no more are evaluated: the right code after them is refused", async () => {
     const other = "other-dest@receiver.test";
     const before = mailsTo(other).length;
     expect((await h.request("PUT", path, { body: { destination: other } })).json.data).toMatchObject({ destination: other, verified: false });
     const mail = await waitFor(() => mailsTo(other)[before], 20_000);
-    const code = /^ {4}([0-9]{6})$/m.exec((await simpleParser(mail.raw)).text ?? "")![1]!;
+    const code = codeIn((await simpleParser(mail.raw)).text);
     const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
     const answers = await Promise.all(Array.from({ length: 20 }, () => h.request("POST", `${path}/verify`, { body: { code: wrong } })));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(422));
