@@ -141,4 +141,35 @@ describe(`selected projects stay selected (${engine})`, () => {
     const within = await as(t, admin.session, "PUT", `/v1/team/roles/${narrowRole}`, { permissions: ["projects:read", "routes:read"] });
     expect(within.status).toBe(200);
   });
+  test("a member limited to one project sees only its projects' names: a domain's projects, a member's project_access (list and by id); the team token sees them all", async () => {
+    const mine = t.team.projectId;
+    const secret = (await t.request("POST", "/v1/projects", { body: { name: "Secret launch project" } })).json.data.id as string;
+    const domain = (await t.request("POST", "/v1/domains", { body: { domain: "names-of-projects.example.com" } })).json;
+    expect((await t.request("PUT", `/v1/domains/${domain.id}/projects`, { body: { project_ids: [mine, secret] } })).status).toBe(200);
+    const both = await member(t, "member", [mine, secret]);
+    const limited = await member(t, "member", [mine]);
+
+    // Before: the other project's name and id were in all four answers.
+    const one = await as(t, limited.session, "GET", `/v1/domains/${domain.id}`);
+    expect(one.status).toBe(200);
+    expect(one.json.projects.map((p: { id: string }) => p.id)).toEqual([mine]);
+    const list = await as(t, limited.session, "GET", "/v1/domains");
+    expect(list.status).toBe(200);
+    expect(list.json.data.find((d: { id: string }) => d.id === domain.id).projects.map((p: { id: string }) => p.id)).toEqual([mine]);
+    const m = await as(t, limited.session, "GET", `/v1/team/members/${both.memberId}`);
+    expect(m.status).toBe(200);
+    expect(m.json.project_access).toEqual({ scope: "selected", projects: [{ id: mine, name: expect.any(String) }] });
+    const members = await as(t, limited.session, "GET", "/v1/team/members?page[size]=100");
+    expect(members.status).toBe(200);
+    for (const r of [one, list, m, members]) {
+      expect(r.text).not.toContain(secret);
+      expect(r.text).not.toContain("Secret launch project");
+    }
+
+    // Unlimited callers see what they saw.
+    expect(((await t.request("GET", `/v1/domains/${domain.id}`)).json.projects as { id: string }[]).map((p) => p.id).sort()).toEqual([mine, secret].sort());
+    expect(((await t.request("GET", `/v1/team/members/${both.memberId}`)).json.project_access.projects as { id: string }[]).map((p) => p.id).sort()).toEqual([mine, secret].sort());
+    const wide = await member(t, "member");
+    expect(((await as(t, wide.session, "GET", `/v1/team/members/${both.memberId}`)).json.project_access.projects as { id: string }[]).length).toBe(2);
+  });
 });

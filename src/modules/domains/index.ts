@@ -40,14 +40,14 @@ export const domainsController = (deps: Deps) =>
         detail: { summary: "Add a sending domain; answers the DNS records to publish", security },
       },
     )
-    .get("/v1/domains", ({ team, query }) => listDomains(deps, team.teamId, query), {
+    .get("/v1/domains", ({ team, query }) => listDomains(deps, team.teamId, query, projectsOf(team.access)), {
       team: true,
       permission: "domains:read",
       query: t.Object({ ...PageQuery, sort: t.Optional(t.String({ maxLength: 200 })), "filter[status]": t.Optional(t.String({ maxLength: 20 })) }),
       response: { 200: Paginated(DomainSchema), ...errorResponses(401, 422) },
       detail: { summary: "List the team's domains (sort: created_at, domain, status, status_changed_at)", security },
     })
-    .get("/v1/domains/:domainId", ({ team, params }) => getDomain(deps, team.teamId, params.domainId), {
+    .get("/v1/domains/:domainId", ({ team, params }) => getDomain(deps, team.teamId, params.domainId, projectsOf(team.access)), {
       team: true,
       permission: "domains:read",
       params: DomainParams,

@@ -29,14 +29,18 @@ async function findDomain(deps: Pick<Deps, "store">, teamId: string, id: string)
   return row;
 }
 
-/** The domain with its records and projects, as the API shows it. */
-export async function domainData(deps: Pick<Deps, "store">, row: DomainRow): Promise<DomainData> {
+/**
+ * The domain with its records and projects, as the API shows it. `within`: the projects of a
+ * caller limited to selected ones (docs/access.md); the domain's other projects, whose names and
+ * ids are none of its business, are left out. null: all of them.
+ */
+export async function domainData(deps: Pick<Deps, "store">, row: DomainRow, within: readonly string[] | null = null): Promise<DomainData> {
   const [records, projects] = await Promise.all([deps.store.read.domains.records(row.id), deps.store.read.domains.projects(row.id)]);
-  return serializeDomain(row, records, projects);
+  return serializeDomain(row, records, within === null ? projects : projects.filter((p) => within.includes(p.id)));
 }
 
-export async function getDomain(deps: Pick<Deps, "store">, teamId: string, id: string): Promise<DomainData> {
-  return domainData(deps, await findDomain(deps, teamId, id));
+export async function getDomain(deps: Pick<Deps, "store">, teamId: string, id: string, within: readonly string[] | null = null): Promise<DomainData> {
+  return domainData(deps, await findDomain(deps, teamId, id), within);
 }
 
 /**
@@ -89,7 +93,7 @@ export async function createDomain(deps: Pick<Deps, "store" | "config">, teamId:
   return getDomain(deps, teamId, id);
 }
 
-export async function listDomains(deps: Pick<Deps, "store" | "config">, teamId: string, query: Record<string, unknown>) {
+export async function listDomains(deps: Pick<Deps, "store" | "config">, teamId: string, query: Record<string, unknown>, within: readonly string[] | null = null) {
   const sort = parseSort(query.sort as string | undefined, DOMAIN_SORT, "-created_at");
   const page = parsePage(query, sort.length);
   const wanted = query["filter[status]"] as string | undefined;
@@ -98,7 +102,7 @@ export async function listDomains(deps: Pick<Deps, "store" | "config">, teamId: 
     throw ValidationError.field("filter[status]", `The filter[status] field must be one of ${Object.keys(STATUS_FILTER).join(", ")}.`);
   }
   const result = await deps.store.read.domains.list(teamId, { status }, { sort, size: page.size, cursor: page.cursor });
-  const data = await Promise.all(result.rows.map((r) => domainData(deps, r)));
+  const data = await Promise.all(result.rows.map((r) => domainData(deps, r, within)));
   return pageBody(result, data, { publicUrl: deps.config.publicUrl, path: "/v1/domains", query, size: page.size });
 }
 
@@ -130,7 +134,7 @@ export async function setDomainProjects(deps: Pick<Deps, "store">, teamId: strin
     if (within !== null) for (const p of await tx.domains.projects(row.id)) if (!within.includes(p.id) && !resolved.includes(p.id)) resolved.push(p.id);
     await tx.domains.replaceProjects(row.id, resolved, Date.now());
   });
-  return getDomain(deps, teamId, id);
+  return getDomain(deps, teamId, id, within);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
 import { authPlugin } from "../../http/auth.ts";
+import { projectsOf } from "../../http/project-scope.ts";
 import { PageQuery, Paginated, pageBody } from "../../http/pagination.ts";
 import { Envelope, errorResponses, IdParams, MessageBody } from "../../http/schemas.ts";
 import { CreateTokenBody, TeamTokenData, TokenSecret } from "./model.ts";
@@ -35,7 +36,7 @@ export const teamController = (deps: Deps) =>
     .get(
       "/v1/team/members",
       async ({ team, query }) => {
-        const { page, data, size } = await listTeamMembers(deps, team.teamId, { sort: query.sort, query });
+        const { page, data, size } = await listTeamMembers(deps, team.teamId, { sort: query.sort, query }, projectsOf(team.access));
         return pageBody(page, data, { publicUrl: deps.config.publicUrl, path: "/v1/team/members", query, size });
       },
       {
@@ -46,7 +47,7 @@ export const teamController = (deps: Deps) =>
         response: { 200: Paginated(TeamMemberData), ...errorResponses(401, 422) },
       },
     )
-    .get("/v1/team/members/:memberId", ({ team, params }) => getTeamMember(deps, team.teamId, params.memberId), {
+    .get("/v1/team/members/:memberId", ({ team, params }) => getTeamMember(deps, team.teamId, params.memberId, projectsOf(team.access)), {
       team: true,
       permission: "members:read",
       params: IdParams("memberId", "Team member (or their user's)"),

@@ -178,9 +178,13 @@ export async function assignableRole(tx: Repositories, principal: TeamPrincipal,
   return role.id;
 }
 
-/** The TeamMemberData of rows, with the names of their selected projects (one query for all). */
-export async function membersData(repos: Repositories, teamId: string, rows: MemberRow[]): Promise<TeamMemberData[]> {
-  const ids = [...new Set(rows.flatMap((r) => projectsOf(r.project_ids) ?? []))];
+/**
+ * The TeamMemberData of rows, with the names of their selected projects (one query for all).
+ * `within`: the projects of a caller limited to selected ones; a member's other projects are left
+ * out of its project_access (their names and ids are none of the caller's business). null: all.
+ */
+export async function membersData(repos: Repositories, teamId: string, rows: MemberRow[], within: readonly string[] | null = null): Promise<TeamMemberData[]> {
+  const ids = [...new Set(rows.flatMap((r) => projectsOf(r.project_ids) ?? []))].filter((id) => within === null || within.includes(id));
   const names = new Map((await repos.teams.projectNames(teamId, ids)).map((p) => [p.id, p]));
   return rows.map((r) => {
     const selected = projectsOf(r.project_ids);
@@ -236,6 +240,6 @@ export async function updateAssignment(
     }
     await tx.teams.assign(principal.teamId, member.id, role, projectIds);
     const row = await tx.teams.member(principal.teamId, member.id);
-    return (await membersData(tx, principal.teamId, [row!]))[0]!;
+    return (await membersData(tx, principal.teamId, [row!], accessOfPrincipal(principal).projects))[0]!;
   });
 }

@@ -64,21 +64,22 @@ export async function updateTeam(deps: Pick<Deps, "store">, teamId: string, inpu
 }
 
 /** One page of the team's members (TeamMemberData), default newest first. */
-export async function listTeamMembers(deps: Pick<Deps, "store">, teamId: string, q: { sort?: string; query: Record<string, unknown> }) {
+export async function listTeamMembers(deps: Pick<Deps, "store">, teamId: string, q: { sort?: string; query: Record<string, unknown> }, within: readonly string[] | null = null) {
   const sort = parseSort(q.sort, MEMBER_SORT, "-created_at", MEMBER_SORT_ID);
   const page = parsePage(q.query, sort.length);
   const result = await deps.store.read.teams.members(teamId, { sort, size: page.size, cursor: page.cursor });
-  return { page: result, data: await membersData(deps.store.read, teamId, result.rows), size: page.size };
+  return { page: result, data: await membersData(deps.store.read, teamId, result.rows, within), size: page.size };
 }
 
 /**
  * One member of the team, active or pending, by the member's id or their user's id. Another
- * team's member is a 404 like an unknown or malformed id.
+ * team's member is a 404 like an unknown or malformed id. `within`: the caller's projects when it
+ * is limited to selected ones (project_access then names only those of them).
  */
-export async function getTeamMember(deps: Pick<Deps, "store">, teamId: string, id: string): Promise<TeamMemberData> {
+export async function getTeamMember(deps: Pick<Deps, "store">, teamId: string, id: string, within: readonly string[] | null = null): Promise<TeamMemberData> {
   const row = await deps.store.read.teams.member(teamId, id.toLowerCase());
   if (!row) throw new NotFoundError("Team member");
-  return (await membersData(deps.store.read, teamId, [row]))[0]!;
+  return (await membersData(deps.store.read, teamId, [row], within))[0]!;
 }
 
 /** How long an invitation's link (either kind) works. */
