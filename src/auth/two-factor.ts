@@ -9,6 +9,8 @@ import { ConflictError, UnauthenticatedError, ValidationError } from "../errors.
 import type { SessionPrincipal } from "./sessions.ts";
 import { authThrottle, type FailureRule } from "./throttle.ts";
 import { useSecondFactor } from "./second-factor.ts";
+import { serverSecretOf } from "../secrets.ts";
+import { openTotp, sealTotp } from "./totp-secrets.ts";
 import { isTotpCode, matchTotp, newRecoveryCode, newTotpSecret, otpauthUri, RECOVERY_CODE_COUNT, recoveryCodeHash } from "./totp.ts";
 
 /** Failed code checks allowed per user in a window (as failed passwords per address). */
@@ -45,7 +47,9 @@ export async function startEnrolment(deps: Pick<Deps, "store">, principal: Sessi
   const user = await deps.store.read.accounts.user(principal.session.userId);
   if (!user) throw new UnauthenticatedError();
   const secret = newTotpSecret();
-  const set = await deps.store.write((tx) => tx.accounts.setPendingTotp(user.id, secret));
+  // Stored encrypted (src/auth/totp-secrets.ts), as the secret it becomes.
+  const sealed = sealTotp(await serverSecretOf(deps.store), secret);
+  const set = await deps.store.write((tx) => tx.accounts.setPendingTotp(user.id, sealed));
   if (!set) throw new ConflictError("Two-factor sign-in is on already; turn it off first to enrol another authenticator.", "two_factor_enabled");
   return { secret, otpauthUri: otpauthUri(secret, user.email, issuer) };
 }
@@ -64,10 +68,11 @@ export async function confirmEnrolment(deps: TwoFactorDeps, principal: SessionPr
   const pending = state?.totp_pending_secret ?? null;
   if (pending === null) throw new ConflictError("Start enrolment first (POST /v1/auth/two-factor/enrol).", "two_factor_not_enrolling");
   const codes = newRecoveryCodes();
+  const plain = openTotp(await serverSecretOf(deps.store), pending);
   return throttledCode(deps, userId, ip, () =>
     deps.store.write(async (tx) => {
       const now = Date.now();
-      const step = isTotpCode(code) ? matchTotp(pending, code, now, null) : null;
+      const step = isTotpCode(code) ? matchTotp(plain, code, now, null) : null;
       if (step === null || !(await tx.accounts.enableTotp(userId, pending, step, now))) return null;
       await tx.accounts.replaceRecoveryCodes(userId, codes.map(recoveryCodeHash), now);
       await tx.accounts.setSessionSecondFactor(principal.session.id, "totp");

@@ -274,6 +274,11 @@ export class AccountRepository {
     return (await this.db.run("UPDATE users SET totp_last_step = ? WHERE id = ? AND totp_secret IS NOT NULL AND (totp_last_step IS NULL OR totp_last_step < ?)", [step, userId, step])).changes > 0;
   }
 
+  /** A plain TOTP secret from before replaced by its encrypted form (src/auth/totp-secrets.ts); nothing when it changed meanwhile. */
+  async resealTotp(userId: string, plain: string, sealed: string): Promise<void> {
+    await this.db.run("UPDATE users SET totp_secret = ? WHERE id = ? AND totp_secret = ?", [sealed, userId, plain]);
+  }
+
   /** Two-factor sign-in off: the secret and the recovery codes are gone. */
   async disableTotp(userId: string): Promise<void> {
     await this.db.run("UPDATE users SET totp_secret = NULL, totp_pending_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = ?", [userId]);

@@ -127,6 +127,43 @@ describe("two-factor sign-in (TOTP)", () => {
     expect((await signIn(t, owner.email, "123456")).status).toBe(422);
   });
 
+  test("the TOTP secret is stored encrypted (the users table alone mints no code); a plaintext row from before still works and is encrypted on its first use", async () => {
+    const email = "sealed-totp@example.com";
+    const id = await member(t, email);
+    const stored = async () => (await t.sql.get<{ s: string | null; p: string | null }>("SELECT totp_secret AS s, totp_pending_secret AS p FROM users WHERE id = ?", [id]))!;
+    const s = sessionOf(await signIn(t, email));
+    const started = await as(t, s, "POST", "/v1/auth/two-factor/enrol");
+    const secret: string = started.json.data.secret;
+    // Pending, and then confirmed: neither column holds the base32 secret (nor its bytes in hex).
+    const hex = Buffer.from(base32Decode(secret)).toString("hex");
+    const pending = (await stored()).p!;
+    expect(pending).not.toContain(secret);
+    expect(pending.toLowerCase()).not.toContain(hex);
+    const step = totpStep(Date.now());
+    const confirmed = await as(t, s, "POST", "/v1/auth/two-factor/confirm", { code: codeAt(secret, step) });
+    expect(confirmed.status).toBe(200);
+    const recovery: string[] = confirmed.json.data.recovery_codes;
+    const sealed = (await stored()).s!;
+    expect(sealed).not.toContain(secret);
+    expect(sealed.toLowerCase()).not.toContain(hex);
+    expect(sealed).toStartWith("enc1:");
+    // Sign-in with a code of the secret still works.
+    expect((await signIn(t, email, codeAt(secret, step + 1))).status).toBe(201);
+
+    // A row as stored before encryption: the plain secret. It still signs in, and is then encrypted.
+    await t.sql.run("UPDATE users SET totp_secret = ?, totp_last_step = NULL WHERE id = ?", [secret, id]);
+    const legacy = await signIn(t, email, codeAt(secret, step));
+    expect(legacy.status).toBe(201);
+    const resealed = (await stored()).s!;
+    expect(resealed).toStartWith("enc1:");
+    expect(resealed).not.toContain(secret);
+    // And keeps working encrypted: the next code signs in; a recovery code turns it off.
+    const again = await signIn(t, email, codeAt(secret, step + 1));
+    expect(again.status).toBe(201);
+    expect((await as(t, sessionOf(again), "POST", "/v1/auth/two-factor/disable", { code: recovery[0] })).status).toBe(200);
+    expect((await stored()).s).toBeNull();
+  });
+
   test("wrong codes are throttled like passwords: the sixth attempt in the window is a 429, even with the right code", async () => {
     const app = createTestApp();
     const owner = await ownerEmail(app);
