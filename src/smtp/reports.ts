@@ -90,7 +90,8 @@ export async function applyReport(tx: Repositories, recipientId: string, a: Repo
     case "arf":
       return applyFeedback(to, base, a.report);
     case "auto_reply":
-      return applyAutoReply(to, { ...base, type: "auto_reply", reason: a.reason, text: a.text });
+      // A reply to a sealed message (a report forwarding code's mail) may quote it: its text is kept from the team too.
+      return applyAutoReply(to, { ...base, type: "auto_reply", reason: a.reason, text: (await tx.messageContents.sealed(r.message_id)) ? "" : a.text });
     case "unrecognized":
       await recordReport(to, "message.report_received", { ...base, type: "unrecognized" });
       return "recorded";

@@ -156,7 +156,7 @@ describe("report forwarding", () => {
     expect(mailsTo(DEST).length).toBe(before + 1);
   });
 
-  test("the code mail is kept from the team: its code is in none of the message's readable surfaces (list, message, history, source, text, html)", async () => {
+  test("the code mail is kept from the team: its code is in none of the message's readable surfaces (list, message, history, source, text, html, an auto-reply quoting it)", async () => {
     const dest = "sealed-dest@receiver.test";
     expect((await h.request("PUT", path, { body: { destination: dest } })).status).toBe(200);
     const mail = await waitFor(() => mailsTo(dest)[0], 20_000);
@@ -182,6 +182,26 @@ describe("report forwarding", () => {
       expect(r.json.message).toContain("report forwarding verification code");
       expect(r.text).not.toContain(code);
     }
+    // An automatic reply that quotes the mail (out of office) reaches the team without its text.
+    const reply = [
+      `From: Away <${dest}>`,
+      `To: ${mail.from}`,
+      "Subject: Out of office: Confirm report forwarding",
+      "Auto-Submitted: auto-replied",
+      "Message-ID: <ooo-sealed-1@receiver.test>",
+      "",
+      "I am away until Monday.",
+      "",
+      `> ${parsed.text?.split("\n").join("\n> ")}`,
+      "",
+    ].join("\r\n");
+    expect((await sendRaw(mx.port, { from: "", to: [mail.from] }, reply)).response).toStartWith("250");
+    const history = await waitFor(async () => {
+      const r = await h.request("GET", `/v1/messages/${id}/events`);
+      return r.json.data.some((e: { kind: string }) => e.kind === "message.auto_replied") ? r : undefined;
+    }, 20_000);
+    expect(history.text).toContain("Out of office");
+    expect(history.text).not.toContain(code);
     // The code still verifies the destination.
     expect((await h.request("POST", `${path}/verify`, { body: { code } })).json.data).toMatchObject({ destination: dest, verified: true });
   });
