@@ -21,6 +21,11 @@ export interface SqlExecutor {
    * its savepoint's release or at its commit. Elsewhere it is `run`.
    */
   runDeferred(sql: string, params?: readonly SqlValue[], opts?: SqlOptions): Promise<void>;
+  /**
+   * runDeferred, folded where the engine can into the transaction's next change (PostgreSQL: a
+   * data-modifying CTE of it, so one statement less). Absent: use runDeferred.
+   */
+  runWithNext?(sql: string, params: readonly SqlValue[]): void;
 }
 
 export interface SqlOptions {

@@ -152,7 +152,7 @@ export class StatsRepository {
 
   /** Adds an acceptance (`accepted` messages, `recipients` recipients) to the day's stat_accepts row of `key`: one narrow upsert, the send path's only one. */
   async addAccepted(at: number, key: Omit<StatKey, "bounceClass" | "enhancedCode">, accepted: number, recipients: number): Promise<void> {
-    await this.db.runDeferred(ACCEPTS_UPSERT, [
+    const params = [
       key.teamId,
       at - (at % DAY_MS),
       key.projectId,
@@ -164,7 +164,9 @@ export class StatsRepository {
       this.slot,
       accepted,
       recipients,
-    ]);
+    ];
+    if (this.db.runWithNext) this.db.runWithNext(ACCEPTS_UPSERT, params);
+    else await this.db.runDeferred(ACCEPTS_UPSERT, params);
   }
 
   private upsertSql(cols: string[]): [string, string, string, string] {

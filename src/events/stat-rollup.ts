@@ -148,27 +148,50 @@ export interface AcceptedMessage {
 /**
  * An outbound message accepted: `accepted` once (under its first recipient's provider) and
  * `recipients` per provider family, in stat_accepts (one narrow row: the send path's only write
- * to the statistics). Its facts are kept for the events that follow.
+ * to the statistics). Its facts are kept for the events that follow. On PostgreSQL the upsert
+ * travels with the transaction's next change (runWithNext: the message's job). Inside a batch's
+ * tally (tallyAccepted) the messages are added up instead: one upsert per distinct key.
  */
-export async function rollAccepted(tx: Repositories, m: AcceptedMessage, now: number): Promise<void> {
+export async function rollAccepted(tx: Repositories, messages: AcceptedMessage | readonly AcceptedMessage[], now: number): Promise<void> {
   if (!enabled) return;
-  const type = await routeTypeOf(tx, m.routeId);
-  const domain = m.sendingDomain.toLowerCase();
-  if (m.tags !== undefined) {
-    const tags = m.tags.map((t) => ({ name: t.name, value: t.value }));
-    remember(m.messageId, { project_id: m.projectId, created_at: now, route_type: type, sending_domain: domain, track_opens: m.trackOpens ? 1 : 0, track_clicks: m.trackClicks ? 1 : 0, tags });
+  const tally = tallies.get(tx);
+  if (tally && !Array.isArray(messages)) return void tally.push(messages as AcceptedMessage);
+  const sums = new Map<string, { key: Omit<StatKey, "bounceClass" | "enhancedCode">; accepted: number; recipients: number }>();
+  for (const m of Array.isArray(messages) ? (messages as readonly AcceptedMessage[]) : [messages as AcceptedMessage]) {
+    const type = await routeTypeOf(tx, m.routeId);
+    const domain = m.sendingDomain.toLowerCase();
+    if (m.tags !== undefined) {
+      const tags = m.tags.map((t) => ({ name: t.name, value: t.value }));
+      remember(m.messageId, { project_id: m.projectId, created_at: now, route_type: type, sending_domain: domain, track_opens: m.trackOpens ? 1 : 0, track_clicks: m.trackClicks ? 1 : 0, tags });
+    }
+    let first = true;
+    for (const r of m.recipients) {
+      const provider = providerFamily(r);
+      const id = `${m.teamId}\0${m.projectId}\0${m.routeId}\0${domain}\0${provider}\0${m.tag ?? ""}`;
+      let sum = sums.get(id);
+      if (!sum) sums.set(id, (sum = { key: { teamId: m.teamId, projectId: m.projectId, routeId: m.routeId, messageType: type, sendingDomain: domain, provider, tag: m.tag ?? "" }, accepted: 0, recipients: 0 }));
+      // The message counts once, under its first recipient's provider.
+      if (first) sum.accepted++;
+      first = false;
+      sum.recipients++;
+    }
   }
-  const byProvider = new Map<string, number>();
-  for (const r of m.recipients) {
-    const p = providerFamily(r);
-    byProvider.set(p, (byProvider.get(p) ?? 0) + 1);
-  }
-  let first = true;
-  for (const [provider, n] of byProvider) {
-    const key = { teamId: m.teamId, projectId: m.projectId, routeId: m.routeId, messageType: type, sendingDomain: domain, provider, tag: m.tag ?? "" };
-    await tx.stats.addAccepted(now, key, first ? 1 : 0, n);
-    first = false;
-  }
+  for (const s of sums.values()) await tx.stats.addAccepted(now, s.key, s.accepted, s.recipients);
+}
+
+/** The acceptances of a batch being stored, by its transaction's repositories (tallyAccepted). */
+const tallies = new WeakMap<Repositories, AcceptedMessage[]>();
+
+/** From here on rollAccepted only collects the transaction's acceptances; rollTally writes them added up. */
+export function tallyAccepted(tx: Repositories): void {
+  tallies.set(tx, []);
+}
+
+/** Writes the acceptances collected since tallyAccepted: one stat_accepts upsert per distinct key. */
+export async function rollTally(tx: Repositories, now: number): Promise<void> {
+  const tally = tallies.get(tx);
+  tallies.delete(tx);
+  if (tally && tally.length > 0) await rollAccepted(tx, tally, now);
 }
 
 export interface StatRecipient {

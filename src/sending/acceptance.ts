@@ -7,7 +7,7 @@ import type { Deps } from "../context.ts";
 import type { Repositories } from "../db/store.ts";
 import { ConflictError, ValidationError, fieldErrors } from "../errors.ts";
 import { changeRecipientStatus, suppressedAmong } from "../events/message-status.ts";
-import { rollAccepted } from "../events/stat-rollup.ts";
+import { rollAccepted, rollTally, tallyAccepted } from "../events/stat-rollup.ts";
 import type { MessageStatus } from "../db/recipient-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { iso, newId, sha256Hex } from "../ids.ts";
@@ -123,7 +123,10 @@ async function storeMessages(
   now: number,
 ): Promise<AcceptedMessage[]> {
   const targets = await resolveTargets(tx, config, principal, emails, batch);
+  // A batch's statistics added up: one stat_accepts upsert per distinct key, after its messages.
+  if (emails.length > 1) tallyAccepted(tx);
   const accepted: AcceptedMessage[] = [];
+  if (emails.length > 1) await rollTally(tx, now);
   for (const [i, e] of emails.entries()) accepted.push(await storeMessage(tx, principal, e, targets[i]!, now, sealed));
   return accepted;
 }
