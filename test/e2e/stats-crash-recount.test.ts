@@ -23,20 +23,16 @@ import { startSink, type ReceivedMail } from "../send/harness.ts";
 import { sendRaw } from "../smtp/support.ts";
 import { startDnsServer } from "../support/dns-server.ts";
 import { testPostgres } from "../support/postgres.ts";
-import { diffRollups, recountRollups, seededRandom, storedRollups, totalsOf, type RecountDb } from "../support/stats-recount.ts";
+import { diffRollups, recountRollups, seededRandom, storedRollups, totalsOf, type RecountDb, RUN_DOMAINS, RUN_FAMILY, RUN_USER_AGENTS } from "../support/stats-recount.ts";
 import { engine } from "../support/test-database.ts";
 import { makeTestCert, startReceiver } from "../webhooks/support.ts";
 import { freePort, preparePostgresDatabase, prepareDataDir, smtpAgentsOf, spawnServer, type ServerProcess } from "./fixtures/outbound-server.ts";
 
 const SEED = Number(process.env.STATS_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-const UA = {
-  human: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36",
-  privacy: "Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)",
-  machine: "python-requests/2.31",
-} as const;
-const DOMAINS = ["gmail.com", "outlook.com", "yahoo.com", "dest.test", "corp.test"];
-const FAMILY: Record<string, string> = { "gmail.com": "google", "outlook.com": "microsoft", "yahoo.com": "yahoo", "dest.test": "other", "corp.test": "other" };
+const UA = RUN_USER_AGENTS;
+const DOMAINS = RUN_DOMAINS;
+const FAMILY = RUN_FAMILY;
 /** Each address's fate at the MX: ok; soft1/soft2 refused that many times with a 4xx, then taken; stuck always 4xx (its message cancelled after two); hard 5xx; gone suppressed before the run. */
 const FATES = ["ok", "ok", "ok", "ok", "soft1", "soft2", "hard", "stuck", "gone"] as const;
 type Fate = (typeof FATES)[number];

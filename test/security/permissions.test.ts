@@ -13,11 +13,8 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { PERMISSIONS, type Permission } from "../../src/auth/permissions.ts";
-import { hashPassword } from "../../src/auth/passwords.ts";
-import { newId } from "../../src/ids.ts";
 import { createTestApp, engine, waitFor, type TestApp } from "../helpers.ts";
-
-const PASSWORD = "permission matrix password";
+import { asSession, signedInMember } from "./signed-in-member.ts";
 
 /** Operations a session or a token may call without a permission of the team, and why. */
 const NO_PERMISSION: Record<string, string> = {
@@ -47,37 +44,6 @@ async function operations(t: TestApp): Promise<Op[]> {
   return ops;
 }
 
-type Session = { cookie: string; csrf: string };
-
-/** A member of the team holding `role`, signed in. */
-async function memberWithSession(t: TestApp, role: string, email = `m-${newId().slice(-8)}@example.com`): Promise<{ memberId: string; session: Session }> {
-  const userId = newId();
-  const memberId = newId();
-  const now = Date.now();
-  await t.sql.run("INSERT INTO users (id, name, email, password_hash, password_changed_at, created_at) VALUES (?, ?, ?, ?, ?, ?)", [
-    userId,
-    "Matrix member",
-    email,
-    await hashPassword(PASSWORD),
-    now,
-    now,
-  ]);
-  await t.sql.run("INSERT INTO team_members (id, team_id, user_id, role, status, joined_at, created_at) VALUES (?, ?, ?, ?, 'active', ?, ?)", [
-    memberId,
-    t.team.teamId,
-    userId,
-    role,
-    now,
-    now,
-  ]);
-  const res = await t.request("POST", "/v1/auth/sign-in", { token: null, body: { email, password: PASSWORD } });
-  expect(res.status).toBe(201);
-  return { memberId, session: { cookie: (res.headers.get("set-cookie") ?? "").split(";")[0]!, csrf: res.json.data.csrf_token } };
-}
-
-const as = (t: TestApp, s: Session, method: string, path: string, body?: unknown) =>
-  t.request(method, path, { token: null, body, headers: { cookie: s.cookie, "x-csrf-token": s.csrf } });
-
 const UNKNOWN = "00000000-0000-7000-8000-00000000beef";
 const concrete = (path: string) => path.replace(/\{[^}]+\}/g, UNKNOWN);
 
@@ -100,7 +66,7 @@ describe(`permissions (${engine})`, () => {
     const role = await t.request("POST", "/v1/team/roles", { body: { name: "Matrix", permissions: [] } });
     expect(role.status).toBe(201);
     const roleId = role.json.data.id as string;
-    const { session } = await memberWithSession(t, roleId);
+    const { session } = await signedInMember(t, roleId);
     const setPermissions = async (permissions: readonly string[]) =>
       expect((await t.request("PUT", `/v1/team/roles/${roleId}`, { body: { permissions } })).status).toBe(200);
 
@@ -109,10 +75,10 @@ describe(`permissions (${engine})`, () => {
     for (const op of checked) {
       const body = ["POST", "PUT", "PATCH"].includes(op.method) ? {} : undefined;
       await setPermissions([op.permission!]);
-      const allowed = await as(t, session, op.method, concrete(op.path), body);
+      const allowed = await asSession(t, session, op.method, concrete(op.path), body);
       if (allowed.status === 403 || allowed.status >= 500) failures.push(`${op.key} with ${op.permission}: ${allowed.status} ${allowed.text.slice(0, 120)}`);
       await setPermissions(PERMISSIONS.filter((p) => p !== op.permission));
-      const refused = await as(t, session, op.method, concrete(op.path), body);
+      const refused = await asSession(t, session, op.method, concrete(op.path), body);
       if (refused.status !== 403 || refused.json?.error !== "missing_permission") failures.push(`${op.key} without ${op.permission}: ${refused.status} ${refused.text.slice(0, 120)}`);
     }
     expect(failures).toEqual([]);
@@ -139,15 +105,15 @@ describe(`permissions (${engine})`, () => {
 
   test("a refused change changes nothing, even with a valid body", async () => {
     const role = await t.request("POST", "/v1/team/roles", { body: { name: "Readers", permissions: ["projects:read", "domains:read"] } });
-    const { session } = await memberWithSession(t, role.json.data.id);
+    const { session } = await signedInMember(t, role.json.data.id);
     const before = (await t.request("GET", "/v1/projects")).json.data.length;
-    const refused = await as(t, session, "POST", "/v1/projects", { name: "Not made" });
+    const refused = await asSession(t, session, "POST", "/v1/projects", { name: "Not made" });
     expect(refused.status).toBe(403);
     expect(refused.json).toEqual({ message: "Your role does not have the projects:create permission this request needs.", error: "missing_permission" });
     expect((await t.request("GET", "/v1/projects")).json.data.length).toBe(before);
-    expect((await as(t, session, "DELETE", `/v1/projects/${t.team.projectId}`)).status).toBe(403);
+    expect((await asSession(t, session, "DELETE", `/v1/projects/${t.team.projectId}`)).status).toBe(403);
     expect((await t.request("GET", `/v1/projects/${t.team.projectId}`)).status).toBe(200);
-    expect((await as(t, session, "GET", `/v1/projects/${t.team.projectId}`)).status).toBe(200);
+    expect((await asSession(t, session, "GET", `/v1/projects/${t.team.projectId}`)).status).toBe(200);
   });
 });
 
@@ -187,7 +153,7 @@ describe(`roles and assignments (${engine})`, () => {
       expect(res.json.error).toBe("built_in_role_immutable");
     }
     const held = await t.request("POST", "/v1/team/roles", { body: { name: "Held", permissions: ["projects:read"] } });
-    const { memberId } = await memberWithSession(t, held.json.data.id);
+    const { memberId } = await signedInMember(t, held.json.data.id);
     const del = await t.request("DELETE", `/v1/team/roles/${held.json.data.id}`);
     expect(del.status).toBe(409);
     expect(del.json.error).toBe("stale_resource");
@@ -208,31 +174,31 @@ describe(`roles and assignments (${engine})`, () => {
     expect(removed.json.error).toBe("last_owner");
     expect((await t.request("GET", `/v1/team/members/${owner.id}`)).json.role).toBe("owner");
 
-    const admin = await memberWithSession(t, "admin");
-    const touchOwner = await as(t, admin.session, "PUT", `/v1/team/members/${owner.id}/assignment`, { role_id: "member", project_access: { scope: "all" } });
+    const admin = await signedInMember(t, "admin");
+    const touchOwner = await asSession(t, admin.session, "PUT", `/v1/team/members/${owner.id}/assignment`, { role_id: "member", project_access: { scope: "all" } });
     expect(touchOwner.status).toBe(409);
     expect(touchOwner.json.error).toBe("owner_protected");
-    expect((await as(t, admin.session, "DELETE", `/v1/team/members/${owner.id}`)).json.error).toBe("owner_protected");
-    const other = await memberWithSession(t, "member");
-    const makeOwner = await as(t, admin.session, "PUT", `/v1/team/members/${other.memberId}/assignment`, { role_id: "owner", project_access: { scope: "all" } });
+    expect((await asSession(t, admin.session, "DELETE", `/v1/team/members/${owner.id}`)).json.error).toBe("owner_protected");
+    const other = await signedInMember(t, "member");
+    const makeOwner = await asSession(t, admin.session, "PUT", `/v1/team/members/${other.memberId}/assignment`, { role_id: "owner", project_access: { scope: "all" } });
     expect(makeOwner.json.error).toBe("owner_protected");
-    expect((await as(t, admin.session, "GET", "/v1/team/roles")).json.data[0]).toMatchObject({ id: "owner", assignable: false });
-    const escalate = await as(t, admin.session, "POST", "/v1/team/roles", { name: "Billing", permissions: ["billing:manage"] });
+    expect((await asSession(t, admin.session, "GET", "/v1/team/roles")).json.data[0]).toMatchObject({ id: "owner", assignable: false });
+    const escalate = await asSession(t, admin.session, "POST", "/v1/team/roles", { name: "Billing", permissions: ["billing:manage"] });
     expect(escalate.status).toBe(403);
     expect(escalate.json.error).toBe("missing_permission");
     // What an admin may do: make another member an admin.
-    const promoted = await as(t, admin.session, "PUT", `/v1/team/members/${other.memberId}/assignment`, { role_id: "admin", project_access: { scope: "all" } });
+    const promoted = await asSession(t, admin.session, "PUT", `/v1/team/members/${other.memberId}/assignment`, { role_id: "admin", project_access: { scope: "all" } });
     expect(promoted.status).toBe(200);
     expect(promoted.json).toMatchObject({ id: other.memberId, role: "admin", project_access: { scope: "all", projects: [] } });
     // The new role holds from the member's next request: an admin may invite.
-    expect((await as(t, other.session, "POST", "/v1/team/members", { email: "invited-by-admin@example.com" })).status).toBe(201);
+    expect((await asSession(t, other.session, "POST", "/v1/team/members", { email: "invited-by-admin@example.com" })).status).toBe(201);
     // Two owners: one may step down.
-    const second = await memberWithSession(t, "owner");
+    const second = await signedInMember(t, "owner");
     expect((await t.request("PUT", `/v1/team/members/${second.memberId}/assignment`, { body: { role_id: "member", project_access: { scope: "all" } } })).status).toBe(200);
   });
 
   test("assignment bad input: unknown role, scope and project_ids that disagree, another team's project, an owner on selected projects", async () => {
-    const m = await memberWithSession(t, "member");
+    const m = await signedInMember(t, "member");
     const bodies: [unknown, string][] = [
       [{ role_id: "nope", project_access: { scope: "all" } }, "role_id"],
       [{ role_id: "member", project_access: { scope: "selected" } }, "project_access.project_ids"],
@@ -274,7 +240,7 @@ describe(`project access (${engine})`, () => {
     const suppressions = (await t.request("GET", "/v1/suppressions")).json.data as { id: string; value?: string; email?: string; project_id: string }[];
     const theirSuppression = suppressions.find((s) => s.project_id === theirs)!.id;
 
-    const { memberId, session } = await memberWithSession(t, "member");
+    const { memberId, session } = await signedInMember(t, "member");
     const assigned = await t.request("PUT", `/v1/team/members/${memberId}/assignment`, { body: { role_id: "member", project_access: { scope: "selected", project_ids: [mine] } } });
     expect(assigned.status).toBe(200);
     expect(assigned.json.project_access).toEqual({ scope: "selected", projects: [{ id: mine, name: expect.any(String) }] });
@@ -289,37 +255,37 @@ describe(`project access (${engine})`, () => {
       `/v1/suppressions?filter[project_id]=${theirs}`,
       `/v1/stats?project_id=${theirs}&${window}`,
     ]) {
-      const res = await as(t, session, "GET", path);
+      const res = await asSession(t, session, "GET", path);
       expect([path, res.status, res.status === 404 ? "" : res.text]).toEqual([path, 404, ""]);
     }
-    expect((await as(t, session, "DELETE", `/v1/suppressions/${theirSuppression}`)).status).toBe(404);
-    expect((await as(t, session, "PUT", `/v1/routes/${theirRoute}`, { name: "renamed" })).status).toBe(404);
+    expect((await asSession(t, session, "DELETE", `/v1/suppressions/${theirSuppression}`)).status).toBe(404);
+    expect((await asSession(t, session, "PUT", `/v1/routes/${theirRoute}`, { name: "renamed" })).status).toBe(404);
     const route = (await t.request("GET", `/v1/routes/${theirRoute}`)).json;
     expect(route.data?.name ?? route.name).toBe("Scoped");
-    expect((await as(t, session, "POST", "/v1/webhooks", { name: "x", url: "https://hooks.example.com/y", events: ["message.delivered"], route_id: theirRoute })).status).toBe(404);
+    expect((await asSession(t, session, "POST", "/v1/webhooks", { name: "x", url: "https://hooks.example.com/y", events: ["message.delivered"], route_id: theirRoute })).status).toBe(404);
     // A list over the whole team must be narrowed to one of the member's projects.
-    const wide = await as(t, session, "GET", "/v1/suppressions");
+    const wide = await asSession(t, session, "GET", "/v1/suppressions");
     expect(wide.status).toBe(422);
     expect(Object.keys(wide.json.errors)).toEqual(["filter[project_id]", "filter[route_id]"]);
 
     // The list of projects shows theirs only.
-    const projectsListed = await as(t, session, "GET", "/v1/projects");
+    const projectsListed = await asSession(t, session, "GET", "/v1/projects");
     expect(projectsListed.status).toBe(200);
     expect(projectsListed.json.data.map((p: any) => p.id)).toEqual([mine]);
     expect((await t.request("GET", "/v1/projects")).json.data.length).toBe(2);
 
     // Mine: as before.
-    expect((await as(t, session, "GET", `/v1/projects/${mine}`)).status).toBe(200);
-    expect((await as(t, session, "GET", `/v1/routes/${myRoute}`)).status).toBe(200);
-    expect((await as(t, session, "GET", `/v1/webhooks/${myHook}`)).status).toBe(200);
-    const listed = await as(t, session, "GET", `/v1/suppressions?filter[project_id]=${mine}`);
+    expect((await asSession(t, session, "GET", `/v1/projects/${mine}`)).status).toBe(200);
+    expect((await asSession(t, session, "GET", `/v1/routes/${myRoute}`)).status).toBe(200);
+    expect((await asSession(t, session, "GET", `/v1/webhooks/${myHook}`)).status).toBe(200);
+    const listed = await asSession(t, session, "GET", `/v1/suppressions?filter[project_id]=${mine}`);
     expect(listed.status).toBe(200);
     expect(listed.json.data.map((s: any) => s.project_id)).toEqual([mine]);
-    expect((await as(t, session, "GET", `/v1/stats?project_id=${mine}&${window}`)).status).toBe(200);
+    expect((await asSession(t, session, "GET", `/v1/stats?project_id=${mine}&${window}`)).status).toBe(200);
 
     // Back to all projects: theirs are visible again.
     await t.request("PUT", `/v1/team/members/${memberId}/assignment`, { body: { role_id: "member", project_access: { scope: "all" } } });
-    expect((await as(t, session, "GET", `/v1/routes/${theirRoute}`)).status).toBe(200);
+    expect((await asSession(t, session, "GET", `/v1/routes/${theirRoute}`)).status).toBe(200);
   });
 });
 

@@ -5,43 +5,8 @@
  * projects than it does (a 404, as for a token beyond its projects).
  */
 import { describe, expect, test } from "bun:test";
-import { hashPassword } from "../../src/auth/passwords.ts";
-import { newId } from "../../src/ids.ts";
-import { createTestApp, engine, type TestApp } from "../helpers.ts";
-
-const PASSWORD = "escalation test password";
-type Session = { cookie: string; csrf: string };
-
-/** An active member of the team holding `role` (on `projects`, or all), signed in. */
-async function member(t: TestApp, role: string, projects: string[] | null = null): Promise<{ memberId: string; session: Session }> {
-  const userId = newId();
-  const memberId = newId();
-  const email = `e-${newId().slice(-10)}@example.com`;
-  const now = Date.now();
-  await t.sql.run("INSERT INTO users (id, name, email, password_hash, password_changed_at, created_at) VALUES (?, ?, ?, ?, ?, ?)", [
-    userId,
-    "Escalation",
-    email,
-    await hashPassword(PASSWORD),
-    now,
-    now,
-  ]);
-  await t.sql.run("INSERT INTO team_members (id, team_id, user_id, role, project_ids, status, joined_at, created_at) VALUES (?, ?, ?, ?, ?, 'active', ?, ?)", [
-    memberId,
-    t.team.teamId,
-    userId,
-    role,
-    projects === null ? null : JSON.stringify(projects),
-    now,
-    now,
-  ]);
-  const res = await t.request("POST", "/v1/auth/sign-in", { token: null, body: { email, password: PASSWORD } });
-  expect(res.status).toBe(201);
-  return { memberId, session: { cookie: (res.headers.get("set-cookie") ?? "").split(";")[0]!, csrf: res.json.data.csrf_token } };
-}
-
-const as = (t: TestApp, s: Session, method: string, path: string, body?: unknown) =>
-  t.request(method, path, { token: null, body, headers: { cookie: s.cookie, "x-csrf-token": s.csrf } });
+import { createTestApp, engine } from "../helpers.ts";
+import { asSession, signedInMember } from "./signed-in-member.ts";
 
 describe(`selected projects stay selected (${engine})`, () => {
   const t = createTestApp();
@@ -49,40 +14,40 @@ describe(`selected projects stay selected (${engine})`, () => {
   test("an admin limited to one project widens nobody's projects: not its own, not another member's, not through an invitation; it does not touch a member of more projects", async () => {
     const mine = t.team.projectId;
     const theirs = (await t.request("POST", "/v1/projects", { body: { name: "Not theirs" } })).json.data.id as string;
-    const admin = await member(t, "admin", [mine]);
-    const peer = await member(t, "member", [mine]);
-    const wide = await member(t, "member");
+    const admin = await signedInMember(t, "admin", { projects: [mine] });
+    const peer = await signedInMember(t, "member", { projects: [mine] });
+    const wide = await signedInMember(t, "member");
 
     // Its own access: still 404 on the other project before and after.
-    expect((await as(t, admin.session, "GET", `/v1/projects/${theirs}`)).status).toBe(404);
-    const selfAll = await as(t, admin.session, "PUT", `/v1/team/members/${admin.memberId}/assignment`, { role_id: "admin", project_access: { scope: "all" } });
+    expect((await asSession(t, admin.session, "GET", `/v1/projects/${theirs}`)).status).toBe(404);
+    const selfAll = await asSession(t, admin.session, "PUT", `/v1/team/members/${admin.memberId}/assignment`, { role_id: "admin", project_access: { scope: "all" } });
     expect(selfAll.status).toBe(422);
     expect(Object.keys(selfAll.json.errors)).toEqual(["project_access.scope"]);
-    const selfOther = await as(t, admin.session, "PUT", `/v1/team/members/${admin.memberId}/assignment`, {
+    const selfOther = await asSession(t, admin.session, "PUT", `/v1/team/members/${admin.memberId}/assignment`, {
       role_id: "admin",
       project_access: { scope: "selected", project_ids: [mine, theirs] },
     });
     expect(selfOther.status).toBe(422);
     expect(Object.keys(selfOther.json.errors)).toEqual(["project_access.project_ids.1"]);
-    expect((await as(t, admin.session, "GET", `/v1/projects/${theirs}`)).status).toBe(404);
+    expect((await asSession(t, admin.session, "GET", `/v1/projects/${theirs}`)).status).toBe(404);
     expect((await t.request("GET", `/v1/team/members/${admin.memberId}`)).json.project_access).toMatchObject({ scope: "selected", projects: [{ id: mine }] });
 
     // Another member on its project: not to all, not to another; within its own: yes.
-    const peerAll = await as(t, admin.session, "PUT", `/v1/team/members/${peer.memberId}/assignment`, { role_id: "member", project_access: { scope: "all" } });
+    const peerAll = await asSession(t, admin.session, "PUT", `/v1/team/members/${peer.memberId}/assignment`, { role_id: "member", project_access: { scope: "all" } });
     expect(peerAll.status).toBe(422);
-    expect((await as(t, peer.session, "GET", `/v1/projects/${theirs}`)).status).toBe(404);
-    const peerMine = await as(t, admin.session, "PUT", `/v1/team/members/${peer.memberId}/assignment`, { role_id: "admin", project_access: { scope: "selected", project_ids: [mine] } });
+    expect((await asSession(t, peer.session, "GET", `/v1/projects/${theirs}`)).status).toBe(404);
+    const peerMine = await asSession(t, admin.session, "PUT", `/v1/team/members/${peer.memberId}/assignment`, { role_id: "admin", project_access: { scope: "selected", project_ids: [mine] } });
     expect(peerMine.status).toBe(200);
 
     // A member working on every project is none of its business: 404, nothing changed.
-    const narrowWide = await as(t, admin.session, "PUT", `/v1/team/members/${wide.memberId}/assignment`, { role_id: "member", project_access: { scope: "selected", project_ids: [mine] } });
+    const narrowWide = await asSession(t, admin.session, "PUT", `/v1/team/members/${wide.memberId}/assignment`, { role_id: "member", project_access: { scope: "selected", project_ids: [mine] } });
     expect(narrowWide.status).toBe(404);
-    expect((await as(t, admin.session, "DELETE", `/v1/team/members/${wide.memberId}`)).status).toBe(404);
+    expect((await asSession(t, admin.session, "DELETE", `/v1/team/members/${wide.memberId}`)).status).toBe(404);
     expect((await t.request("GET", `/v1/team/members/${wide.memberId}`)).json).toMatchObject({ status: "active", project_access: { scope: "all" } });
 
     // An invitation gives every project: refused to a member limited to projects, nothing stored.
     const before = (await t.request("GET", "/v1/team/members")).json.data.length;
-    const invite = await as(t, admin.session, "POST", "/v1/team/members", { email: "second-self@example.com", role: "member" });
+    const invite = await asSession(t, admin.session, "POST", "/v1/team/members", { email: "second-self@example.com", role: "member" });
     expect(invite.status).toBe(403);
     expect(invite.json.error).toBe("project_access");
     expect((await t.request("GET", "/v1/team/members")).json.data.length).toBe(before);
@@ -100,17 +65,17 @@ describe(`selected projects stay selected (${engine})`, () => {
     const theirs = (await t.request("POST", "/v1/projects", { body: { name: "Sends from the domain too" } })).json.data.id as string;
     const domain = (await t.request("POST", "/v1/domains", { body: { domain: "shared-by-projects.example.com" } })).json;
     expect((await t.request("PUT", `/v1/domains/${domain.id}/projects`, { body: { project_ids: [mine, theirs] } })).status).toBe(200);
-    const admin = await member(t, "admin", [mine]);
+    const admin = await signedInMember(t, "admin", { projects: [mine] });
 
     // Naming the other project is a 404, as everything of it is.
-    expect((await as(t, admin.session, "PUT", `/v1/domains/${domain.id}/projects`, { project_ids: [theirs] })).status).toBe(404);
+    expect((await asSession(t, admin.session, "PUT", `/v1/domains/${domain.id}/projects`, { project_ids: [theirs] })).status).toBe(404);
     // Its own only: the other project keeps sending from the domain.
-    const onlyMine = await as(t, admin.session, "PUT", `/v1/domains/${domain.id}/projects`, { project_ids: [mine] });
+    const onlyMine = await asSession(t, admin.session, "PUT", `/v1/domains/${domain.id}/projects`, { project_ids: [mine] });
     expect(onlyMine.status).toBe(200);
     const ids = async () => ((await t.request("GET", `/v1/domains/${domain.id}`)).json.projects as { id: string }[]).map((p) => p.id).sort();
     expect(await ids()).toEqual([mine, theirs].sort());
     // Taking its own off leaves the other's; an owner still replaces them all.
-    expect((await as(t, admin.session, "PUT", `/v1/domains/${domain.id}/projects`, { project_ids: [] })).status).toBe(200);
+    expect((await asSession(t, admin.session, "PUT", `/v1/domains/${domain.id}/projects`, { project_ids: [] })).status).toBe(200);
     expect(await ids()).toEqual([theirs]);
     expect((await t.request("PUT", `/v1/domains/${domain.id}/projects`, { body: { project_ids: [mine] } })).status).toBe(200);
     expect(await ids()).toEqual([mine]);
@@ -120,25 +85,25 @@ describe(`selected projects stay selected (${engine})`, () => {
     const mine = t.team.projectId;
     const wideRole = (await t.request("POST", "/v1/team/roles", { body: { name: "Wide readers", permissions: ["projects:read"] } })).json.data.id as string;
     const narrowRole = (await t.request("POST", "/v1/team/roles", { body: { name: "Narrow readers", permissions: ["projects:read"] } })).json.data.id as string;
-    const wide = await member(t, "member");
+    const wide = await signedInMember(t, "member");
     expect((await t.request("PUT", `/v1/team/members/${wide.memberId}/assignment`, { body: { role_id: wideRole, project_access: { scope: "all" } } })).status).toBe(200);
-    const narrow = await member(t, "member", [mine]);
+    const narrow = await signedInMember(t, "member", { projects: [mine] });
     expect((await t.request("PUT", `/v1/team/members/${narrow.memberId}/assignment`, { body: { role_id: narrowRole, project_access: { scope: "selected", project_ids: [mine] } } })).status).toBe(200);
-    const admin = await member(t, "admin", [mine]);
+    const admin = await signedInMember(t, "admin", { projects: [mine] });
 
     // Widening the role of a member of every project would give them more there: refused, nothing changed.
-    const widened = await as(t, admin.session, "PUT", `/v1/team/roles/${wideRole}`, { permissions: ["projects:read", "domains:delete"] });
+    const widened = await asSession(t, admin.session, "PUT", `/v1/team/roles/${wideRole}`, { permissions: ["projects:read", "domains:delete"] });
     expect([widened.status, widened.json.error]).toEqual([403, "project_access"]);
-    expect((await as(t, admin.session, "DELETE", `/v1/team/roles/${wideRole}`)).status).toBe(403);
+    expect((await asSession(t, admin.session, "DELETE", `/v1/team/roles/${wideRole}`)).status).toBe(403);
     const role = (await t.request("GET", "/v1/team/roles")).json.data.find((r: { id: string }) => r.id === wideRole);
     expect(role.permissions).toEqual(["projects:read"]);
     // The same through a token of every project holding the role.
     await t.request("PUT", `/v1/team/members/${wide.memberId}/assignment`, { body: { role_id: "member", project_access: { scope: "all" } } });
     await t.request("POST", "/v1/team/tokens", { body: { name: "Wide token", role_id: wideRole } });
-    expect((await as(t, admin.session, "PUT", `/v1/team/roles/${wideRole}`, { name: "Renamed" })).status).toBe(403);
+    expect((await asSession(t, admin.session, "PUT", `/v1/team/roles/${wideRole}`, { name: "Renamed" })).status).toBe(403);
 
     // A role held only within its projects: it may.
-    const within = await as(t, admin.session, "PUT", `/v1/team/roles/${narrowRole}`, { permissions: ["projects:read", "routes:read"] });
+    const within = await asSession(t, admin.session, "PUT", `/v1/team/roles/${narrowRole}`, { permissions: ["projects:read", "routes:read"] });
     expect(within.status).toBe(200);
   });
   test("a member limited to one project sees only its projects' names: a domain's projects, a member's project_access (list and by id); the team token sees them all", async () => {
@@ -146,20 +111,20 @@ describe(`selected projects stay selected (${engine})`, () => {
     const secret = (await t.request("POST", "/v1/projects", { body: { name: "Secret launch project" } })).json.data.id as string;
     const domain = (await t.request("POST", "/v1/domains", { body: { domain: "names-of-projects.example.com" } })).json;
     expect((await t.request("PUT", `/v1/domains/${domain.id}/projects`, { body: { project_ids: [mine, secret] } })).status).toBe(200);
-    const both = await member(t, "member", [mine, secret]);
-    const limited = await member(t, "member", [mine]);
+    const both = await signedInMember(t, "member", { projects: [mine, secret] });
+    const limited = await signedInMember(t, "member", { projects: [mine] });
 
     // Before: the other project's name and id were in all four answers.
-    const one = await as(t, limited.session, "GET", `/v1/domains/${domain.id}`);
+    const one = await asSession(t, limited.session, "GET", `/v1/domains/${domain.id}`);
     expect(one.status).toBe(200);
     expect(one.json.projects.map((p: { id: string }) => p.id)).toEqual([mine]);
-    const list = await as(t, limited.session, "GET", "/v1/domains");
+    const list = await asSession(t, limited.session, "GET", "/v1/domains");
     expect(list.status).toBe(200);
     expect(list.json.data.find((d: { id: string }) => d.id === domain.id).projects.map((p: { id: string }) => p.id)).toEqual([mine]);
-    const m = await as(t, limited.session, "GET", `/v1/team/members/${both.memberId}`);
+    const m = await asSession(t, limited.session, "GET", `/v1/team/members/${both.memberId}`);
     expect(m.status).toBe(200);
     expect(m.json.project_access).toEqual({ scope: "selected", projects: [{ id: mine, name: expect.any(String) }] });
-    const members = await as(t, limited.session, "GET", "/v1/team/members?page[size]=100");
+    const members = await asSession(t, limited.session, "GET", "/v1/team/members?page[size]=100");
     expect(members.status).toBe(200);
     for (const r of [one, list, m, members]) {
       expect(r.text).not.toContain(secret);
@@ -169,7 +134,7 @@ describe(`selected projects stay selected (${engine})`, () => {
     // Unlimited callers see what they saw.
     expect(((await t.request("GET", `/v1/domains/${domain.id}`)).json.projects as { id: string }[]).map((p) => p.id).sort()).toEqual([mine, secret].sort());
     expect(((await t.request("GET", `/v1/team/members/${both.memberId}`)).json.project_access.projects as { id: string }[]).map((p) => p.id).sort()).toEqual([mine, secret].sort());
-    const wide = await member(t, "member");
-    expect(((await as(t, wide.session, "GET", `/v1/team/members/${both.memberId}`)).json.project_access.projects as { id: string }[]).length).toBe(2);
+    const wide = await signedInMember(t, "member");
+    expect(((await asSession(t, wide.session, "GET", `/v1/team/members/${both.memberId}`)).json.project_access.projects as { id: string }[]).length).toBe(2);
   });
 });

@@ -284,3 +284,13 @@ function prune(r: Rollups): Rollups {
   }
   return r;
 }
+
+/** The randomized runs' user agents: a person's browser, a privacy proxy (Google's image proxy) and a machine. */
+export const RUN_USER_AGENTS = {
+  human: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36",
+  privacy: "Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)",
+  machine: "python-requests/2.31",
+} as const;
+/** The randomized runs' recipient domains, and the provider family each is counted under (written out here, not taken from src). */
+export const RUN_DOMAINS = ["gmail.com", "outlook.com", "yahoo.com", "dest.test", "corp.test"];
+export const RUN_FAMILY: Record<string, string> = { "gmail.com": "google", "outlook.com": "microsoft", "yahoo.com": "yahoo", "dest.test": "other", "corp.test": "other" };

@@ -11,17 +11,13 @@ import { trackingToken } from "../../../src/auth/tracking-tokens.ts";
 import { serverSecretOf } from "../../../src/secrets.ts";
 import { changeRecipientStatus } from "../../../src/events/message-status.ts";
 import { startOutbound, type OutboundHarness } from "../../send/harness.ts";
-import { diffRollups, recountRollups, seededRandom, storedRollups, totalsOf } from "../../support/stats-recount.ts";
+import { diffRollups, recountRollups, seededRandom, storedRollups, totalsOf, RUN_DOMAINS, RUN_FAMILY, RUN_USER_AGENTS } from "../../support/stats-recount.ts";
 
 const SEED = Number(process.env.STATS_RECOUNT_SEED ?? 0x45);
 
-const UA = {
-  human: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36",
-  privacy: "Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)",
-  machine: "python-requests/2.31",
-} as const;
-const DOMAINS = ["gmail.com", "outlook.com", "yahoo.com", "dest.test", "corp.test"];
-const FAMILY: Record<string, string> = { "gmail.com": "google", "outlook.com": "microsoft", "yahoo.com": "yahoo", "dest.test": "other", "corp.test": "other" };
+const UA = RUN_USER_AGENTS;
+const DOMAINS = RUN_DOMAINS;
+const FAMILY = RUN_FAMILY;
 
 describe("statistics rollups equal a recount from the events after a randomized run", () => {
   let h: OutboundHarness;
