@@ -1,5 +1,5 @@
 import { keysetPageOf, type Cursor, type KeysetPage, type SortKey } from "./keyset.ts";
-import type { SqlExecutor } from "./sql.ts";
+import { placeholders, type SqlExecutor } from "./sql.ts";
 
 /** A sending domain as services and the API see it; the DKIM key pair is read only by signing. */
 export type DomainRow = {
@@ -100,7 +100,6 @@ interface Page {
   cursor: Cursor | null;
 }
 
-const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 /** Sending domains, their DNS records and the projects they are attached to (project_domains). */
 export class DomainRepository {

@@ -1,5 +1,5 @@
 import { exponentialBackoff } from "../pacing/backoff.ts";
-import type { SqlExecutor } from "./sql.ts";
+import { ROWS_PER_STATEMENT, type SqlExecutor } from "./sql.ts";
 
 export interface Job<P = unknown> {
   id: number;
@@ -18,9 +18,6 @@ export interface EnqueueOptions {
 }
 
 type Row = { id: number; queue: string; payload: string; attempts: number; max_attempts: number; created_at: number };
-
-/** Rows per multi-row statement of enqueueMany and completeMany (well under either engine's bound on parameters). */
-const ROWS_PER_INSERT = 500;
 
 /** The channel on which PostgreSQL tells every node's runner that a queue got due work. */
 export const JOBS_CHANNEL = "posthorn_jobs";
@@ -122,7 +119,7 @@ export class JobQueue {
   }
 
   /**
-   * Queues one job per payload, all due at the same time, in multi-row INSERTs (ROWS_PER_INSERT a
+   * Queues one job per payload, all due at the same time, in multi-row INSERTs (ROWS_PER_STATEMENT a
    * statement): set-based work (a batch of scheduled messages released together) enqueues its
    * follow-up jobs in a constant number of statements. The signal goes out once.
    */
@@ -131,8 +128,8 @@ export class JobQueue {
     const now = this.now();
     const runAt = opts.runAt ?? now;
     const max = opts.maxAttempts ?? 25;
-    for (let i = 0; i < payloads.length; i += ROWS_PER_INSERT) {
-      const chunk = payloads.slice(i, i + ROWS_PER_INSERT);
+    for (let i = 0; i < payloads.length; i += ROWS_PER_STATEMENT) {
+      const chunk = payloads.slice(i, i + ROWS_PER_STATEMENT);
       await this.db.runDeferred(
         `INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES ${chunk.map(() => "(?, ?, ?, 0, ?, ?)").join(", ")}`,
         chunk.flatMap((p) => [queue, JSON.stringify(p), runAt, max, now]),
@@ -179,8 +176,8 @@ export class JobQueue {
    */
   async completeMany(jobs: readonly Job<unknown>[]): Promise<number> {
     let removed = 0;
-    for (let i = 0; i < jobs.length; i += ROWS_PER_INSERT) {
-      const chunk = jobs.slice(i, i + ROWS_PER_INSERT);
+    for (let i = 0; i < jobs.length; i += ROWS_PER_STATEMENT) {
+      const chunk = jobs.slice(i, i + ROWS_PER_STATEMENT);
       const res = await this.db.run(
         `DELETE FROM jobs WHERE ${chunk.map(() => "(id = ? AND attempts = ?)").join(" OR ")}`,
         chunk.flatMap((j) => [j.id, j.attempt]),

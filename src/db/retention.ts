@@ -1,6 +1,6 @@
 import { useIncrementalVacuum } from "./pragmas.ts";
 import { FINAL_STATUSES_SQL } from "./recipients.ts";
-import { SqliteExecutor, type SqlExecutor } from "./sql.ts";
+import { placeholders, SqliteExecutor, type SqlExecutor } from "./sql.ts";
 
 /** One message of the walk in id order: whether retention already purged it. */
 export type RetentionWalkRow = { id: string; purged: number };
@@ -22,7 +22,6 @@ const PURGEABLE = `purged_at IS NULL AND created_at < ? AND status_changed_at < 
   AND (status IN (${FINAL_STATUSES_SQL}) OR (type = 'inbound' AND status <> 'pending'))
   AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.message_id = messages.id AND (r.status NOT IN (${FINAL_STATUSES_SQL}) OR r.status_changed_at >= ?))`;
 
-const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 /**
  * Retention's statements (src/modules/retention/): walking the messages in id order, purging

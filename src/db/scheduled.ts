@@ -1,4 +1,4 @@
-import type { SqlExecutor } from "./sql.ts";
+import { placeholders, ROWS_PER_STATEMENT, type SqlExecutor } from "./sql.ts";
 
 /** A message as scheduling sees it: whose it is, its status and when it is to go out. */
 export type ScheduledMessageRow = {
@@ -22,7 +22,6 @@ export type ReleasedRecipientRow = { id: string; message_id: string; email: stri
 export type ReleaseHistoryRow = { id: string; message_id: string; data: string; created_at: number };
 
 const COLUMNS = "id, type, team_id, project_id, route_id, status, scheduled_at, tag, tags, metadata";
-const inList = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 const scheduledRow = (row: ScheduledMessageRow): ScheduledMessageRow => ({ ...row, scheduled_at: row.scheduled_at === null ? null : Number(row.scheduled_at) });
 
 /**
@@ -42,7 +41,7 @@ export class ScheduledRepository {
   /** The messages among `ids` that still exist, as scheduling sees them (one statement). */
   async findMany(ids: readonly string[]): Promise<ScheduledMessageRow[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.all<ScheduledMessageRow>(`SELECT ${COLUMNS} FROM messages WHERE id IN (${inList(ids.length)})`, [...ids], { dynamic: true });
+    const rows = await this.db.all<ScheduledMessageRow>(`SELECT ${COLUMNS} FROM messages WHERE id IN (${placeholders(ids.length)})`, [...ids], { dynamic: true });
     return rows.map(scheduledRow);
   }
 
@@ -56,13 +55,13 @@ export class ScheduledRepository {
     if (ids.length === 0) return { messages: [], recipients: [] };
     const rows = await this.db.all<ScheduledMessageRow>(
       `UPDATE messages SET status = 'queued', status_changed_at = ?, updated_at = ?
-       WHERE id IN (${inList(ids.length)}) AND status = 'scheduled' AND scheduled_at <= ? RETURNING ${COLUMNS}`,
+       WHERE id IN (${placeholders(ids.length)}) AND status = 'scheduled' AND scheduled_at <= ? RETURNING ${COLUMNS}`,
       [now, now, ...ids, now],
       { dynamic: true },
     );
     if (rows.length === 0) return { messages: [], recipients: [] };
     const recipients = await this.db.all<ReleasedRecipientRow>(
-      `UPDATE recipients SET status = 'queued', status_changed_at = ? WHERE message_id IN (${inList(rows.length)}) AND status = 'scheduled'
+      `UPDATE recipients SET status = 'queued', status_changed_at = ? WHERE message_id IN (${placeholders(rows.length)}) AND status = 'scheduled'
        RETURNING id, message_id, email`,
       [now, ...rows.map((r) => r.id)],
       { dynamic: true },
@@ -72,8 +71,8 @@ export class ScheduledRepository {
 
   /** The releases' message.queued entries in the messages' history, in multi-row INSERTs. */
   async recordReleases(entries: readonly ReleaseHistoryRow[]): Promise<void> {
-    for (let i = 0; i < entries.length; i += 500) {
-      const chunk = entries.slice(i, i + 500);
+    for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
+      const chunk = entries.slice(i, i + ROWS_PER_STATEMENT);
       await this.db.runDeferred(
         `INSERT INTO message_events (id, message_id, recipient_id, kind, status, data, created_at)
          VALUES ${chunk.map(() => "(?, ?, NULL, 'message.queued', 'queued', ?, ?)").join(", ")}`,
@@ -81,20 +80,6 @@ export class ScheduledRepository {
         { dynamic: true },
       );
     }
-  }
-
-  /**
-   * The time has come: scheduled → queued, its recipients with it. False, changing nothing, when
-   * the message is no longer scheduled (canceled, already released) or was moved past `now`.
-   */
-  async release(id: string, now: number): Promise<boolean> {
-    const res = await this.db.run(
-      "UPDATE messages SET status = 'queued', status_changed_at = ?, updated_at = ? WHERE id = ? AND status = 'scheduled' AND scheduled_at <= ?",
-      [now, now, id, now],
-    );
-    if (res.changes !== 1) return false;
-    await this.db.run("UPDATE recipients SET status = 'queued', status_changed_at = ? WHERE message_id = ? AND status = 'scheduled'", [now, id]);
-    return true;
   }
 
   /** Moves a scheduled message to `at`; false, changing nothing, once it has left `scheduled`. */

@@ -67,6 +67,12 @@ export class SqliteExecutor implements SqlExecutor {
   }
 }
 
+/** `n` parameter marks for an IN list or a VALUES row: "?, ?, ?". */
+export const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");
+
+/** Rows per multi-row INSERT or DELETE of set-based work: well under either engine's bound on parameters. */
+export const ROWS_PER_STATEMENT = 500;
+
 /** What a deferred change returns: one settled promise serves every call. */
 export const DONE: Promise<void> = Promise.resolve();
 

@@ -50,9 +50,20 @@ interface Scheduling {
   metadata: Record<string, string>;
 }
 
+/** What a scheduling entry of the history and its webhook carry: the message, its new status and time, its tag, tags and metadata. */
+const schedulingData = (s: Scheduling, status: string, extra: Record<string, unknown> = {}) => ({
+  message_id: s.messageId,
+  status,
+  scheduled_at: iso(s.at),
+  ...extra,
+  tag: s.tag,
+  tags: s.tags,
+  metadata: s.metadata,
+});
+
 /** A scheduling change in the message's history and to its route's webhooks. */
 async function recordScheduling(tx: Repositories, s: Scheduling, kind: EventKind, status: string, extra: Record<string, unknown>, now: number): Promise<void> {
-  const data = { message_id: s.messageId, status, scheduled_at: iso(s.at), ...extra, tag: s.tag, tags: s.tags, metadata: s.metadata };
+  const data = schedulingData(s, status, extra);
   await tx.recipients.appendHistory({ id: newId(), message_id: s.messageId, recipient_id: null, kind, status, data: JSON.stringify(data), created_at: now });
   await publishEvent(tx, { teamId: s.teamId, routeId: s.routeId, messageId: s.messageId, kind, data }, now);
 }
@@ -63,8 +74,7 @@ async function recordScheduling(tx: Repositories, s: Scheduling, kind: EventKind
  * message.scheduled to the webhooks, and its job due at its time.
  */
 export async function scheduleMessage(tx: Repositories, s: Omit<Scheduling, "routeId"> & { routeId: string }, now: number): Promise<void> {
-  const data = { message_id: s.messageId, status: "scheduled", scheduled_at: iso(s.at), tag: s.tag, tags: s.tags, metadata: s.metadata };
-  await publishEvent(tx, { teamId: s.teamId, routeId: s.routeId, messageId: s.messageId, kind: "message.scheduled", data }, now);
+  await publishEvent(tx, { teamId: s.teamId, routeId: s.routeId, messageId: s.messageId, kind: "message.scheduled", data: schedulingData(s, "scheduled") }, now);
   await tx.jobs.enqueue(SCHEDULED_QUEUE, { messageId: s.messageId } satisfies ScheduledJob, { runAt: s.at, maxAttempts: SCHEDULED_MAX_ATTEMPTS });
 }
 
@@ -124,11 +134,7 @@ export function releaseBatch(jobs: readonly Job<ScheduledJob>[]): OutcomeWrite {
     const { messages, recipients } = await tx.scheduled.releaseMany(ids, now);
     const released = new Set(messages.map((m) => m.id));
     await tx.scheduled.recordReleases(
-      messages.map((m) => {
-        const s = schedulingOf(m, m.scheduled_at ?? now);
-        const data = { message_id: s.messageId, status: "queued", scheduled_at: iso(s.at), tag: s.tag, tags: s.tags, metadata: s.metadata };
-        return { id: newId(), message_id: m.id, data: JSON.stringify(data), created_at: now };
-      }),
+      messages.map((m) => ({ id: newId(), message_id: m.id, data: JSON.stringify(schedulingData(schedulingOf(m, m.scheduled_at ?? now), "queued")), created_at: now })),
     );
     // Suppressions are asked again at its time: an address that unsubscribed, bounced or was
     // suppressed while the message waited is not sent to (as at acceptance, with the same reason).
