@@ -34,7 +34,7 @@ export interface MessageFacts {
   track_opens: number;
   track_clicks: number;
   /** JSON text as read ([{name, value}]); parsed by the caller. */
-  tags: string | Tag[] | null;
+  tags: string | null;
 }
 
 /** The dimension columns of stat_days a query may group or filter by. */

@@ -86,11 +86,14 @@ export function bounceClass(reply: Reply, status: string): string {
  * deleted slots at each eviction: 130 µs per send at 20,000 entries, measured.)
  */
 const FACTS_MAX = 20_000;
-let facts = new Map<string, MessageFacts>();
-let olderFacts = new Map<string, MessageFacts>();
+/** A message's facts as kept: its tags parsed once, when read or accepted. */
+type Facts = Omit<MessageFacts, "tags"> & { tags: Tag[] };
+
+let facts = new Map<string, Facts>();
+let olderFacts = new Map<string, Facts>();
 const routeTypes = new Map<string, string>();
 
-function remember(messageId: string, f: MessageFacts): void {
+function remember(messageId: string, f: Facts): void {
   if (facts.size >= FACTS_MAX) {
     olderFacts = facts;
     facts = new Map();
@@ -98,7 +101,7 @@ function remember(messageId: string, f: MessageFacts): void {
   facts.set(messageId, f);
 }
 
-async function factsOf(tx: Repositories, messageId: string): Promise<MessageFacts | null> {
+async function factsOf(tx: Repositories, messageId: string): Promise<Facts | null> {
   const known = facts.get(messageId) ?? olderFacts.get(messageId);
   if (known) return known;
   const f = await tx.stats.messageFacts(messageId);
@@ -108,10 +111,10 @@ async function factsOf(tx: Repositories, messageId: string): Promise<MessageFact
   return read;
 }
 
-/** A message's name-value tags from its row (JSON text, or already parsed). */
+/** A message's name-value tags from its row's JSON text. */
 function tagsOf(raw: MessageFacts["tags"]): Tag[] {
   if (raw === null || raw === undefined || raw === "") return [];
-  const list = typeof raw === "string" ? (JSON.parse(raw) as unknown) : raw;
+  const list = JSON.parse(raw) as unknown;
   if (!Array.isArray(list)) return [];
   return list.filter((t): t is Tag => typeof t?.name === "string").map((t) => ({ name: t.name, value: String(t.value ?? "") }));
 }
@@ -146,18 +149,17 @@ export interface AcceptedMessage {
 }
 
 /**
- * An outbound message accepted: `accepted` once (under its first recipient's provider) and
- * `recipients` per provider family, in stat_accepts (one narrow row: the send path's only write
- * to the statistics). Its facts are kept for the events that follow. On PostgreSQL the upsert
- * travels with the transaction's next change (runWithNext: the message's job). Inside a batch's
- * tally (tallyAccepted) the messages are added up instead: one upsert per distinct key.
+ * Outbound messages accepted in one transaction: each `accepted` once (under its first
+ * recipient's provider) and `recipients` per provider family, in stat_accepts (one narrow row:
+ * the send path's only write to the statistics), added up first, so one upsert per distinct key
+ * (a batch's messages share a few). Their facts are kept for the events that follow. On
+ * PostgreSQL an upsert travels with the transaction's next change (runWithNext: a single send's
+ * outbound job).
  */
-export async function rollAccepted(tx: Repositories, messages: AcceptedMessage | readonly AcceptedMessage[], now: number): Promise<void> {
+export async function rollAccepted(tx: Repositories, messages: readonly AcceptedMessage[], now: number): Promise<void> {
   if (!enabled) return;
-  const tally = tallies.get(tx);
-  if (tally && !Array.isArray(messages)) return void tally.push(messages as AcceptedMessage);
   const sums = new Map<string, { key: Omit<StatKey, "bounceClass" | "enhancedCode">; accepted: number; recipients: number }>();
-  for (const m of Array.isArray(messages) ? (messages as readonly AcceptedMessage[]) : [messages as AcceptedMessage]) {
+  for (const m of messages) {
     const type = await routeTypeOf(tx, m.routeId);
     const domain = m.sendingDomain.toLowerCase();
     if (m.tags !== undefined) {
@@ -179,21 +181,6 @@ export async function rollAccepted(tx: Repositories, messages: AcceptedMessage |
   for (const s of sums.values()) await tx.stats.addAccepted(now, s.key, s.accepted, s.recipients);
 }
 
-/** The acceptances of a batch being stored, by its transaction's repositories (tallyAccepted). */
-const tallies = new WeakMap<Repositories, AcceptedMessage[]>();
-
-/** From here on rollAccepted only collects the transaction's acceptances; rollTally writes them added up. */
-export function tallyAccepted(tx: Repositories): void {
-  tallies.set(tx, []);
-}
-
-/** Writes the acceptances collected since tallyAccepted: one stat_accepts upsert per distinct key. */
-export async function rollTally(tx: Repositories, now: number): Promise<void> {
-  const tally = tallies.get(tx);
-  tallies.delete(tx);
-  if (tally && tally.length > 0) await rollAccepted(tx, tally, now);
-}
-
 export interface StatRecipient {
   team_id: string;
   project_id?: string | null;
@@ -203,7 +190,7 @@ export interface StatRecipient {
   tag: string | null;
 }
 
-async function keyOf(tx: Repositories, r: StatRecipient): Promise<{ key: StatKey; f: MessageFacts | null }> {
+async function keyOf(tx: Repositories, r: StatRecipient): Promise<{ key: StatKey; f: Facts | null }> {
   const f = await factsOf(tx, r.message_id);
   const key: StatKey = {
     teamId: r.team_id,
@@ -215,7 +202,7 @@ async function keyOf(tx: Repositories, r: StatRecipient): Promise<{ key: StatKey
     tag: r.tag ?? "",
     bounceClass: "",
     enhancedCode: "",
-    tags: tagsOf(f?.tags ?? null),
+    tags: f?.tags ?? [],
   };
   return { key, f };
 }

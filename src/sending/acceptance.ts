@@ -7,7 +7,7 @@ import type { Deps } from "../context.ts";
 import type { Repositories } from "../db/store.ts";
 import { ConflictError, ValidationError, fieldErrors } from "../errors.ts";
 import { changeRecipientStatus, suppressedAmong } from "../events/message-status.ts";
-import { rollAccepted, rollTally, tallyAccepted } from "../events/stat-rollup.ts";
+import { rollAccepted, type AcceptedMessage as AcceptedStat } from "../events/stat-rollup.ts";
 import type { MessageStatus } from "../db/recipient-status.ts";
 import { publishEvent } from "../events/publish.ts";
 import { iso, newId, sha256Hex } from "../ids.ts";
@@ -123,11 +123,12 @@ async function storeMessages(
   now: number,
 ): Promise<AcceptedMessage[]> {
   const targets = await resolveTargets(tx, config, principal, emails, batch);
-  // A batch's statistics added up: one stat_accepts upsert per distinct key, after its messages.
-  if (emails.length > 1) tallyAccepted(tx);
+  // A batch's statistics are added up and written after its messages: one stat_accepts upsert per
+  // distinct key. A single message's is written with it (on PostgreSQL it rides its outbound job).
+  const stats: AcceptedStat[] | null = emails.length > 1 ? [] : null;
   const accepted: AcceptedMessage[] = [];
-  if (emails.length > 1) await rollTally(tx, now);
-  for (const [i, e] of emails.entries()) accepted.push(await storeMessage(tx, principal, e, targets[i]!, now, sealed));
+  for (const [i, e] of emails.entries()) accepted.push(await storeMessage(tx, principal, e, targets[i]!, now, sealed, stats));
+  if (stats) await rollAccepted(tx, stats, now);
   return accepted;
 }
 
@@ -191,7 +192,16 @@ async function resolveTargets(tx: Repositories, config: Deps["config"], principa
  * Step 2, per email: the message row, its attachments and recipients, message.created (history
  * and event), then its suppressed recipients marked and, if anyone is left, the outbound job.
  */
-async function storeMessage(tx: Repositories, principal: SendPrincipal, e: PreparedEmail, target: SendTarget, now: number, sealed = false): Promise<AcceptedMessage> {
+async function storeMessage(
+  tx: Repositories,
+  principal: SendPrincipal,
+  e: PreparedEmail,
+  target: SendTarget,
+  now: number,
+  sealed: boolean,
+  /** A batch's acceptances to add up for the statistics; null: written now. */
+  stats: AcceptedStat[] | null,
+): Promise<AcceptedMessage> {
   const id = newId();
   const { routeId } = target;
   // Asked before the inserts and read after them: on PostgreSQL one wait for all of them.
@@ -203,7 +213,9 @@ async function storeMessage(tx: Repositories, principal: SendPrincipal, e: Prepa
   await tx.messages.insertRecipients(id, recipients, now, e.scheduledAt === null ? "pending" : "scheduled");
   await recordCreated(tx, principal.teamId, routeId, id, e, now);
   const rcpts = e.recipients.map((r) => r.email);
-  await rollAccepted(tx, { teamId: principal.teamId, projectId: principal.projectId, routeId, messageId: id, sendingDomain: e.from.domain, tag: e.tag, tags: e.tags, trackOpens: target.trackOpens, trackClicks: target.trackClicks, recipients: rcpts }, now);
+  const stat: AcceptedStat = { teamId: principal.teamId, projectId: principal.projectId, routeId, messageId: id, sendingDomain: e.from.domain, tag: e.tag, tags: e.tags, trackOpens: target.trackOpens, trackClicks: target.trackClicks, recipients: rcpts };
+  if (stats) stats.push(stat);
+  else await rollAccepted(tx, [stat], now);
 
   const suppressed = await suppressedLookup;
   let status: string = "pending";
