@@ -12,7 +12,8 @@ import { changesState, CSRF_HEADER, sessionTokenOf } from "./session-cookie.ts";
 import { inNetworks, parseCidr, type Cidr } from "../net/ip.ts";
 import { rateLimitPlugin } from "./rate-limit.ts";
 
-const bearer = (header: string | undefined): string | null => {
+/** The token of an `Authorization: Bearer …` header, or null. */
+export const bearer = (header: string | null | undefined): string | null => {
   if (!header) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m ? m[1]! : null;

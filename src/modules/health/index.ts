@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { Deps } from "../../context.ts";
-import { authPlugin, clientIp, trustedProxies, type IpServer } from "../../http/auth.ts";
+import { authPlugin, bearer, clientIp, trustedProxies, type IpServer } from "../../http/auth.ts";
 import { ErrorBody, errorResponses } from "../../http/schemas.ts";
 import { metricsAllowed, metricsText } from "./service.ts";
 
@@ -21,7 +21,7 @@ export const healthController = (deps: Deps) =>
       },
     )
     .get("/metrics", async ({ set, request, server }) => {
-      metricsAllowed(deps.config, request, clientIp(server as IpServer, request, trustedProxies(deps.config)));
+      metricsAllowed(deps.config, request, clientIp(server as IpServer, request, trustedProxies(deps.config)), bearer(request.headers.get("authorization")));
       set.headers["content-type"] = "text/plain; version=0.0.4";
       return await metricsText(deps);
     }, {

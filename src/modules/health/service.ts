@@ -1,8 +1,7 @@
-import { timingSafeEqual } from "node:crypto";
 import type { Config } from "../../config.ts";
 import type { Deps } from "../../context.ts";
 import { ForbiddenError, UnauthenticatedError } from "../../errors.ts";
-import { sha256Hex } from "../../ids.ts";
+import { digestsEqual, sha256Hex } from "../../ids.ts";
 import { inNetworks, parseCidr } from "../../net/ip.ts";
 import { inflowGateOf } from "../../smtp/inflow-gate.ts";
 import { rspamdHealthOf } from "../../smtp/rspamd.ts";
@@ -11,25 +10,20 @@ import { mailCounterSamples } from "./mail-counters.ts";
 /** Networks whose clients read /metrics without a token: loopback and private. */
 const INTERNAL = ["127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"].map(parseCidr);
 
-const bearerOf = (header: string | null): string | null => /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1] ?? null;
-
 /**
  * Whether a client may read /metrics, which carries every team's mail figures: one on loopback or
  * a private network (`ip`, as for rate limits; null: an in-process call without a socket; not when
  * the request names a client in X-Forwarded-For, Forwarded or X-Real-IP and no proxy is trusted
  * to: it came through a proxy from anywhere), or any
- * with POSTHORN_METRICS_TOKEN as its Bearer token. Throws 401 (a token is set, not given or
+ * with POSTHORN_METRICS_TOKEN as its Bearer token (`given`). Throws 401 (a token is set, not given or
  * wrong) or 403 (none is set).
  */
-export function metricsAllowed(config: Config, request: Request, ip: string | null): void {
+export function metricsAllowed(config: Config, request: Request, ip: string | null, given: string | null): void {
   // A request a proxy forwarded, from a proxy that is not trusted to name the client, is from anyone.
   const forwarded = config.trustedProxies.length === 0 && ["x-forwarded-for", "forwarded", "x-real-ip"].some((h) => request.headers.has(h));
   if (ip === null || (!forwarded && inNetworks(ip, INTERNAL))) return;
   if (config.metricsToken === null) throw new ForbiddenError("/metrics answers loopback and private networks only; set POSTHORN_METRICS_TOKEN to scrape from elsewhere.");
-  const given = bearerOf(request.headers.get("authorization"));
-  const a = Buffer.from(sha256Hex(given ?? ""));
-  const b = Buffer.from(sha256Hex(config.metricsToken));
-  if (given === null || !timingSafeEqual(a, b)) throw new UnauthenticatedError("/metrics needs the POSTHORN_METRICS_TOKEN as a Bearer token.");
+  if (given === null || !digestsEqual(sha256Hex(given), sha256Hex(config.metricsToken))) throw new UnauthenticatedError("/metrics needs the POSTHORN_METRICS_TOKEN as a Bearer token.");
 }
 
 /**
