@@ -27,7 +27,8 @@ import { ConflictError, fieldErrors, ForbiddenError, NotFoundError, ValidationEr
 import { newId } from "../../ids.ts";
 import { serializeTeamMember, type TeamMemberData, type TeamRoleData } from "./model.ts";
 
-const accessOfPrincipal = (p: TeamPrincipal): Access => p.access ?? FULL_ACCESS;
+/** What a principal may do and on which projects (a principal without its own access: everything). */
+export const accessOfPrincipal = (p: TeamPrincipal): Access => p.access ?? FULL_ACCESS;
 
 /** Whether the principal acts as an owner: the team token, an owner's session, or a named token holding the owner role (not any token: an admin's is no owner). */
 export const isOwner = (p: TeamPrincipal): boolean =>
@@ -240,6 +241,6 @@ export async function updateAssignment(
     }
     await tx.teams.assign(principal.teamId, member.id, role, projectIds);
     const row = await tx.teams.member(principal.teamId, member.id);
-    return (await membersData(tx, principal.teamId, [row!], accessOfPrincipal(principal).projects))[0]!;
+    return (await membersData(tx, principal.teamId, [row!], own))[0]!;
   });
 }

@@ -2,11 +2,10 @@ import type { TeamPrincipal } from "../../auth/tokens.ts";
 import type { Deps } from "../../context.ts";
 import { MEMBER_SORT, MEMBER_SORT_ID, type NewTeam } from "../../db/teams.ts";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../errors.ts";
-import { FULL_ACCESS } from "../../auth/permissions.ts";
 import { parsePage, parseSort } from "../../http/pagination.ts";
 import { iso, newId, newToken, sha256Hex, TOKEN_PREFIX } from "../../ids.ts";
 import { serializeTeamMember, type TeamData, type TeamMemberData } from "./model.ts";
-import { assignableRole, isOwner, membersData, withinProjects } from "./roles.ts";
+import { accessOfPrincipal, assignableRole, isOwner, membersData, withinProjects } from "./roles.ts";
 
 export interface CreatedTeam {
   teamId: string;
@@ -117,7 +116,7 @@ export async function inviteMember(
   const token = newToken("");
   const base = deps.config.publicUrl.replace(/\/+$/, "");
   // An invitation gives every project (an assignment narrows it after): not from one who works on selected projects only.
-  if ((principal.access ?? FULL_ACCESS).projects !== null) {
+  if (accessOfPrincipal(principal).projects !== null) {
     throw new ForbiddenError("You work on selected projects only, and an invitation gives every project; ask a member who works on all of them.", "project_access");
   }
   return deps.store.write(async (tx) => {
@@ -172,7 +171,7 @@ export async function removeMember(deps: Pick<Deps, "store">, principal: TeamPri
     const member = await tx.accounts.member(memberId.toLowerCase(), principal.teamId);
     if (!member) throw new NotFoundError("Team member");
     if (member.role === "owner" && !isOwner(principal)) throw new ConflictError("Only an owner can remove an owner.", "owner_protected");
-    const own = (principal.access ?? FULL_ACCESS).projects;
+    const own = accessOfPrincipal(principal).projects;
     if (own !== null && !withinProjects(own, (await tx.teams.member(principal.teamId, member.id))?.project_ids)) throw new NotFoundError("Team member");
     if (member.status === "active" && member.role === "owner" && (await tx.accounts.countOwners(principal.teamId)) <= 1) {
       throw new ConflictError("The team's last owner cannot be removed; make another member owner first.", "last_owner");

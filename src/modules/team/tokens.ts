@@ -4,7 +4,7 @@
  * rotation) and stored as its SHA-256; authentication is src/auth/tokens.ts. Nobody makes a token
  * that may do more than they may: its permissions and projects stay within the caller's.
  */
-import { FULL_ACCESS, permissionsOf, projectsOf, BUILT_IN_PERMISSIONS, isBuiltInRole, type Permission } from "../../auth/permissions.ts";
+import { permissionsOf, projectsOf, BUILT_IN_PERMISSIONS, isBuiltInRole, type Permission } from "../../auth/permissions.ts";
 import type { TeamPrincipal } from "../../auth/tokens.ts";
 import type { Deps } from "../../context.ts";
 import type { TeamTokenRow } from "../../db/teams.ts";
@@ -12,7 +12,7 @@ import type { Repositories } from "../../db/store.ts";
 import { fieldErrors, NotFoundError, ValidationError } from "../../errors.ts";
 import { iso, newId, newToken, sha256Hex, TOKEN_PREFIX } from "../../ids.ts";
 import type { TeamTokenData } from "./model.ts";
-import { assignableRole, checkedPermissions, grantable } from "./roles.ts";
+import { accessOfPrincipal, assignableRole, checkedPermissions, grantable } from "./roles.ts";
 
 async function tokenData(repos: Repositories, r: TeamTokenRow): Promise<TeamTokenData> {
   let permissions: Permission[];
@@ -36,7 +36,7 @@ async function tokenData(repos: Repositories, r: TeamTokenRow): Promise<TeamToke
 
 export async function listTokens(deps: Pick<Deps, "store">, principal: TeamPrincipal): Promise<TeamTokenData[]> {
   const rows = await deps.store.read.teams.namedTokens(principal.teamId);
-  const own = (principal.access ?? FULL_ACCESS).projects;
+  const own = accessOfPrincipal(principal).projects;
   const out: TeamTokenData[] = [];
   for (const r of rows) {
     // A member limited to projects sees the tokens limited to some of theirs only.
@@ -68,7 +68,7 @@ export async function createToken(deps: Pick<Deps, "store">, principal: TeamPrin
     expiresAt = Date.parse(input.expires_at);
     if (!Number.isFinite(expiresAt) || expiresAt <= now) throw ValidationError.field("expires_at", "The expires_at field must be an ISO 8601 date-time in the future.");
   }
-  const own = principal.access ?? FULL_ACCESS;
+  const own = accessOfPrincipal(principal);
   const requested = [...new Set((input.project_ids ?? []).map((id) => id.toLowerCase()))];
   // A member limited to projects makes tokens limited to (some of) theirs.
   if (own.projects !== null && requested.length === 0) {
@@ -112,7 +112,7 @@ async function manageable(tx: Repositories, principal: TeamPrincipal, id: string
   if (!row) throw new NotFoundError("Token");
   const data = await tokenData(tx, row);
   grantable(principal, data.permissions as Permission[]);
-  const own = (principal.access ?? FULL_ACCESS).projects;
+  const own = accessOfPrincipal(principal).projects;
   const projects = projectsOf(row.project_ids);
   if (own !== null && (projects === null || projects.some((p) => !own.includes(p)))) throw new NotFoundError("Token");
   return row;
