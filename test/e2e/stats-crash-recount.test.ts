@@ -314,7 +314,9 @@ test(
     const burst = Array.from({ length: 10 }, burstSend);
     await Promise.race([answeredOne, Bun.sleep(3000)]);
     burst.push(...Array.from({ length: 10 }, burstSend));
-    await engageNew();
+    // Not awaited before the kill: waiting for every hit to be answered first let all 20 sends
+    // finish too, and the SIGKILL then cut nothing short.
+    const engaging = engageNew();
     await Bun.sleep(Math.floor(rand() * 15));
     const agents = smtpAgentsOf(server.proc.pid);
     people = false;
@@ -323,7 +325,7 @@ test(
     live.splice(live.indexOf(server), 1);
     const receivedAtKill = sink.received.length;
     const killedAt = Date.now();
-    await Promise.all(burst);
+    await Promise.all([...burst, engaging]);
     const cutShort = failedAtKill.n;
     // Its orphaned SMTP agent records what it knows and exits by itself.
     await waitFor(() => agents.every((a) => !existsSync(`/proc/${a}`)), 6_000, 10);
