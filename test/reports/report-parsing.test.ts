@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "bun:test";
 import { dmarcAdvice, tlsAdvice } from "../../src/reports/advice.ts";
 import { parseDmarcAggregate } from "../../src/reports/dmarc-aggregate.ts";
-import { readReportMessage } from "../../src/reports/report-message.ts";
+import { readReportMessage, type ParsedReport } from "../../src/reports/report-message.ts";
 import { readReportInThread } from "../../src/reports/report-reader.ts";
 import { parseTlsReport } from "../../src/reports/tls-report.ts";
 import { ReportRefused, unpackReport } from "../../src/reports/unpack.ts";
@@ -190,22 +190,35 @@ describe("read on a thread of its own", () => {
     const rows: DmarcRow[] = Array.from({ length: 5_000 }, (_, i) => ({ ip: `198.51.${(i >> 8) % 256}.${i % 256}`, count: 1, dkim: "pass", spf: "pass" }));
     const xml = dmarcXml({ org: "Yahoo", reportId: "thread-1", begin: DAY, end: DAY + 86399, domain: "example.com", rows });
     const raw = await reportMail({ to: "dmarc@x", filename: "r.xml.gz", contentType: "application/gzip", content: gz(xml) });
-    // The event loop keeps ticking while the thread parses.
-    let last = performance.now();
-    let longestGap = 0;
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      longestGap = Math.max(longestGap, now - last);
-      last = now;
-    }, 5);
-    const t0 = performance.now();
-    const read = await readReportInThread(raw, "dmarc");
-    const ms = performance.now() - t0;
-    clearInterval(ticker);
+    // The event loop's longest pause while a report is read: on this thread (the anchor, one long
+    // pause for the parse) and on a thread of its own. Both are measured in this run, so a loaded
+    // machine slows both alike.
+    const longestPause = async (read: () => Promise<ParsedReport>) => {
+      let last = performance.now();
+      let longestGap = 0;
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        longestGap = Math.max(longestGap, now - last);
+        last = now;
+      }, 5);
+      const t0 = performance.now();
+      const report = await read();
+      const ms = performance.now() - t0;
+      clearInterval(ticker);
+      longestGap = Math.max(longestGap, performance.now() - last);
+      return { report, ms, longestGap };
+    };
+    const onLoop = await longestPause(() => readReportMessage(raw, "dmarc"));
+    const onThread = await longestPause(() => readReportInThread(raw, "dmarc"));
+    const read = onThread.report;
     expect(read.kind).toBe("dmarc");
     expect(read.kind === "dmarc" && read.report.records.length).toBe(5_000);
-    console.log(`5,000-record report read on a thread in ${ms.toFixed(0)} ms; the event loop's longest gap meanwhile ${longestGap.toFixed(0)} ms`);
-    expect(longestGap).toBeLessThan(Math.max(250, ms / 4));
+    console.log(
+      `5,000-record report: read on the event loop in ${onLoop.ms.toFixed(0)} ms (longest pause ${onLoop.longestGap.toFixed(0)} ms); ` +
+        `on a thread in ${onThread.ms.toFixed(0)} ms (longest pause ${onThread.longestGap.toFixed(0)} ms)`,
+    );
+    expect(onLoop.longestGap).toBeGreaterThan(100);
+    expect(onThread.longestGap).toBeLessThan(onLoop.longestGap / 2);
 
     const t1 = performance.now();
     const reason = await refusalOf(readReportInThread(raw, "dmarc", { timeoutMs: 30 }));
