@@ -50,6 +50,8 @@ export interface EventInput {
 export interface WebhookJob {
   eventId: string;
   webhookId: string;
+  /** The message the event is about; null (or absent, in jobs queued before it was added) for none. */
+  messageId?: string | null;
 }
 
 /**

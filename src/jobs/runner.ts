@@ -7,7 +7,8 @@ export type OutcomeWrite = (tx: Repositories) => void | Promise<void>;
 
 /**
  * What a handler decided. `write` runs in the same transaction that completes, retries or kills
- * the job, so a state change and the job's fate are committed together.
+ * the job, so a state change and the job's fate are committed together. It runs first: a
+ * `delayMs` it sets on the outcome is the one the job is settled with.
  */
 export type JobOutcome =
   | { type: "done"; write?: OutcomeWrite }
