@@ -21,6 +21,8 @@ export interface OrderRequest {
   challenges: ChallengePublisher;
   /** The whole order fails after this long. */
   timeoutMs: number;
+  /** The first wait between status polls of a step (doubling, up to 30 s): POSTHORN_ACME_POLL_MS. */
+  pollMs: number;
 }
 
 export interface OrderedCertificate {
@@ -39,7 +41,7 @@ export async function newAccountKey(): Promise<string> {
  * does STARTTLS at all can use it, which is not true of ECDSA for some old ones.
  */
 export async function orderCertificate(req: OrderRequest): Promise<OrderedCertificate> {
-  const client = new acme.Client({ directoryUrl: req.directoryUrl, accountKey: req.accountKeyPem });
+  const client = new acme.Client({ directoryUrl: req.directoryUrl, accountKey: req.accountKeyPem, backoffMin: req.pollMs, backoffMax: Math.max(req.pollMs, 30_000) });
   const key = await acme.crypto.createPrivateRsaKey(2048);
   const [, csr] = await acme.crypto.createCsr({ commonName: req.domains[0], altNames: req.domains }, key);
   let timer: Timer | undefined;

@@ -227,6 +227,7 @@ export class CertificateManager {
         domains: names,
         challenges: this.challengePublisher(),
         timeoutMs: this.opts.orderTimeoutMs,
+        pollMs: config.acmePollMs,
       });
       const cert = parseCertificate(ordered.certPem, ordered.keyPem, "acme");
       if (this.stopped) return;

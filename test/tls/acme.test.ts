@@ -21,6 +21,11 @@ const TRACKING = "links.posthorn.test";
  * node stored is loaded, within half a second instead of the default 10 s.
  */
 const CHECK_MS = 500;
+/**
+ * POSTHORN_ACME_POLL_MS of every node here: pebble (PEBBLE_VA_NOSLEEP) validates at once, so an
+ * order's status polls start at 250 ms instead of acme-client's 5 s (about 5 s saved per order).
+ */
+const POLL_MS = 250;
 
 const pebbles: Pebble[] = [];
 const dnsServers: TestDnsServer[] = [];
@@ -77,6 +82,7 @@ function nodeEnv(opts: { dir: string; httpPort: number; httpsPort: number; dns: 
     POSTHORN_ACME_EMAIL: "ops@posthorn.test",
     POSTHORN_ACME_DIRECTORY: opts.pebble.directoryUrl,
     POSTHORN_TLS_CHECK_INTERVAL_MS: String(CHECK_MS),
+    POSTHORN_ACME_POLL_MS: String(POLL_MS),
     // The one way to trust an extra CA (README): here, pebble's API certificate.
     NODE_EXTRA_CA_CERTS: opts.pebble.apiCaPath,
   } as Record<string, string>;
