@@ -589,6 +589,39 @@ describe("review regressions", () => {
     }, 120_000);
   });
 
+  describe("the write log tells a wrong report forwarding code's counted attempt from a write left behind", () => {
+    // Found by the fuzzer's sequential phase (seed 0xb, 1 run in 13): a 422 "code is not valid"
+    // left report_forwarding UPDATE×1, the attempt counted on purpose outside the request's unit
+    // of work. Reached only when a PUT …/report-forwarding of the run happened to pick the project
+    // with a verified domain, which depends on the concurrent phase's timing.
+    test("PUT destination → logged; wrong code → 422, counted (failed_attempts 1), not logged; a counter change beyond +1 or with another column → logged", async () => {
+      const token = srv.team.teamToken;
+      const projectId = srv.team.projectId;
+      const path = `/v1/projects/${projectId}/report-forwarding`;
+      await srv.insertDomain({ teamId: srv.team.teamId, projectId, domain: "forwarding-log.example", status: "active" });
+      const failed = async () => (await srv.query<{ n: number }>("SELECT failed_attempts AS n FROM report_forwarding WHERE project_id = ?", [projectId]))[0]?.n;
+
+      let mark = await srv.mark();
+      const set = await api("PUT", path, { token, body: { destination: "dmarc@example.net" } });
+      expect(set.status).toBe(200);
+      expect(await srv.writesSince(mark)).toContain("report_forwarding INSERT×1");
+
+      mark = await srv.mark();
+      const wrong = await api("POST", `${path}/verify`, { token, body: { code: "000000" } });
+      expect(wrong.status).toBe(422);
+      expect(wrong.json.errors.code[0]).toContain("4 attempts left");
+      expect(await srv.writesSince(mark)).toEqual([]);
+      expect(Number(await failed())).toBe(1);
+
+      for (const change of ["failed_attempts = failed_attempts + 2", "failed_attempts = 0", "failed_attempts = failed_attempts + 1, destination = 'other@example.net'"]) {
+        mark = await srv.mark();
+        await srv.query(`UPDATE report_forwarding SET ${change} WHERE project_id = ? RETURNING project_id`, [projectId]);
+        expect({ change, writes: await srv.writesSince(mark) }).toEqual({ change, writes: ["report_forwarding UPDATE×1"] });
+      }
+      expect((await api("DELETE", path, { token })).status).toBe(204);
+    });
+  });
+
   describe("5. an IDN webhook URL is stored in its punycode form and stays usable", () => {
     test("POST https://bücher.example/h → 201 as https://xn--bcher-kva.example/h; list 200; PUT 200", async () => {
       const mark = await srv.mark();

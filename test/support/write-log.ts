@@ -9,8 +9,9 @@
  * hashing every table after every request grows with the database (message bodies of up to a
  * megabyte). TEMP triggers are connection-local (nothing is added to the database file or its
  * schema), fire for exactly the rows the server's statements touch, ignore updates that only set
- * `*last_used*` columns (UPDATE OF lists the other columns) and the failure counters and rate
- * limit buckets (IGNORED_TABLES), and are rolled back with the write
+ * `*last_used*` columns (UPDATE OF lists the other columns), the failure counters and rate
+ * limit buckets (IGNORED_TABLES) and a wrong code's spent attempt (COUNTED_ATTEMPTS), and are
+ * rolled back with the write
  * that fired them: a write that failed and was rolled back (a savepoint of the writer) is not a
  * write left behind, and is not logged either.
  *
@@ -39,7 +40,27 @@ const IGNORED_COLUMNS = /last_used/i;
  * whatever the answer.
  */
 const IGNORED_TABLES = new Set(["auth_failures", "rate_limit_buckets"]);
+/**
+ * Updates a refused request makes on purpose, told apart by what they change. A wrong report
+ * forwarding code is counted (failed_attempts + 1) outside the request's unit of work, so that
+ * the limit of wrong codes holds for guesses sent at once, and the 422 leaves that count behind
+ * (src/modules/report-forwarding/service.ts, verifyForwarding). Only an update that raises the
+ * counter by exactly one and changes nothing but it and `alsoChanged` is left out; any other
+ * update of the table (a new destination or code, a verification, a reset) is logged.
+ */
+const COUNTED_ATTEMPTS: Record<string, { counter: string; alsoChanged: string[] }> = {
+  report_forwarding: { counter: "failed_attempts", alsoChanged: ["updated_at"] },
+};
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** The condition of a table's UPDATE trigger: none, or "not just a counted attempt" (COUNTED_ATTEMPTS). */
+function updateCondition(table: string, columns: string[], same: (column: string) => string): string | null {
+  const counted = COUNTED_ATTEMPTS[table];
+  if (!counted) return null;
+  const c = q(counted.counter);
+  const unchanged = columns.filter((col) => col !== counted.counter && !counted.alsoChanged.includes(col)).map(same);
+  return `NOT (NEW.${c} = OLD.${c} + 1${unchanged.map((u) => ` AND ${u}`).join("")})`;
+}
 
 export function installWriteLog(sqlite: Database): WriteLog {
   sqlite.run("CREATE TEMP TABLE IF NOT EXISTS fuzz_write_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, op TEXT NOT NULL)");
@@ -55,8 +76,9 @@ export function installWriteLog(sqlite: Database): WriteLog {
     for (const [suffix, event] of triggerEvents(watched)) {
       const trigger = q(`fuzz_wl_${name}_${suffix}`);
       triggers.push(trigger);
+      const when = suffix === "u" ? updateCondition(name, columns, (c) => `OLD.${q(c)} IS NEW.${q(c)}`) : null;
       sqlite.run(
-        `CREATE TEMP TRIGGER IF NOT EXISTS ${trigger} AFTER ${event} ON ${q(name)} BEGIN INSERT INTO fuzz_write_log (tbl, op) VALUES (${lit}, '${event.split(" ")[0]}'); END`,
+        `CREATE TEMP TRIGGER IF NOT EXISTS ${trigger} AFTER ${event} ON ${q(name)}${when ? ` WHEN ${when}` : ""} BEGIN INSERT INTO fuzz_write_log (tbl, op) VALUES (${lit}, '${event.split(" ")[0]}'); END`,
       );
     }
   }
@@ -103,7 +125,8 @@ export async function installPostgresWriteLog(db: SqlExecutor): Promise<Postgres
     for (const [suffix, event] of triggerEvents(watched)) {
       const trigger = q(`fuzz_wl_${name}_${suffix}`);
       triggers.push([trigger, q(name)]);
-      await db.run(`CREATE OR REPLACE TRIGGER ${trigger} AFTER ${event} ON ${q(name)} FOR EACH ROW EXECUTE FUNCTION fuzz_write_log()`);
+      const when = suffix === "u" ? updateCondition(name, cols, (c) => `OLD.${q(c)} IS NOT DISTINCT FROM NEW.${q(c)}`) : null;
+      await db.run(`CREATE OR REPLACE TRIGGER ${trigger} AFTER ${event} ON ${q(name)} FOR EACH ROW${when ? ` WHEN (${when})` : ""} EXECUTE FUNCTION fuzz_write_log()`);
     }
   }
   return {
