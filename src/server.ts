@@ -79,7 +79,7 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
     config.httpsPort > 0
       ? new HttpsListener({ host: config.httpHost, port: config.httpsPort, fetch: (request) => app.fetch(request), maxRequestBodySize: RUNTIME_BODY_CAP }, deps.log)
       : null;
-  https?.start(certificates.live);
+  await https?.start(certificates.live);
   if (https) background.push({ name: "https listener", stop: () => https.stop() });
   // MX and submission listeners (port 0 = off); stopped first, so sessions in DATA can finish.
   background.push(...(await startSmtpListeners(deps, certificates.live)));

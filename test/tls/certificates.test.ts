@@ -7,12 +7,15 @@ import { dirname, join } from "node:path";
 import { ConfigError, LETS_ENCRYPT_DIRECTORY, loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { startServer } from "../../src/server.ts";
-import { renewalTime } from "../../src/tls/certificate.ts";
+import { LiveCertificate, parseCertificate, renewalTime } from "../../src/tls/certificate.ts";
+import { HttpsListener } from "../../src/tls/https-listener.ts";
 import { ACME_CERTIFICATE, CertificateManager, orderableName, orderDue } from "../../src/tls/manager.ts";
 import { createTestApp, databaseEnv, tempDir, testConfig, waitFor } from "../helpers.ts";
 import { freePort } from "../e2e/fixtures/outbound-server.ts";
 import { makeTestCert } from "../webhooks/support.ts";
-import { httpsCertificate, openStartTls } from "./support.ts";
+import { httpsCertificate, openHttps, openStartTls } from "./support.ts";
+import { connect as tlsConnect } from "node:tls";
+import { X509Certificate } from "node:crypto";
 
 const DAY = 86_400_000;
 
@@ -230,4 +233,66 @@ describe("certificate files", () => {
       await server.stop();
     }
   }, 60_000);
+});
+
+describe("the HTTPS listener during a renewal", () => {
+  test("connections made while the certificate changes are all answered, and a keep-alive connection opened before goes on", async () => {
+    const [a, b] = [makeTestCert(["mx.posthorn.test"]), makeTestCert(["mx.posthorn.test"])];
+    const pairs = [a, b].map((c) => parseCertificate(c.certPem, c.keyPem, "file"));
+    const live = new LiveCertificate();
+    live.set(pairs[0]!);
+    // The handler answers with the URL it was given.
+    const listener = new HttpsListener({ host: "127.0.0.1", port: 0, fetch: (r) => new Response(r.url), maxRequestBodySize: 1 << 20 }, createLogger("error"));
+    await listener.start(live);
+    const port = listener.port!;
+    try {
+      const kept = await openHttps(port, "mx.posthorn.test", a.caPem);
+      // Eight clients connect in a loop (handshake, one request, close) through 30 renewals, 50 ms apart.
+      const failures: string[] = [];
+      const seen = new Set<string>();
+      let answered = 0;
+      let renewing = true;
+      const client = async () => {
+        while (renewing) {
+          await new Promise<void>((resolve) => {
+            let got = "";
+            const s = tlsConnect({ host: "127.0.0.1", port, servername: "mx.posthorn.test", rejectUnauthorized: false }, () => {
+              seen.add(s.getPeerCertificate().fingerprint256);
+              s.write("GET /probe HTTP/1.1\r\nHost: mx.posthorn.test\r\nConnection: close\r\n\r\n");
+            });
+            s.on("data", (d: Buffer) => (got += d.toString()));
+            s.on("end", () => {
+              if (got.startsWith("HTTP/1.1 200") && got.endsWith("https://mx.posthorn.test/probe")) answered++;
+              else failures.push(`answer ${JSON.stringify(got.slice(0, 40))}`);
+              s.destroy();
+              resolve();
+            });
+            s.once("error", (err: NodeJS.ErrnoException) => {
+              failures.push(err.code ?? err.message);
+              resolve();
+            });
+          });
+        }
+      };
+      const clients = Array.from({ length: 8 }, client);
+      for (let i = 1; i <= 30; i++) {
+        await Bun.sleep(50);
+        live.set(pairs[i % 2]!);
+      }
+      renewing = false;
+      await Promise.all(clients);
+      expect(failures).toEqual([]);
+      expect(answered).toBeGreaterThan(30);
+      expect(seen.size).toBe(2);
+      // The connection opened before the renewals still has its certificate and is answered.
+      kept.write("GET /kept HTTP/1.1\r\nHost: mx.posthorn.test\r\n\r\n");
+      expect(await kept.response()).toEqual({ status: 200, body: "https://mx.posthorn.test/kept" });
+      expect(kept.cert.fingerprint).toBe(new X509Certificate(a.certPem).fingerprint256);
+      kept.close();
+      // A new connection gets the last certificate (the 30th renewal set the first pair again).
+      expect((await httpsCertificate(port, "mx.posthorn.test", a.caPem)).authorized).toBe(true);
+    } finally {
+      await listener.stop();
+    }
+  }, 30_000);
 });
