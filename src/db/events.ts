@@ -35,9 +35,8 @@ function audienceOf(e: EventRow, audience: Audience | undefined): { from: string
 /**
  * The statements that differ between the engines, side by side: one job per enabled webhook of
  * the route subscribed to the kind (`events` holds a JSON array of kinds), its payload
- * `{"eventId", "webhookId", "messageId"}` (messageId null for an event of no message; with it, the
- * webhook job keeps one message's events in order, src/events/webhook-job.ts). PostgreSQL records
- * the event in the same statement, when a job is made for it.
+ * `{"eventId", "webhookId"}`. PostgreSQL records the event in the same statement, when a job is
+ * made for it.
  */
 const FLAVORS = {
   sqlite: {
@@ -46,14 +45,14 @@ const FLAVORS = {
     // in the JSON array (kinds are plain ASCII): json_each would cost 3.6 µs a call, this 0.3 µs
     // (measured).
     subscribed: (from: string) => `SELECT w.id ${from} AND w.enabled = 1 AND instr(w.events, '"' || ? || '"') > 0 AND (? = 0 OR w.include_machine_events = 1)`,
-    delivery: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, json_object('eventId', ?, 'webhookId', ?, 'messageId', ?), ?, 0, ?, ?)",
+    delivery: "INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at) VALUES (?, json_object('eventId', ?, 'webhookId', ?), ?, 0, ?, ?)",
   },
   postgres: {
     recordWithDeliveries: (from: string) => `WITH w AS (SELECT w.id ${from} AND w.enabled = 1 AND w.events::jsonb @> jsonb_build_array(?::text) AND (?::integer = 0 OR w.include_machine_events = 1)),
       e AS (INSERT INTO events (id, team_id, route_id, message_id, kind, body, created_at)
         SELECT ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::bigint WHERE EXISTS (SELECT 1 FROM w))
       INSERT INTO jobs (queue, payload, run_at, attempts, max_attempts, created_at)
-      SELECT ?, json_build_object('eventId', ?::text, 'webhookId', w.id, 'messageId', ?::text)::text, ?, 0, ?, ? FROM w`,
+      SELECT ?, json_build_object('eventId', ?::text, 'webhookId', w.id)::text, ?, 0, ?, ? FROM w`,
   },
 };
 
@@ -77,7 +76,7 @@ export class EventRepository {
     if (this.db.dialect === "postgres") {
       const hooks = [...audience.params, e.kind, job.machine ? 1 : 0];
       const event = [e.id, e.team_id, e.route_id, e.message_id, e.kind, e.body, e.created_at];
-      const deliveries = [job.queue, e.id, e.message_id, e.created_at, job.maxAttempts, e.created_at];
+      const deliveries = [job.queue, e.id, e.created_at, job.maxAttempts, e.created_at];
       const onDone = (jobs: number) => jobs > 0 && this.signals.enqueued(job.queue);
       return this.db.runDeferred(FLAVORS.postgres.recordWithDeliveries(audience.from), [...hooks, ...event, ...deliveries], { onDone });
     }
@@ -85,7 +84,7 @@ export class EventRepository {
     if (hooks.length === 0) return;
     await this.insert(e);
     for (const hook of hooks) {
-      await this.db.runDeferred(FLAVORS.sqlite.delivery, [job.queue, e.id, hook.id, e.message_id, e.created_at, job.maxAttempts, e.created_at]);
+      await this.db.runDeferred(FLAVORS.sqlite.delivery, [job.queue, e.id, hook.id, e.created_at, job.maxAttempts, e.created_at]);
     }
     this.signals.enqueued(job.queue);
   }

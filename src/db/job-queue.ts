@@ -255,38 +255,6 @@ export class JobQueue {
     );
   }
 
-  /**
-   * When the earliest live (not dead) job of `queue` queued before job `beforeId` for the same
-   * webhook and message is due (a claimed one's run_at is the end of its lease), or null when
-   * there is none: the delivery of an earlier event of that message to that webhook is not over.
-   * Read through the jobs_message index.
-   */
-  async webhookJobAhead(queue: string, a: { beforeId: number; webhookId: string; messageId: string }): Promise<number | null> {
-    const row = await this.db.get<{ t: number | null }>(
-      `SELECT min(run_at) AS t FROM jobs WHERE queue = ? AND ${this.sql.messageOfPayload} = ? AND ${this.sql.webhookOfPayload} = ?
-       AND id < ? AND dead_at IS NULL`,
-      [queue, a.messageId, a.webhookId, a.beforeId],
-    );
-    return row?.t == null ? null : Number(row.t);
-  }
-
-  /**
-   * Makes the jobs of `queue` queued after job `afterId` for the same webhook and message due now,
-   * when they wait further off than `leaseMs` (a claimed job's run_at is never further: one
-   * running is not made claimable twice). Those are the ones put off behind the earlier job
-   * (src/events/webhook-job.ts). Returns how many.
-   */
-  async wakeWebhookJobsBehind(queue: string, a: { afterId: number; webhookId: string; messageId: string; leaseMs: number }): Promise<number> {
-    const now = this.now();
-    const res = await this.db.run(
-      `UPDATE jobs SET run_at = ? WHERE queue = ? AND ${this.sql.messageOfPayload} = ? AND ${this.sql.webhookOfPayload} = ?
-       AND id > ? AND dead_at IS NULL AND run_at > ?`,
-      [now, queue, a.messageId, a.webhookId, a.afterId, now + a.leaseMs],
-    );
-    if (res.changes > 0) this.signals.enqueued(queue);
-    return res.changes;
-  }
-
   /** The live (not dead) jobs of `queue` whose payload names one of `messageIds`, with when each is due next. */
   async ofMessages(queue: string, messageIds: readonly string[]): Promise<{ message_id: string; run_at: number }[]> {
     if (messageIds.length === 0) return [];

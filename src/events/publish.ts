@@ -50,8 +50,6 @@ export interface EventInput {
 export interface WebhookJob {
   eventId: string;
   webhookId: string;
-  /** The message the event is about; null (or absent, in jobs queued before it was added) for none. */
-  messageId?: string | null;
 }
 
 /**

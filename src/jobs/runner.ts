@@ -7,8 +7,7 @@ export type OutcomeWrite = (tx: Repositories) => void | Promise<void>;
 
 /**
  * What a handler decided. `write` runs in the same transaction that completes, retries or kills
- * the job, so a state change and the job's fate are committed together. It runs first: a
- * `delayMs` it sets on the outcome is the one the job is settled with.
+ * the job, so a state change and the job's fate are committed together.
  */
 export type JobOutcome =
   | { type: "done"; write?: OutcomeWrite }
