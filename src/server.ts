@@ -9,6 +9,7 @@ import { openDeps } from "./runtime.ts";
 import { syncReportRecords } from "./reports/report-records.ts";
 import { serverSecretOf } from "./secrets.ts";
 import { startSmtpListeners } from "./smtp/index.ts";
+import { peerAddresses } from "./http/auth.ts";
 import { HttpsListener } from "./tls/https-listener.ts";
 import { CertificateManager } from "./tls/manager.ts";
 
@@ -77,7 +78,7 @@ export async function startServer(config: Config, opts: { dbPath?: string } = {}
   background.push({ name: "outbound smtp pools", stop: () => closeOutbound(deps) });
   const https =
     config.httpsPort > 0
-      ? new HttpsListener({ host: config.httpHost, port: config.httpsPort, fetch: (request) => app.fetch(request), maxRequestBodySize: RUNTIME_BODY_CAP }, deps.log)
+      ? new HttpsListener({ host: config.httpHost, port: config.httpsPort, fetch: (request, peer) => (peerAddresses.set(request, peer), app.fetch(request)), maxRequestBodySize: RUNTIME_BODY_CAP }, deps.log)
       : null;
   await https?.start(certificates.live);
   if (https) background.push({ name: "https listener", stop: () => https.stop() });

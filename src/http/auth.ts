@@ -21,6 +21,13 @@ export const bearer = (header: string | null | undefined): string | null => {
 
 export type IpServer = { requestIP?: (r: Request) => { address: string } | null } | null;
 
+/**
+ * The TCP peer of a request that reached the handler through another listener than the one
+ * Elysia's `server` is (the HTTPS listener, src/tls/https-listener.ts): set by server.ts before
+ * the request is handled, and taken before `server.requestIP`, which does not know the request.
+ */
+export const peerAddresses = new WeakMap<Request, string>();
+
 const trusted = new WeakMap<Config, Cidr[]>();
 /** POSTHORN_TRUSTED_PROXIES, parsed once per config. */
 export function trustedProxies(config: Config): Cidr[] {
@@ -36,7 +43,7 @@ export function trustedProxies(config: Config): Cidr[] {
  * trust. Without trusted proxies, X-Forwarded-For is ignored.
  */
 export function clientIp(server: IpServer, request: Request, proxies: readonly Cidr[] = []): string | null {
-  const peer = server?.requestIP?.(request)?.address ?? null;
+  const peer = peerAddresses.get(request) ?? server?.requestIP?.(request)?.address ?? null;
   if (peer === null || proxies.length === 0 || !inNetworks(peer, proxies)) return peer;
   const hops = (request.headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim());
   for (let i = hops.length - 1; i >= 0; i--) {

@@ -10,13 +10,16 @@
  * TLS ends in a node:tls server whose listening socket stays open for good: a new certificate
  * replaces its secure context (setSecureContext), used from the next handshake on, and every
  * connection, older ones included, goes on. Each decrypted connection is piped to a plain Bun
- * server on a unix socket in a directory of this process's own, which runs the handler.
+ * server on 127.0.0.1 (a port of its own), which runs the handler.
+ *
+ * The handler is given the client's address: the front records, for each connection it makes to
+ * the inner server, its local port → the TLS client's address, before a byte goes through; the
+ * inner server finds its peer's port in that map. A connection to the inner port that the front
+ * did not make (another process on this host) gets its own peer address, 127.0.0.1, no more than
+ * it would get from the HTTP listener on loopback.
  */
 import type { Server } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
 import { connect as netConnect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
 import type { LiveCertificate, ServedCertificate } from "./certificate.ts";
@@ -25,7 +28,8 @@ export interface HttpsListenerOptions {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
-  fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>;
+  /** `peerAddress`: the TLS client's address (the TCP peer of the HTTPS port). */
+  fetch: (request: Request, peerAddress: string) => Response | Promise<Response>;
   maxRequestBodySize: number;
 }
 
@@ -37,8 +41,8 @@ export class HttpsListener {
   private boundPort: number | null = null;
   private unfollow: (() => void) | null = null;
   private readonly sockets = new Set<Socket>();
-  /** A directory of this process's own (0700) for the handler server's socket. */
-  private socketDir: string | null = null;
+  /** Local port of each open connection from the front to the inner server → the TLS client's address. */
+  private readonly clients = new Map<number, { address: string }>();
 
   constructor(
     private readonly opts: HttpsListenerOptions,
@@ -76,13 +80,19 @@ export class HttpsListener {
     }
     let front: TlsServer;
     try {
-      this.socketDir ??= mkdtempSync(join(tmpdir(), "posthorn-https-"));
       this.inner ??= Bun.serve({
-        unix: join(this.socketDir, "handler.sock"),
+        hostname: "127.0.0.1",
+        port: 0,
         development: false,
         maxRequestBodySize: this.opts.maxRequestBodySize,
-        // The handler sees the request as it came, over https (secure cookies, links).
-        fetch: (request, server) => this.opts.fetch(request.url.startsWith("http:") ? new Request(`https:${request.url.slice(5)}`, request) : request, server),
+        fetch: (request, server) => {
+          const peer = server.requestIP(request);
+          // A TCP peer always has an address; without one, nothing is answered rather than a request without a client.
+          if (!peer) return new Response(null, { status: 500 });
+          const client = this.clients.get(peer.port)?.address ?? peer.address;
+          // The handler sees the request as it came, over https (secure cookies, links).
+          return this.opts.fetch(request.url.startsWith("http:") ? new Request(`https:${request.url.slice(5)}`, request) : request, client);
+        },
       });
       front = createTlsServer(context, (socket) => this.pipe(socket));
       // Every connection from its first byte, so that stop() also closes those still in their handshake.
@@ -114,7 +124,12 @@ export class HttpsListener {
   private pipe(socket: TLSSocket): void {
     const inner = this.inner;
     if (!inner) return void socket.destroy();
-    const upstream = netConnect({ path: join(this.socketDir!, "handler.sock") });
+    const address = socket.remoteAddress;
+    // A client already gone has no address: nothing to answer.
+    if (!address) return void socket.destroy();
+    const client = { address };
+    const upstream = netConnect({ host: "127.0.0.1", port: inner.port! });
+    let localPort: number | undefined;
     for (const s of [socket, upstream]) {
       this.sockets.add(s);
       // A client gone mid-request, a handshake that failed: the pair is closed, nothing else.
@@ -124,10 +139,18 @@ export class HttpsListener {
       });
       s.on("close", () => {
         this.sockets.delete(s);
+        // Only this connection's entry, should its port already be another's.
+        if (s === upstream && localPort !== undefined && this.clients.get(localPort) === client) this.clients.delete(localPort);
         (s === socket ? upstream : socket).destroy();
       });
     }
-    socket.pipe(upstream);
+    // The client's address is known to the inner server before the first byte of a request reaches it.
+    upstream.once("connect", () => {
+      localPort = upstream.localPort;
+      if (localPort === undefined) return void upstream.destroy();
+      this.clients.set(localPort, client);
+      socket.pipe(upstream);
+    });
     upstream.pipe(socket);
   }
 
@@ -141,8 +164,7 @@ export class HttpsListener {
     await this.inner?.stop(false);
     this.inner = null;
     for (const s of this.sockets) s.destroy();
+    this.clients.clear();
     await closed;
-    if (this.socketDir) rmSync(this.socketDir, { recursive: true, force: true });
-    this.socketDir = null;
   }
 }
