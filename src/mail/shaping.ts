@@ -80,14 +80,8 @@ class Destination {
   inflight = 0;
   /** When the pace lets the next message start (the earliest free slot). */
   nextSlot = 0;
-  /**
-   * Slots given to held-back messages: message id → when it may start, stored raw: the slot in
-   * force is `slotScale * raw + slotShift`, so a pace that rises pulls every slot ahead of it in
-   * at once (repace()) without touching each one.
-   */
+  /** Slots given to held-back messages: message id → when it may start. */
   readonly reservations = new Map<string, number>();
-  slotScale = 1;
-  slotShift = 0;
   /** Average transaction time (ms), to space slots when only the concurrency limits. */
   avgTxnMs = 200;
   /** Starts per second over the last 10 s (ring), for the rate seen at a rate reply. */
@@ -102,41 +96,6 @@ class Destination {
 
   paceLimit(): number | null {
     return this.perMinute ?? this.policy?.per_minute ?? null;
-  }
-
-  /** The time between two slots: the pace's spacing, or the concurrency's. */
-  spacing(): number {
-    const limitP = this.paceLimit();
-    const limitC = this.concurrencyLimit();
-    return Math.max(limitP !== null ? 60_000 / limitP : 0, limitC !== null ? this.avgTxnMs / limitC : 0, 1);
-  }
-
-  slotOf(raw: number): number {
-    return this.slotScale * raw + this.slotShift;
-  }
-
-  reserveSlot(messageId: string, slot: number): void {
-    if (this.reservations.size >= MAX_RESERVATIONS) this.clearReservations();
-    this.reservations.set(messageId, (slot - this.slotShift) / this.slotScale);
-  }
-
-  clearReservations(): void {
-    this.reservations.clear();
-    this.slotScale = 1;
-    this.slotShift = 0;
-  }
-
-  /**
-   * The spacing went from `before` to a shorter one: the free slot and every slot reserved after
-   * `from` move in by the same ratio (the line keeps its order and closes up), O(1).
-   */
-  repace(before: number, from: number): void {
-    const f = this.spacing() / before;
-    if (!(f < 1)) return;
-    if (this.nextSlot > from) this.nextSlot = from + (this.nextSlot - from) * f;
-    // slot' = from + (slot - from) * f, composed with slot = scale * raw + shift.
-    this.slotScale *= f;
-    this.slotShift = this.slotShift * f + from * (1 - f);
   }
 
   countStarts(now: number, n: number): void {
@@ -258,18 +217,13 @@ export class Shaper {
 
   /** Admits up to `n` recipients of one message to `dest`; otherwise reserves it a later slot. */
   private take(dest: Destination, messageId: string, n: number, now: number): { admitted: number; retryAt: number | null } {
-    const raw = dest.reservations.get(messageId);
-    const slot = raw === undefined ? null : dest.slotOf(raw);
+    const reserved = dest.reservations.get(messageId);
+    if (reserved !== undefined) dest.reservations.delete(messageId);
+    // A message coming back at its slot has had its share of the pace already.
+    const hasSlot = reserved !== undefined && reserved <= now + 50;
+    if (dest.pausedUntil > now) return { admitted: 0, retryAt: this.reserve(dest, messageId, now) };
     const limitC = dest.concurrencyLimit();
     const limitP = dest.paceLimit();
-    // Back before its slot (a check-in while the pace may rise): it keeps its place in line.
-    if (slot !== null && slot > now + 50 && (limitP !== null || dest.pausedUntil > now)) {
-      return { admitted: 0, retryAt: this.checkIn(dest, slot, now) };
-    }
-    if (raw !== undefined) dest.reservations.delete(messageId);
-    // A message coming back at its slot has had its share of the pace already.
-    const hasSlot = slot !== null;
-    if (dest.pausedUntil > now) return { admitted: 0, retryAt: this.reserve(dest, messageId, now) };
     if (limitC === null && limitP === null) {
       dest.inflight += n;
       dest.countStarts(now, n);
@@ -285,32 +239,18 @@ export class Shaper {
     return { admitted, retryAt: admitted < n ? this.reserve(dest, messageId, now) : null };
   }
 
-  /**
-   * The next free slot of `dest`, given to `messageId`: the pace's spacing, or the concurrency's.
-   * Returns when the message comes back: its slot, or a check-in before it (checkIn()).
-   */
+  /** The next free slot of `dest`, given to `messageId`: the pace's spacing, or the concurrency's. */
   private reserve(dest: Destination, messageId: string, now: number): number {
+    const limitP = dest.paceLimit();
     const limitC = dest.concurrencyLimit();
-    const spacing = dest.spacing();
+    const spacing = Math.max(limitP !== null ? 60_000 / limitP : 0, limitC !== null ? dest.avgTxnMs / limitC : 0, 1);
     // With every transaction slot taken, none frees before about one spacing from now.
     const full = limitC !== null && dest.inflight >= limitC;
     const slot = Math.max(full ? now + spacing : now, dest.pausedUntil, dest.nextSlot);
     dest.nextSlot = slot + spacing;
-    dest.reserveSlot(messageId, slot);
-    return this.checkIn(dest, slot, now);
-  }
-
-  /**
-   * When a message holding `slot` comes back. While the ramp may still raise the pace (and pull
-   * the slot in), a slot far ahead is checked halfway there (at least one ramp interval on): each
-   * put-off stays one write, and a message waiting W is put off about log2(W / rampEveryMs) times
-   * more. Otherwise at the slot itself.
-   */
-  private checkIn(dest: Destination, slot: number, now: number): number {
-    if (dest.throttledAt === null || dest.perMinute === null) return slot;
-    const from = Math.max(now, dest.pausedUntil);
-    const step = Math.max(this.opts.rampEveryMs, 500);
-    return slot - from <= step ? slot : from + Math.max(step, (slot - from) / 2);
+    if (dest.reservations.size >= MAX_RESERVATIONS) dest.reservations.clear();
+    dest.reservations.set(messageId, slot);
+    return slot;
   }
 
   /** A rate reply: pause, halve the limits. Replies to transactions under way when it paused count once. */
@@ -331,7 +271,7 @@ export class Shaper {
     dest.throttledAt = now;
     dest.lastRamp = dest.pausedUntil;
     dest.nextSlot = Math.max(dest.nextSlot, dest.pausedUntil);
-    dest.clearReservations();
+    dest.reservations.clear();
     this.deps.log.warn("destination paused after a rate reply", {
       destination: dest.name,
       until: new Date(dest.pausedUntil).toISOString(),
@@ -346,7 +286,6 @@ export class Shaper {
   private ramp(dest: Destination, now: number): void {
     if (dest.throttledAt === null || now < dest.pausedUntil || now - dest.lastRamp < this.opts.rampEveryMs) return;
     dest.lastRamp = now;
-    const before = dest.spacing();
     if (now - dest.throttledAt >= this.opts.quietMs) {
       dest.concurrency = null;
       dest.perMinute = null;
@@ -358,8 +297,6 @@ export class Shaper {
       if (dest.concurrency !== null) dest.concurrency = maxC !== null && dest.concurrency + 1 >= maxC ? null : dest.concurrency + 1;
       if (dest.perMinute !== null) dest.perMinute = maxP !== null && dest.perMinute + dest.paceStep >= maxP ? null : dest.perMinute + dest.paceStep;
     }
-    // The slots already given follow the pace now in force.
-    dest.repace(before, Math.max(now, dest.pausedUntil));
     this.save(dest, now);
   }
 
@@ -437,7 +374,6 @@ export class Shaper {
       // an older one is skipped; taking in the same version again changes nothing.
       if (row.updated_at < dest.appliedAt) continue;
       dest.appliedAt = row.updated_at;
-      const before = dest.spacing();
       dest.concurrency = row.concurrency;
       dest.perMinute = row.per_minute;
       dest.strikes = row.strikes;
@@ -447,10 +383,7 @@ export class Shaper {
         dest.pausedUntil = row.paused_until!;
         dest.lastRamp = dest.pausedUntil;
         dest.nextSlot = Math.max(dest.nextSlot, dest.pausedUntil);
-        dest.clearReservations();
-      } else {
-        // Another node's ramp step: this node's slots follow too.
-        dest.repace(before, Math.max(Date.now(), dest.pausedUntil));
+        dest.reservations.clear();
       }
       if (dest.perMinute !== null) dest.paceStep = Math.max(1, Math.ceil(dest.perMinute / 10));
     }
