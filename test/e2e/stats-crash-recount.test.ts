@@ -296,10 +296,12 @@ test(
       return sink.received.length >= 15;
     }, 20_000, 20);
 
-    // The crash: 20 more sends at once, with the engagement of everything received so far in flight, then SIGKILL.
-    // The crash: 10 sends, and as soon as one is answered (the server is committing sends) 10 more and the
-    // engagement of everything received so far, then SIGKILL 0-15 ms later: some sends are answered, the
-    // others are under way (committed without their answer, or lost), and so are hits and complaints.
+    // The crash: 10 sends, and as soon as one is answered (the server is committing sends) a stream
+    // of sends, one every millisecond or so, and the engagement of everything received so far; then
+    // SIGKILL 0-15 ms later: some sends are answered, the last ones are under way (committed without
+    // their answer, or lost), and so are hits and complaints. A fixed second batch of 10 could all be
+    // answered within those milliseconds on a quiet machine (the clean-clone CI saw 20 of 20, twice),
+    // and the kill then cut nothing short; a stream always has a send in flight.
     let answeredBeforeKill = 0;
     let firstAnswer: () => void = () => {};
     const answeredOne = new Promise<void>((resolve) => (firstAnswer = resolve));
@@ -312,16 +314,25 @@ test(
         () => void failedAtKill.n++,
       );
     const burst = Array.from({ length: 10 }, burstSend);
-    await Promise.race([answeredOne, Bun.sleep(3000)]);
-    burst.push(...Array.from({ length: 10 }, burstSend));
-    // Not awaited before the kill: waiting for every hit to be answered first let all 20 sends
-    // finish too, and the SIGKILL then cut nothing short.
-    const engaging = engageNew();
-    await Bun.sleep(Math.floor(rand() * 15));
     const agents = smtpAgentsOf(server.proc.pid);
+    await Promise.race([answeredOne, Bun.sleep(3000)]);
+    let streaming = true;
+    const stream = (async () => {
+      for (let i = 0; i < 200 && streaming; i++) {
+        burst.push(burstSend());
+        await Bun.sleep(1);
+      }
+    })();
+    // Not awaited before the kill: waiting for every hit to be answered first let the sends finish
+    // too.
+    const engaging = engageNew();
+    await Bun.sleep(5 + Math.floor(rand() * 15));
     people = false;
+    // The stream stops first, so that no send of it meets a dead server (refused, not cut short).
+    streaming = false;
     server.proc.kill("SIGKILL");
     await server.proc.exited;
+    await stream;
     live.splice(live.indexOf(server), 1);
     const receivedAtKill = sink.received.length;
     const killedAt = Date.now();
@@ -390,7 +401,7 @@ test(
     const posts = receivers.flatMap((r) => r.deliveries);
     const retries = posts.filter((d) => d.attempt > 1).length;
     console.log(
-      `stats crash recount (${engine}, seed ${SEED}): ${accepted.accepted} messages / ${accepted.recipients} recipients accepted, SIGKILL ${((killedAt - started) / 1000).toFixed(1)} s in with ${receivedAtKill} copies at the MX and ${cutShort} requests cut short (${answeredBeforeKill} of the 20 burst sends answered), serving again ${((restartedAt - killedAt) / 1000).toFixed(1)} s later, drained ${((drainedAt - restartedAt) / 1000).toFixed(1)} s after that; ` +
+      `stats crash recount (${engine}, seed ${SEED}): ${accepted.accepted} messages / ${accepted.recipients} recipients accepted, SIGKILL ${((killedAt - started) / 1000).toFixed(1)} s in with ${receivedAtKill} copies at the MX and ${cutShort} requests cut short (${answeredBeforeKill} of the ${burst.length} burst sends answered), serving again ${((restartedAt - killedAt) / 1000).toFixed(1)} s later, drained ${((drainedAt - restartedAt) / 1000).toFixed(1)} s after that; ` +
         `sent ${totals.sent}, retried ${totals.retried ?? 0}, delivered ${totals.delivered}, soft ${totals.soft_bounced ?? 0}, hard ${totals.hard_bounced ?? 0}, failed ${totals.failed ?? 0}, suppressed ${totals.suppressed ?? 0}, ` +
         `complaints ${totals.complained ?? 0}, unsubscribes ${totals.unsubscribed ?? 0}, opens h/p/m ${totals.opens_human ?? 0}/${totals.opens_privacy ?? 0}/${totals.opens_machine ?? 0}, ` +
         `clicks h/m ${totals.clicks_human ?? 0}/${totals.clicks_machine ?? 0}, inbound ${totals.inbound_received ?? 0}; hits and unsubscribes answered ${JSON.stringify(Object.fromEntries(answers))}, ${failedAtKill.n - cutShort} refused later; webhook posts ${posts.length} (${redelivered} redelivered by hand, ${retries} attempts > 1); ` +
