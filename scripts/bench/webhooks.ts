@@ -121,8 +121,8 @@ async function main() {
   for (let i = 0; i < deliveries; i += 1000) {
     await deps.store.write(async (tx) => {
       for (let j = i; j < Math.min(deliveries, i + 1000); j++) {
-        // Each event is about a message, as the product's are (its webhook job then keeps that
-        // message's events in order); EVENTS_PER_MESSAGE > 1 gives each message several in a row.
+        // Each event is about a message, as the product's are; EVENTS_PER_MESSAGE > 1 gives each
+        // message several in a row (a burst's sent and delivered events queued together).
         const message = `bench-${Math.floor(j / perMessage)}`;
         await publishEvent(tx, { teamId: t.team.teamId, routeId, messageId: message, kind: "message.sent", data: { message_id: message, n: j } });
       }
