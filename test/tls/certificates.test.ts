@@ -235,6 +235,46 @@ describe("certificate files", () => {
   }, 60_000);
 });
 
+describe("the HTTPS listener and hostile clients", () => {
+  test("bytes that are no TLS handshake, a handshake left half-done, a client gone mid-request and an oversized body leave it serving the next client", async () => {
+    const a = makeTestCert(["mx.posthorn.test"]);
+    const live = new LiveCertificate();
+    live.set(parseCertificate(a.certPem, a.keyPem, "file"));
+    const listener = new HttpsListener({ host: "127.0.0.1", port: 0, fetch: async (r) => new Response(`${(await r.text()).length}`), maxRequestBodySize: 1 << 16 }, createLogger("error"));
+    await listener.start(live);
+    const port = listener.port!;
+    try {
+      const raw = async (bytes: string | Uint8Array, keepOpen = false) => {
+        const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {}, close() {}, error() {} } });
+        s.write(bytes);
+        if (!keepOpen) s.end();
+        return s;
+      };
+      // Plain HTTP and random bytes on the TLS port; the first bytes of a ClientHello and no more.
+      await raw("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+      await raw(crypto.getRandomValues(new Uint8Array(4096)));
+      const halfDone = await raw(new Uint8Array([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]), true);
+      // A request whose body never comes: the client goes away after the headers.
+      const gone = await openHttps(port, "mx.posthorn.test", a.caPem);
+      gone.write("POST /x HTTP/1.1\r\nHost: mx.posthorn.test\r\nContent-Length: 1000\r\n\r\n");
+      gone.close();
+      // A body over the bound is refused with 413, not read whole.
+      const big = await openHttps(port, "mx.posthorn.test", a.caPem);
+      big.write(`POST /big HTTP/1.1\r\nHost: mx.posthorn.test\r\nContent-Length: ${1 << 20}\r\n\r\n${"x".repeat(1 << 17)}`);
+      expect((await big.response()).status).toBe(413);
+      big.close();
+      // The next client is answered, while the half-done handshake is still open.
+      const next = await openHttps(port, "mx.posthorn.test", a.caPem);
+      next.write("POST /ok HTTP/1.1\r\nHost: mx.posthorn.test\r\nContent-Length: 5\r\n\r\nhello");
+      expect(await next.response()).toEqual({ status: 200, body: "5" });
+      next.close();
+      halfDone.end();
+    } finally {
+      await listener.stop();
+    }
+  }, 30_000);
+});
+
 describe("the HTTPS listener during a renewal", () => {
   test("connections made while the certificate changes are all answered, and a keep-alive connection opened before goes on", async () => {
     const [a, b] = [makeTestCert(["mx.posthorn.test"]), makeTestCert(["mx.posthorn.test"])];
